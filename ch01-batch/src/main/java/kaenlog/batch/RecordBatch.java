@@ -1,0 +1,83 @@
+package kaenlog.batch;
+
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import kaenlog.workbook.Todo;
+
+/**
+ * A decoded v2 batch: its header and its records. Decoding is where untrusted bytes enter the
+ * broker (a segment after a crash, a request from the network), so it checks every length
+ * before it trusts it, and reports every problem as a {@link CorruptBatchException}.
+ */
+public record RecordBatch(BatchHeader header, List<Record> records) {
+    /** The smallest record on disk: length, attributes, timestampDelta, offsetDelta, key, value, header count. */
+    static final int MIN_RECORD_SIZE = 7;
+
+    public RecordBatch {
+        records = List.copyOf(records);
+    }
+
+    /**
+     * Decodes one batch at the buffer's position and moves the position past it. Checks, in
+     * order: 12 bytes for baseOffset and batchLength; a batchLength that covers a header and fits
+     * in the buffer; magic 2; the CRC; no compression; a record count that can fit; every record;
+     * no bytes left over.
+     */
+    public static RecordBatch decode(ByteBuffer in) {
+        throw new Todo("ch01 task 6: decode untrusted bytes (RecordBatchDecodeTest)");
+    }
+
+    /**
+     * The bytes of the batch at the buffer's position, checked just enough to know where it ends:
+     * 12 bytes of overhead, a batchLength that covers a v2 header and fits, and magic 2. A reader
+     * that scans a segment uses this to step from batch to batch. The buffer is not moved.
+     */
+    public static ByteBuffer slice(ByteBuffer in) {
+        throw new Todo("ch01 task 6: find where a batch ends (RecordBatchDecodeTest)");
+    }
+
+    private static void checkOffset(BatchHeader header, Record record, List<Record> before, int at, int index) {
+        long previous = before.isEmpty() ? header.baseOffset() - 1 : before.get(before.size() - 1).offset();
+        if (record.offset() <= previous || record.offset() > header.lastOffset()) {
+            throw new CorruptBatchException("record[" + index + "].offsetDelta", at, "offset " + record.offset()
+                    + " is not between " + (previous + 1) + " and lastOffset " + header.lastOffset());
+        }
+    }
+
+    /** Decodes every batch of a buffer, front to back (a whole segment file, a fetch response). */
+    public static List<RecordBatch> decodeAll(ByteBuffer in) {
+        List<RecordBatch> batches = new ArrayList<>();
+        while (in.hasRemaining()) {
+            batches.add(decode(in));
+        }
+        return batches;
+    }
+
+    /**
+     * Moves a batch to new offsets, as a leader does on append: rewrites the 8 bytes of
+     * baseOffset and nothing else. Every record stores only its offsetDelta, and the CRC does not
+     * cover baseOffset, so the checksum the producer computed stays valid.
+     */
+    public static void assignBaseOffset(ByteBuffer batch, long baseOffset) {
+        throw new Todo("ch01 task 7: assign offsets without touching the CRC (OffsetAssignmentTest)");
+    }
+
+    /** Stamps the leader's epoch on a batch (chapter 8); also outside the CRC. */
+    public static void assignPartitionLeaderEpoch(ByteBuffer batch, int epoch) {
+        batch.putInt(batch.position() + BatchHeader.PARTITION_LEADER_EPOCH_OFFSET, epoch);
+    }
+
+    public long baseOffset() {
+        return header.baseOffset();
+    }
+
+    public long lastOffset() {
+        return header.lastOffset();
+    }
+
+    public long nextOffset() {
+        return header.nextOffset();
+    }
+}

@@ -1,0 +1,96 @@
+package kaenlog.batch;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a fresh batch the way a producer does: records get consecutive offsets from 0, the
+ * producer fields are -1 unless an idempotent producer sets them (chapter 7), the partition
+ * leader epoch is -1 until a leader stamps it (chapter 8). The leader, not the producer, decides
+ * the real offsets: see {@link RecordBatch#assignBaseOffset}.
+ */
+public final class BatchBuilder {
+    private long producerId = BatchHeader.NO_PRODUCER_ID;
+    private short producerEpoch = BatchHeader.NO_PRODUCER_EPOCH;
+    private int baseSequence = BatchHeader.NO_SEQUENCE;
+    private int partitionLeaderEpoch = BatchHeader.NO_PARTITION_LEADER_EPOCH;
+    private final List<Record> records = new ArrayList<>();
+
+    /** Marks the batch as written by idempotent producer {@code producerId} (chapter 7). */
+    public BatchBuilder producer(long producerId, short producerEpoch, int baseSequence) {
+        this.producerId = producerId;
+        this.producerEpoch = producerEpoch;
+        this.baseSequence = baseSequence;
+        return this;
+    }
+
+    public BatchBuilder partitionLeaderEpoch(int epoch) {
+        this.partitionLeaderEpoch = epoch;
+        return this;
+    }
+
+    /** Adds a record; its offset is its position in the batch (the base offset is 0 until assigned). */
+    public BatchBuilder append(long timestamp, byte[] key, byte[] value, RecordHeader... headers) {
+        records.add(new Record(records.size(), timestamp, key, value, List.of(headers)));
+        return this;
+    }
+
+    public BatchBuilder append(long timestamp, String key, String value) {
+        return append(timestamp, Record.bytes(key), Record.bytes(value));
+    }
+
+    public int recordCount() {
+        return records.size();
+    }
+
+    /** The batch with base offset 0, as a producer sends it. */
+    public ByteBuffer build() {
+        return build(0);
+    }
+
+    /** The batch with the given base offset; baseTimestamp is the first record's, maxTimestamp the largest. */
+    public ByteBuffer build(long baseOffset) {
+        // BEGIN-SOLUTION ch01 task 5: a fresh producer batch (BatchBuilderTest)
+        if (records.isEmpty()) {
+            throw new IllegalStateException("a fresh batch needs at least one record");
+        }
+        long baseTimestamp = records.get(0).timestamp();
+        long maxTimestamp = records.stream().mapToLong(Record::timestamp).max().orElseThrow();
+        List<Record> placed = records.stream()
+                .map(r -> new Record(baseOffset + r.offset(), r.timestamp(), r.key(), r.value(), r.headers()))
+                .toList();
+        BatchHeader header = new BatchHeader(baseOffset, 0, partitionLeaderEpoch, BatchHeader.MAGIC, 0, (short) 0,
+                records.size() - 1, baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence, 0);
+        return encode(header, placed);
+        // END-SOLUTION
+    }
+
+    /**
+     * Lays out a batch: the header (with batchLength, recordCount and crc filled in here, whatever
+     * the given header says), then each record relative to the header's baseOffset and
+     * baseTimestamp, then the CRC over attributes..end. Returns a buffer positioned at 0.
+     * Both builders end here: the fresh one above and chapter 6's {@link CompactedBatchBuilder}.
+     */
+    public static ByteBuffer encode(BatchHeader header, List<Record> records) {
+        // BEGIN-SOLUTION ch01 task 5: lay out header, records and CRC (BatchBuilderTest)
+        int size = BatchHeader.SIZE;
+        for (Record r : records) {
+            size += Record.sizeInBytes(Math.toIntExact(r.offset() - header.baseOffset()), r.timestamp() - header.baseTimestamp(),
+                    r.key(), r.value(), r.headers());
+        }
+        BatchHeader complete = new BatchHeader(header.baseOffset(), size - BatchHeader.LOG_OVERHEAD,
+                header.partitionLeaderEpoch(), BatchHeader.MAGIC, 0, header.attributes(), header.lastOffsetDelta(),
+                header.baseTimestamp(), header.maxTimestamp(), header.producerId(), header.producerEpoch(),
+                header.baseSequence(), records.size());
+        ByteBuffer out = ByteBuffer.allocate(size);
+        complete.writeTo(out);
+        for (Record r : records) {
+            r.writeTo(out, header.baseOffset(), header.baseTimestamp());
+        }
+        out.flip();
+        out.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(out));
+        return out;
+        // END-SOLUTION
+    }
+}

@@ -1,0 +1,181 @@
+package kaenlog.batch;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One record of a batch, as a reader sees it: its absolute offset and timestamp, key, value and
+ * headers. On disk a record stores only deltas from the batch header (offsetDelta,
+ * timestampDelta), which is why a broker can move a whole batch to new offsets by rewriting one
+ * header field.
+ *
+ * <p>Layout (Kafka's DefaultRecord): length varint · attributes int8 · timestampDelta varlong ·
+ * offsetDelta varint · key length varint (-1 = null) · key · value length varint (-1 = null: a
+ * tombstone) · value · header count varint · headers (key length varint, key UTF-8, value length
+ * varint (-1 = null), value).
+ */
+public record Record(long offset, long timestamp, byte[] key, byte[] value, List<RecordHeader> headers) {
+    public Record {
+        headers = List.copyOf(headers);
+    }
+
+    public static Record of(long offset, long timestamp, String key, String value) {
+        return new Record(offset, timestamp, bytes(key), bytes(value), List.of());
+    }
+
+    /** A null value deletes the key under compaction (chapter 6). */
+    public boolean isTombstone() {
+        return value == null;
+    }
+
+    /** The bytes after the length prefix: what the length varint counts. */
+    public static int bodySize(int offsetDelta, long timestampDelta, byte[] key, byte[] value,
+                               List<RecordHeader> headers) {
+        // BEGIN-SOLUTION ch01 task 2: size a record's body (RecordTest)
+        int size = 1; // attributes: unused by v2 records, always 0
+        size += Varint.sizeOfVarlong(timestampDelta);
+        size += Varint.sizeOfVarint(offsetDelta);
+        size += sizeOfBytes(key);
+        size += sizeOfBytes(value);
+        size += Varint.sizeOfVarint(headers.size());
+        for (RecordHeader header : headers) {
+            size += sizeOfBytes(header.key().getBytes(StandardCharsets.UTF_8));
+            size += sizeOfBytes(header.value());
+        }
+        return size;
+        // END-SOLUTION
+    }
+
+    /** The whole record on disk: the length varint plus the body. */
+    public static int sizeInBytes(int offsetDelta, long timestampDelta, byte[] key, byte[] value,
+                                  List<RecordHeader> headers) {
+        int body = bodySize(offsetDelta, timestampDelta, key, value, headers);
+        return Varint.sizeOfVarint(body) + body;
+    }
+
+    /** Writes this record relative to a batch's base offset and base timestamp. */
+    public void writeTo(ByteBuffer out, long baseOffset, long baseTimestamp) {
+        // BEGIN-SOLUTION ch01 task 2: write a record (RecordTest)
+        int offsetDelta = Math.toIntExact(offset - baseOffset);
+        long timestampDelta = timestamp - baseTimestamp;
+        Varint.writeVarint(bodySize(offsetDelta, timestampDelta, key, value, headers), out);
+        out.put((byte) 0);
+        Varint.writeVarlong(timestampDelta, out);
+        Varint.writeVarint(offsetDelta, out);
+        writeBytes(key, out);
+        writeBytes(value, out);
+        Varint.writeVarint(headers.size(), out);
+        for (RecordHeader header : headers) {
+            writeBytes(header.key().getBytes(StandardCharsets.UTF_8), out);
+            writeBytes(header.value(), out);
+        }
+        // END-SOLUTION
+    }
+
+    /**
+     * Reads record number {@code index} at the buffer's position. The bytes are untrusted: every
+     * length is checked against what the record's own length prefix allows before anything is
+     * allocated, and a record whose fields do not use exactly its length is corrupt.
+     */
+    public static Record readFrom(ByteBuffer in, long baseOffset, long baseTimestamp, int index) {
+        // BEGIN-SOLUTION ch01 task 2: read a record from untrusted bytes (RecordTest)
+        String name = "record[" + index + "]";
+        int start = in.position();
+        int length = Varint.readVarint(in, name + ".length");
+        if (length < 0 || length > in.remaining()) {
+            throw new CorruptBatchException(name + ".length", start,
+                    "length " + length + " but " + in.remaining() + " byte(s) remain");
+        }
+        ByteBuffer body = in.slice(in.position(), length);
+        int bodyStart = in.position();
+        in.position(bodyStart + length);
+        if (!body.hasRemaining()) {
+            throw new CorruptBatchException(name + ".attributes", bodyStart, "record is empty");
+        }
+        body.get(); // attributes: unused in v2
+        long timestampDelta = Varint.readVarlong(body, name + ".timestampDelta");
+        int offsetDelta = Varint.readVarint(body, name + ".offsetDelta");
+        byte[] key = readBytes(body, bodyStart, name + ".key");
+        byte[] value = readBytes(body, bodyStart, name + ".value");
+        int headerCount = Varint.readVarint(body, name + ".headerCount");
+        if (headerCount < 0 || headerCount > body.remaining() / 2) {
+            throw new CorruptBatchException(name + ".headerCount", bodyStart + body.position(),
+                    "header count " + headerCount + " cannot fit in " + body.remaining() + " byte(s)");
+        }
+        List<RecordHeader> headers = new ArrayList<>(headerCount);
+        for (int h = 0; h < headerCount; h++) {
+            String field = name + ".header[" + h + "]";
+            byte[] headerKey = readBytes(body, bodyStart, field + ".key");
+            if (headerKey == null) {
+                throw new CorruptBatchException(field + ".key", bodyStart + body.position(), "header key is null");
+            }
+            byte[] headerValue = readBytes(body, bodyStart, field + ".value");
+            headers.add(new RecordHeader(new String(headerKey, StandardCharsets.UTF_8), headerValue));
+        }
+        if (body.hasRemaining()) {
+            throw new CorruptBatchException(name + ".length", start,
+                    "length " + length + " but the fields end " + body.remaining() + " byte(s) early");
+        }
+        return new Record(baseOffset + offsetDelta, baseTimestamp + timestampDelta, key, value, headers);
+        // END-SOLUTION
+    }
+
+    private static int sizeOfBytes(byte[] bytes) {
+        return bytes == null ? Varint.sizeOfVarint(-1) : Varint.sizeOfVarint(bytes.length) + bytes.length;
+    }
+
+    private static void writeBytes(byte[] bytes, ByteBuffer out) {
+        if (bytes == null) {
+            Varint.writeVarint(-1, out);
+        } else {
+            Varint.writeVarint(bytes.length, out);
+            out.put(bytes);
+        }
+    }
+
+    /** A length-prefixed byte field: -1 is null, anything else must fit in what remains. */
+    private static byte[] readBytes(ByteBuffer body, int bodyStart, String field) {
+        int at = bodyStart + body.position();
+        int length = Varint.readVarint(body, field + " length");
+        if (length == -1) {
+            return null;
+        }
+        if (length < -1 || length > body.remaining()) {
+            throw new CorruptBatchException(field, at,
+                    "length " + length + " but the record has " + body.remaining() + " byte(s) left");
+        }
+        byte[] bytes = new byte[length];
+        body.get(bytes);
+        return bytes;
+    }
+
+    static byte[] bytes(String s) {
+        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Bytes as text for people: UTF-8 when printable, "null" for a null field. */
+    public static String show(byte[] bytes) {
+        return bytes == null ? "null" : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Record r && offset == r.offset && timestamp == r.timestamp
+                && Arrays.equals(key, r.key) && Arrays.equals(value, r.value) && headers.equals(r.headers);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(offset, timestamp, Arrays.hashCode(key), Arrays.hashCode(value), headers);
+    }
+
+    @Override
+    public String toString() {
+        return "Record{offset=" + offset + ", timestamp=" + timestamp + ", key=" + show(key)
+                + ", value=" + show(value) + ", headers=" + headers + "}";
+    }
+}

@@ -1,0 +1,139 @@
+package kaenlog.batch;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A decoded v2 batch: its header and its records. Decoding is where untrusted bytes enter the
+ * broker (a segment after a crash, a request from the network), so it checks every length
+ * before it trusts it, and reports every problem as a {@link CorruptBatchException}.
+ */
+public record RecordBatch(BatchHeader header, List<Record> records) {
+    /** The smallest record on disk: length, attributes, timestampDelta, offsetDelta, key, value, header count. */
+    static final int MIN_RECORD_SIZE = 7;
+
+    public RecordBatch {
+        records = List.copyOf(records);
+    }
+
+    /**
+     * Decodes one batch at the buffer's position and moves the position past it. Checks, in
+     * order: 12 bytes for baseOffset and batchLength; a batchLength that covers a header and fits
+     * in the buffer; magic 2; the CRC; no compression; a record count that can fit; every record;
+     * no bytes left over.
+     */
+    public static RecordBatch decode(ByteBuffer in) {
+        // BEGIN-SOLUTION ch01 task 6: decode untrusted bytes (RecordBatchDecodeTest)
+        ByteBuffer batch = slice(in);
+        if (!BatchCrc.isValid(batch)) {
+            throw new CorruptBatchException("crc", BatchHeader.CRC_OFFSET, String.format(
+                    "stored 0x%08x, computed 0x%08x", BatchCrc.stored(batch), BatchCrc.compute(batch)));
+        }
+        BatchHeader header = BatchHeader.readFrom(batch);
+        if (header.compressionCodec() != 0) {
+            throw new CorruptBatchException("attributes", BatchHeader.ATTRIBUTES_OFFSET,
+                    "compression codec " + header.compressionCodec() + " is not supported (kaen-log writes none)");
+        }
+        header.lastOffset(); // throws when baseOffset + lastOffsetDelta overflows
+        if (header.recordCount() < 0 || header.recordCount() > batch.remaining() / MIN_RECORD_SIZE) {
+            throw new CorruptBatchException("recordCount", BatchHeader.RECORD_COUNT_OFFSET,
+                    "count " + header.recordCount() + " cannot fit in " + batch.remaining() + " byte(s)");
+        }
+        List<Record> records = new ArrayList<>(header.recordCount());
+        for (int i = 0; i < header.recordCount(); i++) {
+            int at = batch.position();
+            Record record = Record.readFrom(batch, header.baseOffset(), header.baseTimestamp(), i);
+            checkOffset(header, record, records, at, i);
+            records.add(record);
+        }
+        if (batch.hasRemaining()) {
+            throw new CorruptBatchException("recordCount", BatchHeader.RECORD_COUNT_OFFSET, "count "
+                    + header.recordCount() + " but " + batch.remaining() + " byte(s) follow the last record");
+        }
+        in.position(in.position() + header.sizeInBytes());
+        return new RecordBatch(header, records);
+        // END-SOLUTION
+    }
+
+    /**
+     * The bytes of the batch at the buffer's position, checked just enough to know where it ends:
+     * 12 bytes of overhead, a batchLength that covers a v2 header and fits, and magic 2. A reader
+     * that scans a segment uses this to step from batch to batch. The buffer is not moved.
+     */
+    public static ByteBuffer slice(ByteBuffer in) {
+        // BEGIN-SOLUTION ch01 task 6: find where a batch ends (RecordBatchDecodeTest)
+        if (in.remaining() < BatchHeader.LOG_OVERHEAD) {
+            throw new CorruptBatchException("batchLength", in.remaining() < BatchHeader.BATCH_LENGTH_OFFSET ? 0
+                    : BatchHeader.BATCH_LENGTH_OFFSET, "truncated: " + in.remaining()
+                    + " byte(s), a batch needs 12 for baseOffset and batchLength");
+        }
+        int batchLength = in.getInt(in.position() + BatchHeader.BATCH_LENGTH_OFFSET);
+        int minimum = BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD;
+        if (batchLength < minimum) {
+            throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET,
+                    "length " + batchLength + " is less than the " + minimum + " bytes of header after it");
+        }
+        int available = in.remaining() - BatchHeader.LOG_OVERHEAD;
+        if (batchLength > available) {
+            throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET,
+                    "truncated: length " + batchLength + " but only " + available + " byte(s) follow");
+        }
+        byte magic = in.get(in.position() + BatchHeader.MAGIC_OFFSET);
+        if (magic != BatchHeader.MAGIC) {
+            throw new CorruptBatchException("magic", BatchHeader.MAGIC_OFFSET, "magic " + magic + ", expected 2");
+        }
+        return in.slice(in.position(), BatchHeader.LOG_OVERHEAD + batchLength);
+        // END-SOLUTION
+    }
+
+    private static void checkOffset(BatchHeader header, Record record, List<Record> before, int at, int index) {
+        long previous = before.isEmpty() ? header.baseOffset() - 1 : before.get(before.size() - 1).offset();
+        if (record.offset() <= previous || record.offset() > header.lastOffset()) {
+            throw new CorruptBatchException("record[" + index + "].offsetDelta", at, "offset " + record.offset()
+                    + " is not between " + (previous + 1) + " and lastOffset " + header.lastOffset());
+        }
+    }
+
+    /** Decodes every batch of a buffer, front to back (a whole segment file, a fetch response). */
+    public static List<RecordBatch> decodeAll(ByteBuffer in) {
+        List<RecordBatch> batches = new ArrayList<>();
+        while (in.hasRemaining()) {
+            batches.add(decode(in));
+        }
+        return batches;
+    }
+
+    /**
+     * Moves a batch to new offsets, as a leader does on append: rewrites the 8 bytes of
+     * baseOffset and nothing else. Every record stores only its offsetDelta, and the CRC does not
+     * cover baseOffset, so the checksum the producer computed stays valid.
+     */
+    public static void assignBaseOffset(ByteBuffer batch, long baseOffset) {
+        // BEGIN-SOLUTION ch01 task 7: assign offsets without touching the CRC (OffsetAssignmentTest)
+        int lastOffsetDelta = batch.getInt(batch.position() + BatchHeader.LAST_OFFSET_DELTA_OFFSET);
+        if (baseOffset < 0 || baseOffset > Long.MAX_VALUE - lastOffsetDelta) {
+            throw new IllegalArgumentException("base offset " + baseOffset + " + lastOffsetDelta "
+                    + lastOffsetDelta + " is not a valid offset");
+        }
+        batch.putLong(batch.position() + BatchHeader.BASE_OFFSET_OFFSET, baseOffset);
+        // END-SOLUTION
+    }
+
+    /** Stamps the leader's epoch on a batch (chapter 8); also outside the CRC. */
+    public static void assignPartitionLeaderEpoch(ByteBuffer batch, int epoch) {
+        batch.putInt(batch.position() + BatchHeader.PARTITION_LEADER_EPOCH_OFFSET, epoch);
+    }
+
+    public long baseOffset() {
+        return header.baseOffset();
+    }
+
+    public long lastOffset() {
+        return header.lastOffset();
+    }
+
+    public long nextOffset() {
+        return header.nextOffset();
+    }
+}

@@ -1,0 +1,52 @@
+package kaenlog.testkit;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnitAccess;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import java.util.Set;
+
+/**
+ * No clock and no unseeded randomness in chapter code: time enters as {@code nowMs}, so every
+ * demo and test is deterministic (the course bans {@code SystemTime::now()} the same way).
+ */
+public final class ClockBan {
+    /** "owner.name/parameter count" of every forbidden call. */
+    private static final Set<String> FORBIDDEN = Set.of(
+            "java.lang.System.currentTimeMillis/0", "java.lang.System.nanoTime/0",
+            "java.lang.Math.random/0", "java.lang.StrictMath.random/0",
+            "java.util.Date.<init>/0", "java.util.Random.<init>/0", "java.security.SecureRandom.<init>/0",
+            "java.util.concurrent.ThreadLocalRandom.current/0", "java.util.UUID.randomUUID/0",
+            "java.time.Clock.systemUTC/0", "java.time.Clock.systemDefaultZone/0", "java.time.Clock.system/1");
+
+    private ClockBan() {
+    }
+
+    public static final DescribedPredicate<JavaCodeUnitAccess<?>> READS_A_CLOCK = DescribedPredicate.describe(
+            "a clock or unseeded randomness (System.currentTimeMillis, nanoTime, X.now(), new Date(), new Random(), ...)",
+            call -> {
+                String owner = call.getTargetOwner().getName();
+                String name = call.getTarget().getName();
+                int params = call.getTarget().getRawParameterTypes().size();
+                boolean javaTimeNow = owner.startsWith("java.time.") && name.equals("now");
+                return javaTimeNow || FORBIDDEN.contains(owner + "." + name + "/" + params);
+            });
+
+    public static ArchRule rule() {
+        return noClasses().should().callCodeUnitWhere(READS_A_CLOCK)
+                .because("time enters chapter code as nowMs and randomness only with a seed");
+    }
+
+    /** Checks the main (non-test) classes of the given packages. */
+    public static void assertNoClockIn(String... packages) {
+        JavaClasses classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages(packages);
+        rule().check(classes);
+    }
+}
