@@ -1,0 +1,42 @@
+package kaenlog.produce;
+
+/**
+ * kaen-log's own error table. The numbers are kaen-log's, not Kafka's wire numbers (Kafka's
+ * NOT_ENOUGH_REPLICAS is 19, NOT_ENOUGH_REPLICAS_AFTER_APPEND 20, OUT_OF_ORDER_SEQUENCE_NUMBER 45):
+ * the course never copied Kafka's table, and a learner should not mistake one for the other.
+ */
+public enum ErrorCode {
+    NONE(0),
+    OFFSET_OUT_OF_RANGE(1),
+    /** Chapter 8: acks=all refused before the append, the ISR being smaller than min.insync.replicas. */
+    NOT_ENOUGH_REPLICAS(2),
+    /** Chapter 8: written, but the ISR shrank below min.insync.replicas before enough replicas had it. */
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND(3),
+    CORRUPT_BATCH(4),
+    UNKNOWN_PARTITION(5),
+    REQUEST_TIMED_OUT(6),
+    INVALID_REQUEST(7),
+    BATCH_TOO_LARGE(8),
+    /** Chapter 7: a gap in an idempotent producer's sequence numbers. */
+    OUT_OF_ORDER_SEQUENCE_NUMBER(9);
+
+    private final short code;
+
+    ErrorCode(int code) {
+        this.code = (short) code;
+    }
+
+    public short code() {
+        return code;
+    }
+
+    /** The error for a wire code; an unknown code is a malformed message. */
+    public static ErrorCode of(short code) {
+        for (ErrorCode e : values()) {
+            if (e.code == code) {
+                return e;
+            }
+        }
+        throw new MalformedMessageException("unknown error code " + code);
+    }
+}
