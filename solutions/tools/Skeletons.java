@@ -171,23 +171,30 @@ public class Skeletons {
         throw new IllegalStateException("line " + (from + 1) + ": no " + marker + " after it");
     }
 
-    /** Adds the Todo import in order among the file's imports (after the package line if none). */
+    /** Adds the Todo import in order among the file's imports (after the package line if it has none). */
     static void addImport(List<String> out) {
         int at = -1;
+        int firstImport = -1;
         for (int i = 0; i < out.size(); i++) {
             String line = out.get(i);
             if (line.startsWith("import ") && !line.startsWith("import static ")) {
+                firstImport = firstImport < 0 ? i : firstImport;
                 if (line.compareTo(TODO_IMPORT) < 0) {
                     at = i + 1;
-                } else if (at < 0) {
-                    at = i;
                 }
-            } else if (line.startsWith("package ") && at < 0) {
-                at = i + 1;
-                out.add(at, "");
-                at++;
             }
         }
-        out.add(at, TODO_IMPORT);
+        if (firstImport >= 0) {
+            out.add(at < 0 ? firstImport : at, TODO_IMPORT);
+            return;
+        }
+        for (int i = 0; i < out.size(); i++) {
+            if (out.get(i).startsWith("package ")) {
+                out.add(i + 1, "");
+                out.add(i + 2, TODO_IMPORT);
+                return;
+            }
+        }
+        out.add(0, TODO_IMPORT);
     }
 }

@@ -1,6 +1,5 @@
 package kaenlog.batch;
 
-
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 import kaenlog.workbook.Todo;

@@ -1,6 +1,5 @@
 package kaenlog.batch;
 
-
 import java.nio.ByteBuffer;
 import kaenlog.workbook.Todo;
 
@@ -11,10 +10,10 @@ import kaenlog.workbook.Todo;
  *
  * <pre>
  * offset size field
- *      0    8 baseOffset            \ outside the CRC: the broker rewrites these two
- *      8    4 batchLength           |  (bytes after this field)
- *     12    4 partitionLeaderEpoch  /
- *     16    1 magic                   always 2
+ *      0    8 baseOffset            \
+ *      8    4 batchLength            | outside the CRC: the broker rewrites baseOffset
+ *     12    4 partitionLeaderEpoch   | and partitionLeaderEpoch without recomputing it
+ *     16    1 magic                 /  always 2
  *     17    4 crc                     CRC-32C of bytes 21..end
  *     21    2 attributes              compression, timestamp type, transactional, control
  *     23    4 lastOffsetDelta         last offset - baseOffset

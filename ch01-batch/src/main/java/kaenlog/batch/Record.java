@@ -1,6 +1,5 @@
 package kaenlog.batch;
 
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

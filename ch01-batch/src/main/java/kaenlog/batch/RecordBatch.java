@@ -1,6 +1,5 @@
 package kaenlog.batch;
 
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package kaenlog.batch;
 
-
 import java.nio.ByteBuffer;
 import kaenlog.workbook.Todo;
 

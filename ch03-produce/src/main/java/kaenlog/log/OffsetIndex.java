@@ -1,6 +1,5 @@
 package kaenlog.log;
 
-
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;

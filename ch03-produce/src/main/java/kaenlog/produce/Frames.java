@@ -1,6 +1,5 @@
 package kaenlog.produce;
 
-
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
