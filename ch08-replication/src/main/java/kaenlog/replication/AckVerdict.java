@@ -1,0 +1,46 @@
+package kaenlog.replication;
+
+import kaenlog.workbook.Todo;
+
+/**
+ * How an acks=all write that is already in the leader's log stands (the course's
+ * {@code AckVerdict}: NotYet, Committed, NotEnoughReplicasAfterAppend).
+ *
+ * <p>The ISR is checked twice, at two different moments, and the two checks give two different
+ * errors. Before the append, an ISR below {@code min.insync.replicas} refuses the write
+ * (Kafka error 19, NOT_ENOUGH_REPLICAS: nothing was written). After the append, the write waits
+ * for the high watermark; if the ISR shrank in the meantime the write is in the log but the answer
+ * is error 20, NOT_ENOUGH_REPLICAS_AFTER_APPEND. This type is the second check only. Both errors
+ * are retriable, which is how acks=all can write a batch twice without chapter 7's idempotence.
+ */
+public enum AckVerdict {
+    /** The high watermark has not reached the write yet: keep waiting. */
+    NOT_YET,
+    /** The high watermark covers the write and the ISR is still large enough. */
+    COMMITTED,
+    /** The high watermark covers the write, but the ISR shrank below the minimum after the append. */
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+
+    /**
+     * The verdict for a write whose records end just before {@code requiredOffset} (its last
+     * offset + 1: the HW is exclusive, so {@code highWatermark >= requiredOffset} means every record
+     * of the write is committed). Kafka: {@code Partition.checkEnoughReplicasReachOffset}.
+     *
+     * @param isrSize the size of the maximal ISR now, the leader included
+     */
+    public static AckVerdict decide(long requiredOffset, long highWatermark, int isrSize, int minIsr) {
+        if (requiredOffset < 0) {
+            throw new IllegalArgumentException("requiredOffset must be >= 0, got " + requiredOffset);
+        }
+        if (highWatermark < 0) {
+            throw new IllegalArgumentException("highWatermark must be >= 0, got " + highWatermark);
+        }
+        if (isrSize < 1) {
+            throw new IllegalArgumentException("isrSize must be >= 1 (the leader is always in its ISR), got " + isrSize);
+        }
+        if (minIsr < 1) {
+            throw new IllegalArgumentException("minIsr must be >= 1, got " + minIsr);
+        }
+        throw new Todo("ch08 task 3: judge an acks=all write after its append (AckVerdictTest)");
+    }
+}

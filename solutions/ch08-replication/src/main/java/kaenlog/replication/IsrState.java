@@ -1,0 +1,154 @@
+package kaenlog.replication;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The leader's view of its followers: who is in sync, what LEO each one last reported, and when
+ * each one last fetched.
+ *
+ * <p>Time enters only as {@code nowMs}. {@link #observe} records it; {@link #shrinkIsr} is the one
+ * method that compares it with a limit ({@value #REPLICA_LAG_TIME_MAX_MS} ms,
+ * {@code replica.lag.time.max.ms}). Nothing here runs on a timer: a caller decides when to shrink.
+ *
+ * <p>There is no expand path. A follower removed from the ISR keeps fetching (its LEO and time are
+ * still recorded) but does not come back by itself: in Kafka the way back goes through the
+ * controller, which kaen-log does not have. kaen-log also has one ISR set where Kafka has two
+ * (the committed ISR and the "maximal" ISR that includes pending AlterPartition changes): with no
+ * controller to wait for, a change takes effect at once, so both are the same set here.
+ */
+public final class IsrState {
+    /** Kafka's default {@code replica.lag.time.max.ms} (ReplicationConfigs.REPLICA_LAG_TIME_MAX_MS_DEFAULT). */
+    public static final long REPLICA_LAG_TIME_MAX_MS = 30_000L;
+
+    private final int leaderId;
+    private final int minIsr;
+    private final SortedSet<Integer> followers = new TreeSet<>();
+    private final TreeSet<Integer> maximalIsr = new TreeSet<>();
+    private final TreeMap<Integer, Long> followerLeos = new TreeMap<>();
+    private final TreeMap<Integer, Long> lastCaughtUpMs = new TreeMap<>();
+
+    /**
+     * A leader that has just taken over: every follower is in the ISR and counts as caught up
+     * {@code nowMs} (Kafka's {@code resetReplicaState} sets {@code lastCaughtUpTimeMs} to the
+     * current time for ISR members), and no follower's LEO is known yet.
+     */
+    public IsrState(int leaderId, List<Integer> followerIds, int minIsr, long nowMs) {
+        Objects.requireNonNull(followerIds, "followerIds");
+        requireReplicaId("leaderId", leaderId);
+        requireTime(nowMs);
+        if (minIsr < 1) {
+            throw new IllegalArgumentException("minIsr must be >= 1, got " + minIsr);
+        }
+        this.leaderId = leaderId;
+        this.minIsr = minIsr;
+        maximalIsr.add(leaderId);
+        for (Integer id : followerIds) {
+            Objects.requireNonNull(id, "followerIds[" + followers.size() + "]");
+            requireReplicaId("followerIds[" + followers.size() + "]", id);
+            if (id == leaderId || !followers.add(id)) {
+                throw new IllegalArgumentException("followerIds " + followerIds
+                        + " must be distinct and must not contain the leader " + leaderId);
+            }
+            maximalIsr.add(id);
+            lastCaughtUpMs.put(id, nowMs);
+        }
+    }
+
+    /**
+     * The leader learns from one fetch request: the request's fetch offset <em>is</em> the
+     * follower's LEO (a follower always asks for the offset after the last one it holds), and the
+     * request's arrival time is when that follower was last heard from.
+     */
+    public void observe(int replicaId, long fetchOffset, long nowMs) {
+        requireFollower(replicaId);
+        if (fetchOffset < 0) {
+            throw new IllegalArgumentException("fetchOffset must be >= 0, got " + fetchOffset);
+        }
+        requireTime(nowMs);
+        // BEGIN-SOLUTION ch08 task 2: record what one fetch request tells the leader (IsrStateTest)
+        followerLeos.put(replicaId, fetchOffset);
+        // max: a request stamped with an older clock must not make the follower look further behind
+        lastCaughtUpMs.merge(replicaId, nowMs, Math::max);
+        // END-SOLUTION
+    }
+
+    /**
+     * Removes every follower not heard from for more than {@value #REPLICA_LAG_TIME_MAX_MS} ms
+     * and says whether the ISR changed. Exactly 30000 ms is still in sync (Kafka's
+     * {@code isCaughtUp}: {@code currentTimeMs - lastCaughtUpTimeMs <= replicaMaxLagMs}). The
+     * leader is never removed from its own ISR.
+     */
+    public boolean shrinkIsr(long nowMs) {
+        requireTime(nowMs);
+        // BEGIN-SOLUTION ch08 task 2: drop followers silent for more than 30000 ms (IsrStateTest)
+        return maximalIsr.removeIf(id -> id != leaderId
+                && nowMs - lastCaughtUpMs.get(id) > REPLICA_LAG_TIME_MAX_MS);
+        // END-SOLUTION
+    }
+
+    /** True when the ISR has fewer members than {@code min.insync.replicas}: acks=all is refused. */
+    public boolean underMinIsr() {
+        // BEGIN-SOLUTION ch08 task 2: compare the ISR with min.insync.replicas (IsrStateTest)
+        return maximalIsr.size() < minIsr;
+        // END-SOLUTION
+    }
+
+    /** The ISR in ascending id order, the leader included: prints as {@code [1, 2]}. */
+    public List<Integer> isr() {
+        return List.copyOf(maximalIsr);
+    }
+
+    /** The same members as a read-only set, for {@link HighWatermark#advanceHw}. */
+    public SortedSet<Integer> maximalIsr() {
+        return Collections.unmodifiableSortedSet(maximalIsr);
+    }
+
+    /** Each follower's LEO as last reported; a follower that has not fetched yet has no entry. */
+    public Map<Integer, Long> followerLeos() {
+        return Collections.unmodifiableMap(followerLeos);
+    }
+
+    /** When the follower was last heard from (or when this leader took over, if it has not fetched). */
+    public long lastCaughtUpMs(int replicaId) {
+        requireFollower(replicaId);
+        return lastCaughtUpMs.get(replicaId);
+    }
+
+    public int leaderId() {
+        return leaderId;
+    }
+
+    public int minIsr() {
+        return minIsr;
+    }
+
+    /** Every assigned follower, in or out of the ISR. */
+    public SortedSet<Integer> followers() {
+        return Collections.unmodifiableSortedSet(followers);
+    }
+
+    private void requireFollower(int replicaId) {
+        if (!followers.contains(replicaId)) {
+            throw new IllegalArgumentException("replicaId " + replicaId + " is not a follower of leader " + leaderId
+                    + " (followers " + followers + ")");
+        }
+    }
+
+    private static void requireReplicaId(String field, int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException(field + " must be >= 0 (a negative replica id is a consumer), got " + id);
+        }
+    }
+
+    private static void requireTime(long nowMs) {
+        if (nowMs < 0) {
+            throw new IllegalArgumentException("nowMs must be >= 0, got " + nowMs);
+        }
+    }
+}
