@@ -1,6 +1,5 @@
 package kaenlog.idem;
 
-
 import java.util.Objects;
 import kaenlog.workbook.Todo;
 

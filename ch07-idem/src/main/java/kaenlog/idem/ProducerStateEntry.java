@@ -1,6 +1,5 @@
 package kaenlog.idem;
 
-
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
