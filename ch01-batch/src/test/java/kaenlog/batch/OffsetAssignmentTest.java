@@ -1,0 +1,138 @@
+package kaenlog.batch;
+
+import static kaenlog.batch.BatchFields.batchDiff;
+import static kaenlog.batch.BatchFields.bytesOf;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Task 7: the chapter's headline fact. A leader gives a batch its offsets by rewriting the 8
+ * bytes of baseOffset; records store only deltas and the CRC does not cover baseOffset, so the
+ * producer's checksum stays valid.
+ */
+@Order(7)
+class OffsetAssignmentTest {
+    private static final long T0 = 1_700_000_000_000L;
+
+    @Test
+    void assigningAnOffsetRewritesOnlyTheFirstEightBytes() {
+        ByteBuffer batch = producerBatch();
+        byte[] before = bytesOf(batch);
+
+        RecordBatch.assignBaseOffset(batch, 0x0102_0304_0506_0708L);
+
+        byte[] expected = before.clone();
+        ByteBuffer.wrap(expected).putLong(0, 0x0102_0304_0506_0708L);
+        byte[] after = bytesOf(batch);
+        assertThat(after)
+                .as("bytes 0..7 become the new baseOffset (big-endian) and every other byte stays as it was: "
+                        + "no header field or record changes%n%s", batchDiff(expected, after))
+                .isEqualTo(expected);
+    }
+
+    @Test
+    void theCrcIsUnchangedAndStillValid() {
+        ByteBuffer batch = producerBatch();
+        int crcBefore = BatchCrc.stored(batch);
+
+        RecordBatch.assignBaseOffset(batch, 1_000_000L);
+
+        assertThat(Integer.toHexString(BatchCrc.stored(batch)))
+                .as("the stored CRC is not touched by offset assignment")
+                .isEqualTo(Integer.toHexString(crcBefore));
+        assertThat(BatchCrc.isValid(batch))
+                .as("and it is still valid: the CRC covers bytes 21..end, baseOffset sits at 0..7 outside it")
+                .isTrue();
+    }
+
+    @Test
+    void theRecordsMoveWithTheBaseOffset() {
+        ByteBuffer batch = producerBatch();
+
+        RecordBatch.assignBaseOffset(batch, 1000L);
+
+        RecordBatch decoded = RecordBatch.decode(batch);
+        assertThat(decoded.records())
+                .extracting(Record::offset)
+                .as("every record's offset is baseOffset + its stored offsetDelta, so all three move to 1000..1002")
+                .containsExactly(1000L, 1001L, 1002L);
+        assertThat(decoded.lastOffset())
+                .as("lastOffset moves too: baseOffset + lastOffsetDelta (2)")
+                .isEqualTo(1002L);
+    }
+
+    @Test
+    void assignmentWorksOnABatchInsideALargerBuffer() {
+        byte[] first = bytesOf(producerBatch());
+        byte[] second = bytesOf(producerBatch());
+        ByteBuffer segment = ByteBuffer.allocate(first.length + second.length);
+        segment.put(first).put(second);
+        segment.position(first.length);
+
+        RecordBatch.assignBaseOffset(segment, 3L);
+
+        assertThat(segment.getLong(first.length))
+                .as("the batch at the buffer's position gets the new baseOffset").isEqualTo(3L);
+        byte[] firstAfter = new byte[first.length];
+        segment.duplicate().position(0).get(firstAfter);
+        assertThat(firstAfter)
+                .as("the batch before the position is untouched: offsets count from position(), not 0%n%s",
+                        batchDiff(first, firstAfter))
+                .isEqualTo(first);
+    }
+
+    @Test
+    void theLargestValidOffsetIsAccepted() {
+        ByteBuffer batch = producerBatch();
+        RecordBatch.assignBaseOffset(batch, Long.MAX_VALUE - 2);
+        assertThat(batch.getLong(BatchHeader.BASE_OFFSET_OFFSET))
+                .as("Long.MAX_VALUE - 2 + lastOffsetDelta 2 = Long.MAX_VALUE: still a valid last offset")
+                .isEqualTo(Long.MAX_VALUE - 2);
+    }
+
+    @Test
+    void anOffsetWhoseLastOffsetWouldOverflowIsRefused() {
+        ByteBuffer batch = producerBatch();
+        byte[] before = bytesOf(batch);
+        assertThatThrownBy(() -> RecordBatch.assignBaseOffset(batch, Long.MAX_VALUE - 1))
+                .as("Long.MAX_VALUE - 1 + lastOffsetDelta 2 overflows a long: the leader's offset is refused "
+                        + "with IllegalArgumentException (a caller's mistake, not corrupt input)")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(bytesOf(batch))
+                .as("a refused assignment writes nothing%n%s", batchDiff(before, bytesOf(batch)))
+                .isEqualTo(before);
+    }
+
+    @Test
+    void aNegativeOffsetIsRefused() {
+        ByteBuffer batch = producerBatch();
+        assertThatThrownBy(() -> RecordBatch.assignBaseOffset(batch, -1L))
+                .as("offsets are never negative: assignBaseOffset(-1) throws IllegalArgumentException")
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theLeaderEpochCanBeStampedTheSameWay() {
+        ByteBuffer batch = producerBatch();
+        RecordBatch.assignBaseOffset(batch, 10L);
+        RecordBatch.assignPartitionLeaderEpoch(batch, 8);
+        assertThat(BatchCrc.isValid(batch))
+                .as("partitionLeaderEpoch (bytes 12..15) is outside the CRC as well: still valid after both stamps")
+                .isTrue();
+        assertThat(RecordBatch.decode(batch).header().partitionLeaderEpoch())
+                .as("the stamped epoch decodes").isEqualTo(8);
+    }
+
+    /** A batch as a producer sends it: base offset 0, three records. */
+    private static ByteBuffer producerBatch() {
+        return new BatchBuilder()
+                .append(T0, "a", "1")
+                .append(T0 + 1, "b", "2")
+                .append(T0 + 2, "c", "3")
+                .build();
+    }
+}

@@ -1,0 +1,307 @@
+package kaenlog.batch;
+
+import static kaenlog.batch.BatchFields.assertCorrupt;
+import static kaenlog.batch.BatchFields.assertCorruptAt;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Task 2: one record of a v2 batch (Kafka's DefaultRecord), written and read byte for byte. Every
+ * expected byte below is worked out by hand; remember that every varint is zig-zagged first, so a
+ * length of 1 is the byte 0x02 and -1 is 0x01.
+ */
+@Order(2)
+class RecordTest {
+
+    @Test
+    void aSmallRecordIsWrittenByteForByteAsKafkaLaysItOut() {
+        // offset 5 and timestamp 1300 in a batch whose baseOffset is 3 and baseTimestamp 1000:
+        // the record stores only the deltas 2 and 300.
+        Record record = new Record(5, 1300, bytes("k"), bytes("hi"), List.of(RecordHeader.of("h", "v")));
+        BatchFields.Layout expected = new BatchFields.Layout()
+                .field("length", 0x1c)                // body is 14 bytes: zigzag(14) = 28 = 0x1c
+                .field("attributes", 0x00)            // unused in v2 records, always 0
+                .field("timestampDelta", 0xd8, 0x04)  // 300 -> zigzag 600 = 0b100_1011000 -> 0xd8 0x04
+                .field("offsetDelta", 0x04)           // 5 - 3 = 2 -> zigzag 4
+                .field("key length", 0x02)            // 1 byte -> zigzag 2
+                .field("key", 0x6b)                   // 'k'
+                .field("value length", 0x04)          // 2 bytes -> zigzag 4
+                .field("value", 0x68, 0x69)           // 'h' 'i'
+                .field("header count", 0x02)          // 1 header -> zigzag 2
+                .field("header[0] key length", 0x02)  // "h" is 1 UTF-8 byte
+                .field("header[0] key", 0x68)         // 'h'
+                .field("header[0] value length", 0x02)
+                .field("header[0] value", 0x76);      // 'v'
+
+        byte[] actual = write(record, 3, 1000);
+
+        assertThat(actual)
+                .as("a record is length · attributes · timestampDelta · offsetDelta · key · value · headers, "
+                        + "all lengths and deltas as zig-zag varints (Kafka's DefaultRecord)%n%s", expected.diff(actual))
+                .isEqualTo(expected.bytes());
+    }
+
+    @Test
+    void theSizeOfARecordCountsTheLengthPrefixAndTheBody() {
+        List<RecordHeader> headers = List.of(RecordHeader.of("h", "v"));
+        assertThat(Record.bodySize(2, 300, bytes("k"), bytes("hi"), headers))
+                .as("the body is what the length prefix counts: 1 + 2 + 1 + 2 + 3 + 1 + 2 + 2 = 14 bytes")
+                .isEqualTo(14);
+        assertThat(Record.sizeInBytes(2, 300, bytes("k"), bytes("hi"), headers))
+                .as("the whole record is the length varint (1 byte for 14) plus the 14-byte body")
+                .isEqualTo(15);
+    }
+
+    @Test
+    void aNullKeyIsWrittenAsLengthMinusOne() {
+        Record record = new Record(7, 1000, null, bytes("v"), List.of());
+        BatchFields.Layout expected = new BatchFields.Layout()
+                .field("length", 0x0e)          // body is 7 bytes -> zigzag 14
+                .field("attributes", 0x00)
+                .field("timestampDelta", 0x00)  // same as the batch's baseTimestamp
+                .field("offsetDelta", 0x00)     // the batch's first offset
+                .field("key length", 0x01)      // -1 -> zigzag 1: null, and no key bytes follow
+                .field("value length", 0x02)
+                .field("value", 0x76)
+                .field("header count", 0x00);
+
+        byte[] actual = write(record, 7, 1000);
+
+        assertThat(actual)
+                .as("a null key is the length -1 (one byte, 0x01) and nothing else: Kafka keeps null apart from empty%n%s",
+                        expected.diff(actual))
+                .isEqualTo(expected.bytes());
+    }
+
+    @Test
+    void aTombstoneIsAValueOfLengthMinusOne() {
+        Record record = new Record(7, 1000, bytes("k"), null, List.of());
+        BatchFields.Layout expected = new BatchFields.Layout()
+                .field("length", 0x0e)
+                .field("attributes", 0x00)
+                .field("timestampDelta", 0x00)
+                .field("offsetDelta", 0x00)
+                .field("key length", 0x02)
+                .field("key", 0x6b)
+                .field("value length", 0x01)    // -1: a null value, the tombstone compaction deletes by
+                .field("header count", 0x00);
+
+        byte[] actual = write(record, 7, 1000);
+
+        assertThat(actual)
+                .as("a null value (tombstone) is the length -1, a single byte 0x01%n%s", expected.diff(actual))
+                .isEqualTo(expected.bytes());
+    }
+
+    @Test
+    void aRecordWithNullKeyAndNullValueIsSevenBytes() {
+        Record record = new Record(0, 1000, null, null, List.of());
+        BatchFields.Layout expected = new BatchFields.Layout()
+                .field("length", 0x0c)          // body is 6 bytes -> zigzag 12
+                .field("attributes", 0x00)
+                .field("timestampDelta", 0x00)
+                .field("offsetDelta", 0x00)
+                .field("key length", 0x01)      // -1: null
+                .field("value length", 0x01)    // -1: null
+                .field("header count", 0x00);
+        byte[] actual = write(record, 0, 1000);
+        assertThat(actual)
+                .as("the smallest record: every field one byte, null key and value as -1 (0x01)%n%s",
+                        expected.diff(actual))
+                .isEqualTo(expected.bytes());
+    }
+
+    @Test
+    void anEmptyValueIsLengthZeroNotNull() {
+        Record record = new Record(0, 1000, bytes("k"), new byte[0], List.of());
+        BatchFields.Layout expected = new BatchFields.Layout()
+                .field("length", 0x0e)
+                .field("attributes", 0x00)
+                .field("timestampDelta", 0x00)
+                .field("offsetDelta", 0x00)
+                .field("key length", 0x02)
+                .field("key", 0x6b)
+                .field("value length", 0x00)    // 0: present but empty, unlike -1
+                .field("header count", 0x00);
+        byte[] actual = write(record, 0, 1000);
+        assertThat(actual)
+                .as("an empty value is length 0 (0x00); only null is -1 (0x01)%n%s", expected.diff(actual))
+                .isEqualTo(expected.bytes());
+
+        Record back = Record.readFrom(ByteBuffer.wrap(actual), 0, 1000, 0);
+        assertThat(back.value())
+                .as("an empty value reads back as an empty array: it is not a tombstone")
+                .isNotNull()
+                .isEmpty();
+        assertThat(back.isTombstone()).as("only a null value is a tombstone").isFalse();
+    }
+
+    @Test
+    void aHeaderValueMayBeNull() {
+        Record record = new Record(0, 1000, bytes("k"), bytes("v"), List.of(new RecordHeader("h", null)));
+        BatchFields.Layout expected = new BatchFields.Layout()
+                .field("length", 0x16)          // body 11 bytes -> zigzag 22
+                .field("attributes", 0x00)
+                .field("timestampDelta", 0x00)
+                .field("offsetDelta", 0x00)
+                .field("key length", 0x02)
+                .field("key", 0x6b)
+                .field("value length", 0x02)
+                .field("value", 0x76)
+                .field("header count", 0x02)
+                .field("header[0] key length", 0x02)
+                .field("header[0] key", 0x68)
+                .field("header[0] value length", 0x01); // -1: a null header value
+
+        byte[] actual = write(record, 0, 1000);
+
+        assertThat(actual)
+                .as("a header's value may be null, written as length -1 like a record's key and value%n%s",
+                        expected.diff(actual))
+                .isEqualTo(expected.bytes());
+        assertThat(Record.readFrom(ByteBuffer.wrap(actual), 0, 1000, 0).headers())
+                .as("the null header value reads back as null")
+                .containsExactly(new RecordHeader("h", null));
+    }
+
+    @Test
+    void whatIsWrittenReadsBackEqual() {
+        List<Record> records = List.of(
+                new Record(5, 1300, bytes("k"), bytes("hi"), List.of(RecordHeader.of("h", "v"))),
+                new Record(3, 1000, null, null, List.of()),
+                new Record(4, 999, bytes("key"), null, List.of()), // timestampDelta -1: deltas may be negative
+                new Record(3 + 70_000, 1000 + 1_700_000_000_000L, new byte[0], new byte[300],
+                        List.of(RecordHeader.of("a", null), RecordHeader.of("ünï", "çødé"))));
+        for (Record record : records) {
+            byte[] written = write(record, 3, 1000);
+            ByteBuffer in = ByteBuffer.wrap(written);
+            assertThat(Record.readFrom(in, 3, 1000, 0))
+                    .as("readFrom(writeTo(r)) equals r: offset and timestamp come back as base + delta")
+                    .isEqualTo(record);
+            assertThat(in.position())
+                    .as("readFrom consumes exactly the record (%d bytes), so the next record starts right after",
+                            written.length)
+                    .isEqualTo(written.length);
+        }
+    }
+
+    @Test
+    void writingUsesExactlyTheBytesSizeInBytesPromised() {
+        Record record = new Record(3 + 70_000, 1000 + 1_700_000_000_000L, bytes("key"), new byte[300],
+                List.of(RecordHeader.of("ünï", "çødé")));
+        byte[] written = write(record, 3, 1000);
+        assertThat(written.length)
+                .as("sizeInBytes is what writeTo writes: the builder allocates the batch with it")
+                .isEqualTo(Record.sizeInBytes(70_000, 1_700_000_000_000L, record.key(), record.value(), record.headers()));
+        // The body here is more than 63 bytes, so its length takes a two-byte varint.
+        assertThat(ByteBuffer.wrap(written).get(0) & 0x80)
+                .as("a body of %d bytes needs a two-byte length varint (continuation bit set on the first)",
+                        written.length - 2)
+                .isEqualTo(0x80);
+    }
+
+    @Test
+    void aKeyLongerThanTheRecordIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("0e" + "00" + "00" + "00"
+                + "14"      // key length 10, but only 3 bytes of the record remain
+                + "6b0100");
+        assertCorruptAt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].key", 4,
+                "a length is checked against the record's own bytes before anything is allocated");
+    }
+
+    @Test
+    void aKeyLengthBelowMinusOneIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("0e000000" + "03" /* -2 */ + "6b0100");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].key",
+                "-1 means null; any other negative length is corrupt (and would be a NegativeArraySizeException)");
+    }
+
+    @Test
+    void theErrorNamesTheRecordByItsIndex() {
+        byte[] bytes = HexFormat.of().parseHex("0e000000" + "14" + "6b0100");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 2), "record[2].key",
+                "the field name carries the record's index in its batch, so a learner can find it");
+    }
+
+    @Test
+    void aValueLongerThanTheRecordIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("0e000000" + "026b"
+                + "14"      // value length 10, one byte left
+                + "00");
+        assertCorruptAt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].value", 6,
+                "the value's length must fit in what remains of the record");
+    }
+
+    @Test
+    void aRecordLengthBeyondTheBytesIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("7e" /* 63 */ + "000000010100");
+        assertCorruptAt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].length", 0,
+                "the record's length (63) is more than the 6 bytes that follow it");
+    }
+
+    @Test
+    void aNegativeRecordLengthIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("01" /* -1 */ + "000000010100");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].length",
+                "a record's length is never negative");
+    }
+
+    @Test
+    void aTruncatedRecordLengthIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("80");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].length",
+                "the length varint itself is cut off");
+    }
+
+    @Test
+    void anEmptyRecordIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("00");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].attributes",
+                "a record of length 0 has not even its attributes byte");
+    }
+
+    @Test
+    void aRecordWhoseFieldsEndBeforeItsLengthIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("0e" + "000000010100" + "2a"); // one byte the fields do not use
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].length",
+                "the fields must use exactly the record's length: a leftover byte means the length is wrong");
+    }
+
+    @Test
+    void aHeaderCountThatCannotFitIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("0e" + "0000000101" + "7e" /* 63 headers */ + "00");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].headerCount",
+                "each header takes at least 2 bytes, so 63 headers cannot fit in 1 byte: rejected before allocating");
+    }
+
+    @Test
+    void aNullHeaderKeyIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("10" + "0000000101" + "02" /* 1 header */ + "01" /* key -1 */ + "01");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].header[0].key",
+                "a header key is a string and never null in Kafka");
+    }
+
+    @Test
+    void aTimestampDeltaLongerThanTenBytesIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("18" + "00" + "ffffffffffffffffffff" + "00");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].timestampDelta",
+                "timestampDelta is a varlong: 10 bytes at most, and the error names the field");
+    }
+
+    private static byte[] write(Record record, long baseOffset, long baseTimestamp) {
+        ByteBuffer out = ByteBuffer.allocate(1024);
+        record.writeTo(out, baseOffset, baseTimestamp);
+        return Arrays.copyOf(out.array(), out.position());
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
