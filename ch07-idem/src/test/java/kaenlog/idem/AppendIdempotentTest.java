@@ -1,0 +1,281 @@
+package kaenlog.idem;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.CorruptBatchException;
+import kaenlog.log.Log;
+import kaenlog.log.LogConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 4: the idempotent append on a real chapter-3 log. Judge first, then write: a duplicate is
+ * answered with the offsets of the first write and writes nothing; a gap writes nothing either.
+ */
+@Order(4)
+class AppendIdempotentTest {
+    private static final long PID = 1L;
+    private static final short EPOCH = 0;
+    private static final long NOW_MS = 1_700_000_000_000L;
+
+    @TempDir
+    Path dir;
+    Log log;
+    ProducerState state;
+
+    @BeforeEach
+    void openLog() throws IOException {
+        log = Log.open(dir.resolve("orders-0"), LogConfig.defaults());
+        state = new ProducerState();
+    }
+
+    @AfterEach
+    void closeLog() throws IOException {
+        log.close();
+    }
+
+    /** Sends records with sequences first..last from producer {@code pid}, stamped {@code nowMs}. */
+    IdempotentAppend send(long pid, short epoch, int first, int last, long nowMs) throws IOException {
+        List<String> values = new ArrayList<>();
+        for (int s = first; s <= last; s++) {
+            values.add("value-" + s);
+        }
+        return Idempotence.appendIdempotent(log, state, Idempotence.producerBatch(pid, epoch, first, values, nowMs));
+    }
+
+    IdempotentAppend send(int first, int last) throws IOException {
+        return send(PID, EPOCH, first, last, NOW_MS);
+    }
+
+    @Test
+    void aNewProducersFirstBatchIsAppendedAtTheLogEnd() throws IOException {
+        IdempotentAppend result = send(0, 2);
+
+        assertThat(result.verdict())
+                .as("a new producer's batch 0..2 starts at the expected sequence 0: APPEND")
+                .isEqualTo(new Verdict.Append());
+        assertThat(result.baseOffset())
+                .as("on an empty log the leader gives the batch offsets 0..2 (base 0)")
+                .isEqualTo(0L);
+        assertThat(result.lastOffset())
+                .as("three records: last offset 2")
+                .isEqualTo(2L);
+        assertThat(log.logEndOffset())
+                .as("an APPEND writes: the log end offset moves to 3")
+                .isEqualTo(3L);
+        assertThat(state.get(PID).orElseThrow().window())
+                .as("after the write the window remembers the batch 0..2")
+                .isEqualTo("[0..2]");
+    }
+
+    @Test
+    void aDuplicateIsAnsweredWithTheOriginalOffsetsAndWritesNothing() throws IOException {
+        // Kafka's UnifiedLogTest.testDuplicateAppends: six single records, then one batch of three.
+        for (int seq = 0; seq <= 5; seq++) {
+            send(seq, seq);
+        }
+        IdempotentAppend first = send(6, 8);
+        long leo = log.logEndOffset();
+        int bytes = log.activeSegment().size();
+
+        IdempotentAppend again = send(6, 8);
+
+        assertThat(again.verdict())
+                .as("6..8 is in the window with the same epoch: DUPLICATE with the first write's offsets 6..8")
+                .isEqualTo(new Verdict.Duplicate(6L, 8L, NOW_MS));
+        assertThat(again.baseOffset())
+                .as("the answer's base offset is the first write's (%d), as if the ack had never been lost",
+                        first.baseOffset())
+                .isEqualTo(first.baseOffset());
+        assertThat(again.lastOffset())
+                .as("and so is its last offset")
+                .isEqualTo(first.lastOffset());
+        assertThat(log.logEndOffset())
+                .as("judge first, then write: a duplicate writes nothing, the log end offset stays %d", leo)
+                .isEqualTo(leo);
+        assertThat(log.activeSegment().size())
+                .as("not a byte was added to the segment")
+                .isEqualTo(bytes);
+        assertThat(again.succeeded())
+                .as("a duplicate is a success for the producer, not an error")
+                .isTrue();
+    }
+
+    @Test
+    void theDuplicateAnswerCarriesTheFirstWritesTimestamp() throws IOException {
+        send(PID, EPOCH, 0, 1, NOW_MS);
+
+        IdempotentAppend resent = send(PID, EPOCH, 0, 1, NOW_MS + 5_000);
+
+        assertThat(resent.verdict())
+                .as("the resend 5 s later is answered with the FIRST write's timestamp (Kafka's UnifiedLog sets "
+                        + "logAppendTime from the duplicate's BatchMetadata), not the resend's")
+                .isEqualTo(new Verdict.Duplicate(0L, 1L, NOW_MS));
+    }
+
+    @Test
+    void anOlderBatchStillInTheWindowIsADuplicateButOneThatLeftIsOutOfOrder() throws IOException {
+        // testDuplicateAppends goes on: a duplicate of an older entry, then one older than the last five.
+        for (int seq = 0; seq <= 5; seq++) {
+            send(seq, seq);
+        }
+        send(6, 8);
+        send(9, 9);
+
+        assertThat(send(6, 8).verdict())
+                .as("6..8 is no longer the newest batch but still one of the five kept: DUPLICATE at 6..8")
+                .isEqualTo(new Verdict.Duplicate(6L, 8L, NOW_MS));
+        assertThat(send(2, 2).verdict())
+                .as("2..2 was pushed out by 3, 4, 5, 6..8 and 9: no longer recognised, so it is judged by the "
+                        + "sequence rule: OUT_OF_ORDER, expected 10 got 2")
+                .isEqualTo(new Verdict.OutOfOrderSequenceNumber(10, 2));
+        assertThat(log.logEndOffset())
+                .as("neither resend wrote anything: LEO stays 10")
+                .isEqualTo(10L);
+    }
+
+    @Test
+    void aGapWritesNothingAndLeavesTheStateAlone() throws IOException {
+        // Kafka's UnifiedLogTest.testNonSequentialAppend: sequence 0, then 2.
+        send(0, 0);
+
+        IdempotentAppend gap = send(2, 2);
+
+        assertThat(gap.verdict())
+                .as("after 0..0 a batch starting at 2 skipped sequence 1: OUT_OF_ORDER, expected 1 got 2")
+                .isEqualTo(new Verdict.OutOfOrderSequenceNumber(1, 2));
+        assertThat(gap.baseOffset())
+                .as("nothing was written, so there is no offset to answer: -1")
+                .isEqualTo(-1L);
+        assertThat(gap.succeeded())
+                .as("a gap is an error the producer must hear about")
+                .isFalse();
+        assertThat(log.logEndOffset())
+                .as("the gap wrote nothing: LEO stays 1")
+                .isEqualTo(1L);
+        assertThat(send(1, 1).verdict())
+                .as("the rejected batch did not become the 'last sequence': 1 is still the one expected")
+                .isEqualTo(new Verdict.Append());
+    }
+
+    @Test
+    void aRejectedFirstBatchLeavesNoStateBehind() throws IOException {
+        IdempotentAppend result = send(5, 5);
+
+        assertThat(result.verdict())
+                .as("kaen-log: a producer it has no state for must start at sequence 0 (Kafka 4.1 would accept "
+                        + "any sequence here, KIP-360): OUT_OF_ORDER, expected 0 got 5")
+                .isEqualTo(new Verdict.OutOfOrderSequenceNumber(0, 5));
+        assertThat(state.get(PID))
+                .as("a rejected batch creates no entry: the state only remembers what the log holds")
+                .isEmpty();
+    }
+
+    @Test
+    void theWindowRemembersTheOffsetsTheLeaderAssigned() throws IOException {
+        ByteBuffer plain = new BatchBuilder().append(NOW_MS, "k", "not idempotent").build();
+        log.append(plain);
+        send(2000L, EPOCH, 0, 0, NOW_MS);
+        send(0, 1);
+        send(2000L, EPOCH, 1, 1, NOW_MS);
+
+        assertThat(state.get(PID).orElseThrow().batches())
+                .as("producer 1's batch 0..1 landed at offsets 2..3 (after a plain batch and producer 2000's): "
+                        + "lastOffset is the log's offset, not the sequence")
+                .containsExactly(new BatchMetadata(1, 3L, 1, NOW_MS));
+        assertThat(state.get(2000L).orElseThrow().batches())
+                .as("producer 2000 has its own window: 0..0 at offset 1, 1..1 at offset 4")
+                .containsExactly(new BatchMetadata(0, 1L, 0, NOW_MS), new BatchMetadata(1, 4L, 0, NOW_MS));
+    }
+
+    @Test
+    void aBatchWithoutAProducerIdIsAppendedUnjudged() throws IOException {
+        ByteBuffer plain = new BatchBuilder().append(NOW_MS, "k", "v").build();
+
+        IdempotentAppend first = Idempotence.appendIdempotent(log, state, plain.duplicate());
+        IdempotentAppend second = Idempotence.appendIdempotent(log, state, plain.duplicate());
+
+        assertThat(List.of(first.baseOffset(), second.baseOffset()))
+                .as("producerId -1 means no idempotent producer wrote the batch: nothing to dedup, both copies "
+                        + "are written (at 0 and 1), as in chapter 3")
+                .containsExactly(0L, 1L);
+        assertThat(state.producerIds())
+                .as("and no producer state is created for producer id -1")
+                .isEmpty();
+    }
+
+    @Test
+    void epochsAreComparedOnlyToRecogniseADuplicate() throws IOException {
+        send(PID, EPOCH, 0, 1, NOW_MS);
+
+        IdempotentAppend otherEpoch = send(PID, (short) 1, 0, 1, NOW_MS);
+        assertThat(otherEpoch.verdict())
+                .as("0..1 under epoch 1 is not the batch 0..1 of epoch 0, and 0 is not the expected 2: OUT_OF_ORDER "
+                        + "(Kafka would accept a new epoch at sequence 0 and reset the window; kaen-log has no fencing)")
+                .isEqualTo(new Verdict.OutOfOrderSequenceNumber(2, 0));
+
+        IdempotentAppend next = send(PID, (short) 1, 2, 2, NOW_MS);
+        assertThat(next.verdict())
+                .as("epoch 1 continuing at the expected 2 is APPEND: kaen-log uses the epoch only in the duplicate check")
+                .isEqualTo(new Verdict.Append());
+        assertThat(state.get(PID).orElseThrow().producerEpoch())
+                .as("the entry takes the epoch of the batch it just wrote, as the restart scan would")
+                .isEqualTo((short) 1);
+        assertThat(send(PID, (short) 1, 2, 2, NOW_MS).verdict())
+                .as("so a resend of that epoch-1 batch is a DUPLICATE at offset 2")
+                .isEqualTo(new Verdict.Duplicate(2L, 2L, NOW_MS));
+    }
+
+    @Test
+    void aCorruptBatchIsRefusedBeforeAnythingIsJudgedOrWritten() throws IOException {
+        ByteBuffer batch = Idempotence.producerBatch(PID, EPOCH, 0, List.of("v"), NOW_MS);
+        batch.put(batch.limit() - 1, (byte) (batch.get(batch.limit() - 1) ^ 1));
+
+        assertThatThrownBy(() -> Idempotence.appendIdempotent(log, state, batch))
+                .as("a flipped byte fails the CRC: the batch is refused as corrupt, not judged")
+                .isInstanceOf(CorruptBatchException.class);
+        assertThat(log.logEndOffset())
+                .as("nothing was written")
+                .isEqualTo(0L);
+        assertThat(state.isEmpty())
+                .as("and nothing was remembered")
+                .isTrue();
+    }
+
+    @Test
+    void theLastSequenceComesFromTheHeaderAndWrapsPastIntegerMaxValue() throws IOException {
+        // Kafka's ProducerStateManagerTest.testProducerSequenceWrapAround, on a log.
+        ProducerStateEntry entry = state.entry(PID, EPOCH);
+        entry.record(new BatchMetadata(Integer.MAX_VALUE - 2, 0L, 0, NOW_MS));
+        log.append(new BatchBuilder().append(NOW_MS, "pad", "pad").build());
+
+        IdempotentAppend straddling = Idempotence.appendIdempotent(log, state,
+                Idempotence.producerBatch(PID, EPOCH, Integer.MAX_VALUE - 1, List.of("a", "b", "c", "d"), NOW_MS));
+
+        assertThat(straddling.verdict())
+                .as("MAX-1 follows MAX-2: APPEND")
+                .isEqualTo(new Verdict.Append());
+        assertThat(state.get(PID).orElseThrow().expectedFirstSeq())
+                .as("four records from MAX-1 carry MAX-1, MAX, 0, 1 (the header's baseSequence + lastOffsetDelta, "
+                        + "wrapping like Kafka's incrementSequence): the next expected is 2")
+                .isEqualTo(2);
+        assertThat(Idempotence.appendIdempotent(log, state, Idempotence.producerBatch(PID, EPOCH,
+                Integer.MAX_VALUE - 1, List.of("a", "b", "c", "d"), NOW_MS)).verdict())
+                .as("its resend is a DUPLICATE at offsets 1..4")
+                .isEqualTo(new Verdict.Duplicate(1L, 4L, NOW_MS));
+        assertThat(BatchHeader.incrementSequence(Integer.MAX_VALUE, 1))
+                .as("chapter 1's sequence arithmetic: after MAX comes 0")
+                .isZero();
+    }
+}

@@ -1,0 +1,211 @@
+package kaenlog.idem;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import kaenlog.batch.BatchBuilder;
+import kaenlog.log.Log;
+import kaenlog.log.LogConfig;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 5: rebuild the producer state when a log is opened, from the batch headers of the active
+ * segment only. kaen-log has no snapshot file: this scan is all that carries dedup across a restart.
+ */
+@Order(5)
+class RebuildProducerStateTest {
+    private static final short EPOCH = 0;
+    private static final long NOW_MS = 1_700_000_000_000L;
+
+    @TempDir
+    Path dir;
+
+    static IdempotentAppend send(Log log, ProducerState state, long pid, short epoch, int first, int last)
+            throws IOException {
+        List<String> values = new java.util.ArrayList<>();
+        for (int s = first; s <= last; s++) {
+            values.add(String.format("pid %d seq %d %s", pid, s, ".".repeat(60)));
+        }
+        return Idempotence.appendIdempotent(log, state, Idempotence.producerBatch(pid, epoch, first, values, NOW_MS));
+    }
+
+    /** Every producer's window, as text, for comparing states. */
+    static Map<Long, String> windows(ProducerState state) {
+        Map<Long, String> windows = new TreeMap<>();
+        for (long pid : state.producerIds()) {
+            ProducerStateEntry entry = state.get(pid).orElseThrow();
+            windows.put(pid, "epoch " + entry.producerEpoch() + " " + entry.window());
+        }
+        return windows;
+    }
+
+    @Test
+    void aReopenedLogRebuildsTheSameWindows() throws IOException {
+        Path partition = dir.resolve("orders-0");
+        ProducerState before = new ProducerState();
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            int[][] demo = {{0, 1}, {2, 3}, {4, 5}, {6, 6}, {7, 9}, {10, 10}, {11, 11}, {12, 12}, {13, 13}, {14, 14}};
+            for (int[] range : demo) {
+                send(log, before, 1000L, EPOCH, range[0], range[1]);
+            }
+            send(log, before, 1001L, (short) 3, 0, 2);
+            log.append(new BatchBuilder().append(NOW_MS, "k", "a plain batch").build());
+        }
+
+        ProducerState rebuilt;
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            rebuilt = Idempotence.rebuildProducerState(log);
+        }
+
+        assertThat(rebuilt.producerIds())
+                .as("the scan finds both producers that wrote to the active segment; the plain batch (producer id -1)"
+                        + " belongs to nobody")
+                .containsExactly(1000L, 1001L);
+        assertThat(windows(rebuilt))
+                .as("every window is rebuilt slot by slot, with the epoch the headers carry: the demo's "
+                        + "[10..10 11..11 12..12 13..13 14..14] for producer 1000")
+                .isEqualTo(windows(before))
+                .containsEntry(1000L, "epoch 0 [10..10 11..11 12..12 13..13 14..14]");
+        assertThat(rebuilt.get(1000L).orElseThrow().batches())
+                .as("and each slot keeps all four numbers: lastSeq, lastOffset, offsetDelta, timestamp")
+                .isEqualTo(before.get(1000L).orElseThrow().batches());
+    }
+
+    @Test
+    void aResendAfterTheRestartIsStillADuplicateAndTheNextSequenceFollowsOn() throws IOException {
+        Path partition = dir.resolve("orders-0");
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            ProducerState state = new ProducerState();
+            for (int seq = 10; seq <= 14; seq++) {
+                send(log, state, 1000L, EPOCH, seq - 10, seq - 10);
+            }
+        }
+
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            ProducerState state = Idempotence.rebuildProducerState(log);
+
+            assertThat(send(log, state, 1000L, EPOCH, 4, 4).verdict())
+                    .as("after the restart the resend of the newest batch 4..4 is still a DUPLICATE at offset 4: "
+                            + "the claim of the chapter survives the broker restart")
+                    .isEqualTo(new Verdict.Duplicate(4L, 4L, NOW_MS));
+            assertThat(send(log, state, 1000L, EPOCH, 5, 6).verdict())
+                    .as("and the producer carries on at the expected 5")
+                    .isEqualTo(new Verdict.Append());
+            assertThat(log.logEndOffset())
+                    .as("the duplicate wrote nothing, 5..6 wrote two records: LEO 7")
+                    .isEqualTo(7L);
+        }
+    }
+
+    @Test
+    void onlyTheActiveSegmentIsScannedSoTheWindowShrinksFromFiveToOne() throws IOException {
+        // The demo's edge 2: segment.bytes 256, one ~150-byte batch per segment.
+        Path partition = dir.resolve("orders-1");
+        LogConfig small = LogConfig.defaults().withSegmentBytes(256);
+        ProducerState before = new ProducerState();
+        try (Log log = Log.open(partition, small)) {
+            for (int seq = 0; seq < 8; seq++) {
+                send(log, before, 1000L, EPOCH, seq, seq);
+            }
+            assertThat(log.segments())
+                    .as("every batch is over half of segment.bytes 256, so each rolled its own segment: 8 segments")
+                    .hasSize(8);
+        }
+
+        ProducerState after;
+        try (Log log = Log.open(partition, small)) {
+            after = Idempotence.rebuildProducerState(log);
+        }
+
+        assertThat(before.get(1000L).orElseThrow().window())
+                .as("before the restart the window holds the newest five")
+                .isEqualTo("[3..3 4..4 5..5 6..6 7..7]");
+        assertThat(after.get(1000L).orElseThrow().window())
+                .as("after the restart only what the ACTIVE segment holds: 7..7 (the older segments are not scanned)")
+                .isEqualTo("[7..7]");
+    }
+
+    @Test
+    void aProducerWhoseBatchesAllRolledAwayMustStartOverAtZero() throws IOException {
+        Path partition = dir.resolve("orders-1");
+        LogConfig small = LogConfig.defaults().withSegmentBytes(256);
+        try (Log log = Log.open(partition, small)) {
+            ProducerState state = new ProducerState();
+            send(log, state, 1000L, EPOCH, 0, 0);
+            send(log, state, 2000L, EPOCH, 0, 0);
+        }
+
+        try (Log log = Log.open(partition, small)) {
+            ProducerState state = Idempotence.rebuildProducerState(log);
+
+            assertThat(state.producerIds())
+                    .as("producer 1000's only batch rolled into the older segment: the scan does not find it")
+                    .containsExactly(2000L);
+            assertThat(send(log, state, 1000L, EPOCH, 0, 0).verdict())
+                    .as("so its resend of 0..0 is not recognised: APPEND, a second copy (dedup covered it before "
+                            + "the restart, not after)")
+                    .isEqualTo(new Verdict.Append());
+            assertThat(send(log, state, 1000L, EPOCH, 0, 0).verdict())
+                    .as("from then on the new copy is in the window again: DUPLICATE at offset 2")
+                    .isEqualTo(new Verdict.Duplicate(2L, 2L, NOW_MS));
+        }
+    }
+
+    @Test
+    void theFiveNewestBatchesOfTheActiveSegmentSurvive() throws IOException {
+        Path partition = dir.resolve("orders-0");
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            ProducerState state = new ProducerState();
+            for (int seq = 0; seq < 7; seq++) {
+                send(log, state, 1000L, EPOCH, seq, seq);
+            }
+        }
+
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            ProducerState state = Idempotence.rebuildProducerState(log);
+
+            assertThat(state.get(1000L).orElseThrow().window())
+                    .as("seven batches in the active segment: the scan records them oldest first, so the window "
+                            + "evicts the first two exactly as it did live")
+                    .isEqualTo("[2..2 3..3 4..4 5..5 6..6]");
+            assertThat(state.get(1000L).orElseThrow().expectedFirstSeq())
+                    .as("the next expected sequence is 7")
+                    .isEqualTo(7);
+        }
+    }
+
+    @Test
+    void anEmptyLogRebuildsAnEmptyState() throws IOException {
+        try (Log log = Log.open(dir.resolve("empty-0"), LogConfig.defaults())) {
+            assertThat(Idempotence.rebuildProducerState(log).isEmpty())
+                    .as("no batch, no producer")
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void theRebuiltEpochIsTheOneTheHeadersCarry() throws IOException {
+        Path partition = dir.resolve("orders-0");
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            ProducerState state = new ProducerState();
+            send(log, state, 1000L, (short) 7, 0, 1);
+        }
+
+        try (Log log = Log.open(partition, LogConfig.defaults())) {
+            ProducerState state = Idempotence.rebuildProducerState(log);
+
+            assertThat(state.get(1000L).orElseThrow().producerEpoch())
+                    .as("the header of the batch says epoch 7, so the rebuilt entry has epoch 7")
+                    .isEqualTo((short) 7);
+            assertThat(send(log, state, 1000L, (short) 7, 0, 1).verdict())
+                    .as("so a resend under epoch 7 is a DUPLICATE (under epoch 0 it would not be)")
+                    .isEqualTo(new Verdict.Duplicate(0L, 1L, NOW_MS));
+        }
+    }
+}
