@@ -118,6 +118,17 @@ public final class Idempotence {
      */
     public static ProducerState rebuildProducerState(Log log) throws IOException {
         Objects.requireNonNull(log, "log");
-        throw new Todo("ch07 task 5: rebuild the windows from the active segment's headers (RebuildProducerStateTest)");
+        throw new Todo("ch07 task 5: scan the active segment only (RebuildProducerStateTest)");
+    }
+
+    /**
+     * Replays batch headers, oldest first, into a fresh producer state: each header with a producer
+     * id becomes a slot of that producer's window ({@link #metadataOf}), with the epoch it carries.
+     * Headers without a producer id (-1) are skipped. Pointed at a compacted segment it must recover
+     * the same windows as before compaction (chapter 6's seam: {@code CompactionSeamTest}).
+     */
+    public static ProducerState rebuildProducerState(List<BatchHeader> headers) {
+        Objects.requireNonNull(headers, "headers");
+        throw new Todo("ch07 task 5: replay batch headers into the windows (RebuildProducerStateTest)");
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.BatchHeader;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import org.junit.jupiter.api.Order;
@@ -178,6 +179,42 @@ class RebuildProducerStateTest {
                     .as("the next expected sequence is 7")
                     .isEqualTo(7);
         }
+    }
+
+    @Test
+    void replayingHeadersSkipsPlainBatchesAndKeepsTheNewestFivePerProducer() {
+        List<BatchHeader> headers = new java.util.ArrayList<>();
+        long offset = 0;
+        for (int seq = 0; seq < 7; seq++) {
+            headers.add(header(offset++, 0, 1000L, EPOCH, seq));
+            headers.add(header(offset++, 0, BatchHeader.NO_PRODUCER_ID, BatchHeader.NO_PRODUCER_EPOCH,
+                    BatchHeader.NO_SEQUENCE));
+        }
+        headers.add(header(offset, 2, 2000L, (short) 4, 10));
+
+        ProducerState state = Idempotence.rebuildProducerState(headers);
+
+        assertThat(state.producerIds())
+                .as("only headers with a producer id count: 1000 and 2000, never -1")
+                .containsExactly(1000L, 2000L);
+        assertThat(state.get(1000L).orElseThrow().batches())
+                .as("producer 1000's seven batches leave the newest five, each from its header alone: lastSeq, "
+                        + "lastOffset, lastOffsetDelta, maxTimestamp")
+                .containsExactly(new BatchMetadata(2, 4L, 0, NOW_MS), new BatchMetadata(3, 6L, 0, NOW_MS),
+                        new BatchMetadata(4, 8L, 0, NOW_MS), new BatchMetadata(5, 10L, 0, NOW_MS),
+                        new BatchMetadata(6, 12L, 0, NOW_MS));
+        assertThat(state.get(2000L).orElseThrow().window())
+                .as("a header with baseSequence 10 and lastOffsetDelta 2 is the batch 10..12")
+                .isEqualTo("[10..12]");
+        assertThat(state.get(2000L).orElseThrow().producerEpoch())
+                .as("with the epoch the header carries")
+                .isEqualTo((short) 4);
+    }
+
+    /** A batch header as it sits in a segment (batchLength and crc do not matter to the scan). */
+    static BatchHeader header(long baseOffset, int lastOffsetDelta, long pid, short epoch, int baseSequence) {
+        return new BatchHeader(baseOffset, 100, -1, BatchHeader.MAGIC, 0, (short) 0, lastOffsetDelta, NOW_MS,
+                NOW_MS, pid, epoch, baseSequence, lastOffsetDelta + 1);
     }
 
     @Test

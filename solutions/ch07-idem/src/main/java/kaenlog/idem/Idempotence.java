@@ -153,9 +153,22 @@ public final class Idempotence {
      */
     public static ProducerState rebuildProducerState(Log log) throws IOException {
         Objects.requireNonNull(log, "log");
-        // BEGIN-SOLUTION ch07 task 5: rebuild the windows from the active segment's headers (RebuildProducerStateTest)
+        // BEGIN-SOLUTION ch07 task 5: scan the active segment only (RebuildProducerStateTest)
+        return rebuildProducerState(log.activeSegment().headers());
+        // END-SOLUTION
+    }
+
+    /**
+     * Replays batch headers, oldest first, into a fresh producer state: each header with a producer
+     * id becomes a slot of that producer's window ({@link #metadataOf}), with the epoch it carries.
+     * Headers without a producer id (-1) are skipped. Pointed at a compacted segment it must recover
+     * the same windows as before compaction (chapter 6's seam: {@code CompactionSeamTest}).
+     */
+    public static ProducerState rebuildProducerState(List<BatchHeader> headers) {
+        Objects.requireNonNull(headers, "headers");
+        // BEGIN-SOLUTION ch07 task 5: replay batch headers into the windows (RebuildProducerStateTest)
         ProducerState state = new ProducerState();
-        for (BatchHeader header : log.activeSegment().headers()) {
+        for (BatchHeader header : headers) {
             if (!header.hasProducerId()) {
                 continue;
             }
