@@ -53,6 +53,15 @@ public final class LeaderEpochCache {
         entries.add(entry);
     }
 
+    /**
+     * Forgets every epoch that starts at or after {@code endOffset}: the log was truncated there, so
+     * those epochs no longer have a record here (Kafka's {@code truncateFromEnd}, called by
+     * {@code UnifiedLog.truncateTo}).
+     */
+    public void truncateFromEnd(long endOffset) {
+        entries.removeIf(entry -> entry.startOffset() >= endOffset);
+    }
+
     /** The entries in order: epochs and start offsets both increasing. */
     public List<EpochEntry> entries() {
         return List.copyOf(entries);

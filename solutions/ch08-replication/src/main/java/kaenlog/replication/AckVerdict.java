@@ -19,6 +19,15 @@ public enum AckVerdict {
     /** The high watermark covers the write, but the ISR shrank below the minimum after the append. */
     NOT_ENOUGH_REPLICAS_AFTER_APPEND;
 
+    /** The verdict's name as the course prints it: NotYet, Committed, NotEnoughReplicasAfterAppend. */
+    public String displayName() {
+        return switch (this) {
+            case NOT_YET -> "NotYet";
+            case COMMITTED -> "Committed";
+            case NOT_ENOUGH_REPLICAS_AFTER_APPEND -> "NotEnoughReplicasAfterAppend";
+        };
+    }
+
     /**
      * The verdict for a write whose records end just before {@code requiredOffset} (its last
      * offset + 1: the HW is exclusive, so {@code highWatermark >= requiredOffset} means every record

@@ -27,6 +27,12 @@ public record EpochEndOffset(int epoch, long endOffset) {
         }
     }
 
+    /** Prints as {@code (epoch, endOffset)}, so an answer prints as {@code Optional[(1, 6)]} or {@code Optional.empty}. */
+    @Override
+    public String toString() {
+        return "(" + epoch + ", " + endOffset + ")";
+    }
+
     /** The two int fields of an OffsetForLeaderEpoch partition response (LeaderEpoch, EndOffset). */
     public record Wire(int leaderEpoch, long endOffset) {
     }

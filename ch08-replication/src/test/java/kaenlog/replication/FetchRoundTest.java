@@ -1,0 +1,171 @@
+package kaenlog.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import kaenlog.batch.RecordBatch;
+import kaenlog.log.FetchIsolation;
+import kaenlog.produce.ProduceRequest;
+import kaenlog.testkit.Hex;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tasks 8 and 9: one fetch round over the link. The leader learns the follower's LEO from the
+ * request and answers with the HW; the follower appends the leader's bytes and takes the HW from the
+ * response. The HW therefore reaches the follower one round after the records.
+ */
+@Order(8)
+class FetchRoundTest {
+    private static final long NOW = 1_700_000_000_000L;
+
+    @TempDir
+    Path root;
+
+    /** Gate one of two (the demo's self-check is the other): plain integers, no stdout, no expected/. */
+    @Test
+    void hwLagsOneRoundTrip() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            assertThat(List.of(c.leader().leo(), c.leader().highWatermark()))
+                    .as("(leader LEO, leader HW) after one produce: the record is written, nobody else has it")
+                    .containsExactly(1L, 0L);
+
+            // round one: the follower HAS the record but does not know yet that it is committed
+            FetchRound first = c.fetchOnce(NOW);
+            assertThat(List.of(first.followerLeo(), first.followerHw()))
+                    .as("(follower LEO, follower HW) after round one: it holds the record (LEO 1) but the response "
+                            + "carried HW 0, computed from this request's fetch offset 0")
+                    .containsExactly(1L, 0L);
+            assertThat(first.recordsShipped()).as("round one ships the one record").isEqualTo(1);
+            assertThat(c.leader().highWatermark())
+                    .as("the leader's HW is still 0: the request said the follower's LEO was 0")
+                    .isZero();
+
+            // round two: the request carries LEO 1, so the leader moves the HW and sends it back
+            FetchRound second = c.fetchOnce(NOW);
+            assertThat(c.leader().highWatermark())
+                    .as("round two's request carries fetch offset 1: the leader learns the follower has the record")
+                    .isEqualTo(1);
+            assertThat(second.followerHw())
+                    .as("and the response carries HW 1 back: the follower learns the record is committed one round "
+                            + "after it received it")
+                    .isEqualTo(1);
+            assertThat(second.recordsShipped())
+                    .as("round two has no new record at all: only the HW number catches up")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void theFollowersHighWatermarkTrailsItsLeoByOneEveryRound() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            for (int r = 1; r <= 4; r++) {
+                c.produce(r, ProduceRequest.ACKS_LEADER, NOW);
+                FetchRound round = c.fetchOnce(NOW);
+                assertThat(List.of(round.leaderLeo(), round.leaderHw(), round.followerLeo(), round.followerHw(),
+                        round.responseHighWatermark()))
+                        .as("round %d: leader LEO %d HW %d, follower LEO %d HW %d, HW in response %d (the seed's "
+                                + "rounds table)", r, r, r - 1, r, r - 1, r - 1)
+                        .containsExactly((long) r, r - 1L, (long) r, r - 1L, r - 1L);
+            }
+        }
+    }
+
+    @Test
+    void theLeaderLearnsTheFollowersLeoFromTheRequestsFetchOffset() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            c.produce(1, ProduceRequest.ACKS_LEADER, NOW);
+            FetchRound round = c.fetchOnce(NOW + 7);
+
+            assertThat(round.fetchOffset()).as("an empty follower asks for offset 0").isZero();
+            assertThat(c.isr().followerLeos())
+                    .as("the leader recorded the request's fetch offset (0) as follower 2's LEO, not the 2 records "
+                            + "it is about to ship: it cannot know yet that they will arrive")
+                    .isEqualTo(Map.of(2, 0L));
+            assertThat(c.isr().lastCaughtUpMs(2))
+                    .as("and the request's time as when follower 2 was last heard from")
+                    .isEqualTo(NOW + 7);
+            assertThat(round.recordsShipped())
+                    .as("a follower reads to the log end: both records travel in one response")
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void theFollowerKeepsTheLeadersBytesOffsetsAndEpoch() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            for (int i = 0; i < 3; i++) {
+                c.produce(i, ProduceRequest.ACKS_LEADER, NOW + i);
+            }
+            c.fetchOnce(NOW);
+
+            ByteBuffer leaders = c.leader().partition().locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END));
+            ByteBuffer followers = c.follower().partition().locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END));
+            assertThat(followers)
+                    .as("the follower appends the leader's batches as they are, without assigning offsets: %s",
+                            Hex.firstDifference(bytes(leaders), bytes(followers), at -> "the follower's copy of the leader's batches"))
+                    .isEqualTo(leaders);
+            List<RecordBatch> batches = RecordBatch.decodeAll(followers);
+            assertThat(batches.stream().map(RecordBatch::baseOffset).toList())
+                    .as("offsets 0, 1, 2 as the leader assigned them").containsExactly(0L, 1L, 2L);
+            assertThat(batches.stream().map(b -> b.header().partitionLeaderEpoch()).toList())
+                    .as("every batch carries the leader epoch 0 the leader stamped on it")
+                    .containsExactly(0, 0, 0);
+            assertThat(c.follower().epochs().entries())
+                    .as("the follower learns from the batches it copies that epoch 0 starts at offset 0")
+                    .containsExactly(new LeaderEpochCache.EpochEntry(0, 0));
+        }
+    }
+
+    @Test
+    void aFollowersHighWatermarkNeverPassesItsOwnLogEnd() throws IOException {
+        try (Cluster c = Cluster.open(root, 1, NOW)) {
+            c.isr().shrinkIsr(NOW + IsrState.REPLICA_LAG_TIME_MAX_MS + 1);
+            int records = 1200;
+            for (int i = 0; i < records; i++) {
+                c.produce(i, ProduceRequest.ACKS_LEADER, NOW);
+            }
+            assertThat(c.leader().highWatermark())
+                    .as("min.insync.replicas 1 and the follower out of the ISR: the leader alone commits all %d",
+                            records)
+                    .isEqualTo(records);
+
+            FetchRound round = c.fetchOnce(NOW + IsrState.REPLICA_LAG_TIME_MAX_MS + 2);
+            assertThat(round.followerLeo())
+                    .as("one fetch carries at most %d bytes: the follower gets only part of the log",
+                            Cluster.FETCH_MAX_BYTES)
+                    .isLessThan(records);
+            assertThat(round.responseHighWatermark()).as("the response says HW %d", records).isEqualTo(records);
+            assertThat(round.followerHw())
+                    .as("but the follower caps it at its own LEO %d: it cannot have a HW above the records it holds",
+                            round.followerLeo())
+                    .isEqualTo(round.followerLeo());
+        }
+    }
+
+    @Test
+    void everyFrameSentIsReadWithinTheRound() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            c.fetchOnce(NOW);
+
+            assertThat(c.link().toLeader().pendingBytes())
+                    .as("the leader read the whole request frame off the link").isZero();
+            assertThat(c.link().toFollower().pendingBytes())
+                    .as("the follower read the whole response frame").isZero();
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] copy = new byte[buffer.remaining()];
+        buffer.duplicate().get(copy);
+        return copy;
+    }
+}

@@ -1,0 +1,117 @@
+package kaenlog.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import kaenlog.batch.Record;
+import kaenlog.batch.RecordBatch;
+import kaenlog.log.FetchIsolation;
+import kaenlog.produce.ProduceRequest;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 12: KIP-101 scenario 1. A follower that truncates to its own high watermark (one round
+ * late) loses a record for good; one that asks the leader where its epoch ends loses nothing.
+ */
+@Order(12)
+class Kip101Test {
+    private static final long NOW = 1_700_000_000_000L;
+
+    @TempDir
+    Path root;
+
+    /** Produce m1, fetch twice (the follower learns m1 is committed), produce m2, fetch once. */
+    private static Cluster scenarioOne(Path dir) throws IOException {
+        Cluster c = Cluster.open(dir, 2, NOW);
+        c.produce(1, ProduceRequest.ACKS_LEADER, NOW);
+        c.fetchOnce(NOW);
+        c.fetchOnce(NOW);
+        c.produce(2, ProduceRequest.ACKS_LEADER, NOW);
+        c.fetchOnce(NOW);
+        return c;
+    }
+
+    @Test
+    void scenarioOneStartsWithTheFollowerHoldingM2WithoutKnowingItIsCommitted() throws IOException {
+        try (Cluster c = scenarioOne(root)) {
+            assertThat(List.of(c.leader().leo(), c.leader().highWatermark()))
+                    .as("leader: LEO 2, HW 1").containsExactly(2L, 1L);
+            assertThat(List.of(c.follower().leo(), c.follower().highWatermark()))
+                    .as("follower: LEO 2 (it holds m2), its own HW 1 (it learns about m2 one round later)")
+                    .containsExactly(2L, 1L);
+        }
+    }
+
+    @Test
+    void truncatingToTheOwnHighWatermarkLosesARecordForGood() throws IOException {
+        try (Cluster c = scenarioOne(root)) {
+            assertThat(c.truncateFollowerToHighWatermark())
+                    .as("the follower restarts and truncates to its own HW 1: LEO down to 1, m2 gone from it")
+                    .isEqualTo(1);
+            c.failOver(1, NOW);
+            c.truncateFollowerToHighWatermark();
+
+            assertThat(List.of(c.leader().leo(), c.follower().leo()))
+                    .as("the leader dies, the follower leads at epoch 1 with LEO 1, and the old leader (HW 1) "
+                            + "truncates the same way: m2, which was on both replicas, is on neither")
+                    .containsExactly(1L, 1L);
+        }
+    }
+
+    @Test
+    void truncatingByLeaderEpochLosesNothing() throws IOException {
+        try (Cluster c = scenarioOne(root)) {
+            Optional<EpochEndOffset> answer = c.truncateFollowerByLeaderEpoch();
+
+            assertThat(answer)
+                    .as("the follower holds epoch 0 and asks where it ends: the leader (LEO 2) answers (0, 2)")
+                    .contains(new EpochEndOffset(0, 2));
+            assertThat(c.follower().leo())
+                    .as("the follower truncates to min(its LEO 2, 2) = 2, not to its HW 1: m2 stays")
+                    .isEqualTo(2);
+
+            c.failOver(1, NOW);
+            assertThat(c.truncateFollowerByLeaderEpoch())
+                    .as("after the failover the old leader asks the new one about epoch 0: it ends at 2, where epoch "
+                            + "1 starts")
+                    .contains(new EpochEndOffset(0, 2));
+            assertThat(List.of(c.leader().leo(), c.follower().leo()))
+                    .as("both keep m2: nothing is lost").containsExactly(2L, 2L);
+        }
+    }
+
+    @Test
+    void aRecordTheNewLeaderNeverHadIsCutAtTheEndOfItsEpoch() throws IOException {
+        try (Cluster c = scenarioOne(root)) {
+            c.truncateFollowerToHighWatermark();
+            c.failOver(1, NOW);
+            c.produce(3, ProduceRequest.ACKS_LEADER, NOW);
+
+            assertThat(c.truncateFollowerByLeaderEpoch())
+                    .as("the old leader holds m2 at offset 1 in epoch 0; the new leader says epoch 0 ended at 1")
+                    .contains(new EpochEndOffset(0, 1));
+            assertThat(c.follower().leo()).as("so it cuts m2 off: LEO 1").isEqualTo(1);
+            c.fetchOnce(NOW);
+            List<String> values = RecordBatch.decodeAll(c.follower().partition()
+                            .locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END))).stream()
+                    .flatMap(b -> b.records().stream()).map(r -> Record.show(r.value())).toList();
+            assertThat(values)
+                    .as("and then copies the new leader's m3 at offset 1: the two logs agree again")
+                    .containsExactly("m1", "m3");
+        }
+    }
+
+    @Test
+    void aFollowerWithNoEpochHasNothingToTruncate() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            assertThat(c.truncateFollowerByLeaderEpoch())
+                    .as("an empty follower holds no epoch: nothing to ask, nothing to cut").isEmpty();
+            assertThat(c.follower().leo()).as("still empty").isZero();
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package kaenlog.replication;
+
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import kaenlog.produce.ReplicaGate;
+
+/**
+ * Chapter 3's {@link ReplicaGate}, answered from the ISR: an acks=all write is done once the
+ * leader's high watermark has passed it, and the ISR still has {@code min.insync.replicas}
+ * members. It reads both live, so the same gate judges every pending write.
+ *
+ * <p>This is the <em>second</em> ISR check, after the append (Kafka's
+ * {@code Partition.checkEnoughReplicasReachOffset}). The first one, before the append, is
+ * {@link Cluster#produce}'s.
+ */
+public final class IsrGate implements ReplicaGate {
+    private final LongSupplier highWatermark;
+    private final IsrState isr;
+
+    /** @param highWatermark the leader's high watermark, read at each question */
+    public IsrGate(LongSupplier highWatermark, IsrState isr) {
+        this.highWatermark = Objects.requireNonNull(highWatermark, "highWatermark");
+        this.isr = Objects.requireNonNull(isr, "isr");
+    }
+
+    /**
+     * Where a write whose records end just before {@code requiredOffset} (its last offset + 1)
+     * stands now: NotYet, Committed, or NotEnoughReplicasAfterAppend.
+     */
+    public AckVerdict verdict(long requiredOffset) {
+        // BEGIN-SOLUTION ch08 task 11: judge a write with the live HW and ISR (IsrGateTest)
+        return AckVerdict.decide(requiredOffset, highWatermark.getAsLong(), isr.isr().size(), isr.minIsr());
+        // END-SOLUTION
+    }
+
+    /**
+     * Chapter 3's question: may the acks=all answer go out? Only for Committed. A boolean cannot
+     * say "written, but too few replicas" (NotEnoughReplicasAfterAppend): ask {@link #verdict} for that.
+     */
+    @Override
+    public boolean checkEnoughReplicasReached(long requiredOffset) {
+        // BEGIN-SOLUTION ch08 task 11: only a Committed write may be answered (IsrGateTest)
+        return verdict(requiredOffset) == AckVerdict.COMMITTED;
+        // END-SOLUTION
+    }
+}
