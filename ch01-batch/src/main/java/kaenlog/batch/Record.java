@@ -76,7 +76,7 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
     /** A length-prefixed byte field: -1 is null, anything else must fit in what remains. */
     private static byte[] readBytes(ByteBuffer body, int bodyStart, String field) {
         int at = bodyStart + body.position();
-        int length = Varint.readVarint(body, field + " length");
+        int length = Varint.readVarint(body, field);
         if (length == -1) {
             return null;
         }

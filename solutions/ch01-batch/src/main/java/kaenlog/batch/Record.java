@@ -101,17 +101,19 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         int offsetDelta = Varint.readVarint(body, name + ".offsetDelta");
         byte[] key = readBytes(body, bodyStart, name + ".key");
         byte[] value = readBytes(body, bodyStart, name + ".value");
+        int countAt = bodyStart + body.position();
         int headerCount = Varint.readVarint(body, name + ".headerCount");
         if (headerCount < 0 || headerCount > body.remaining() / 2) {
-            throw new CorruptBatchException(name + ".headerCount", bodyStart + body.position(),
+            throw new CorruptBatchException(name + ".headerCount", countAt,
                     "header count " + headerCount + " cannot fit in " + body.remaining() + " byte(s)");
         }
         List<RecordHeader> headers = new ArrayList<>(headerCount);
         for (int h = 0; h < headerCount; h++) {
             String field = name + ".header[" + h + "]";
+            int keyAt = bodyStart + body.position();
             byte[] headerKey = readBytes(body, bodyStart, field + ".key");
             if (headerKey == null) {
-                throw new CorruptBatchException(field + ".key", bodyStart + body.position(), "header key is null");
+                throw new CorruptBatchException(field + ".key", keyAt, "header key is null");
             }
             byte[] headerValue = readBytes(body, bodyStart, field + ".value");
             headers.add(new RecordHeader(new String(headerKey, StandardCharsets.UTF_8), headerValue));
@@ -140,7 +142,7 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
     /** A length-prefixed byte field: -1 is null, anything else must fit in what remains. */
     private static byte[] readBytes(ByteBuffer body, int bodyStart, String field) {
         int at = bodyStart + body.position();
-        int length = Varint.readVarint(body, field + " length");
+        int length = Varint.readVarint(body, field);
         if (length == -1) {
             return null;
         }

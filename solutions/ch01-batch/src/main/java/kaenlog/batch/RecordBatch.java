@@ -112,6 +112,9 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
     public static void assignBaseOffset(ByteBuffer batch, long baseOffset) {
         // BEGIN-SOLUTION ch01 task 7: assign offsets without touching the CRC (OffsetAssignmentTest)
         int lastOffsetDelta = batch.getInt(batch.position() + BatchHeader.LAST_OFFSET_DELTA_OFFSET);
+        if (lastOffsetDelta < 0) {
+            throw new IllegalArgumentException("lastOffsetDelta " + lastOffsetDelta + " is negative: not a valid batch");
+        }
         if (baseOffset < 0 || baseOffset > Long.MAX_VALUE - lastOffsetDelta) {
             throw new IllegalArgumentException("base offset " + baseOffset + " + lastOffsetDelta "
                     + lastOffsetDelta + " is not a valid offset");
