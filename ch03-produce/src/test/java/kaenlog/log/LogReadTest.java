@@ -1,0 +1,223 @@
+package kaenlog.log;
+
+import static kaenlog.log.LogFixtures.appendBatches;
+import static kaenlog.log.LogFixtures.baseOffsets;
+import static kaenlog.log.LogFixtures.decodeAll;
+import static kaenlog.log.LogFixtures.recordOffsets;
+import static kaenlog.log.LogFixtures.sizeOfBatch;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import kaenlog.batch.RecordBatch;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 4: reading. A read returns whole batches, starting with the one that holds the fetch
+ * offset, up to maxBytes but always at least one batch, and never a batch at or past its bound:
+ * the log end offset for a follower (it must copy everything), the high watermark for a consumer
+ * (it may only see committed records). Kafka: FetchIsolation.LOG_END / HIGH_WATERMARK. An offset
+ * below the log start or past the log end is an error, not an empty answer.
+ *
+ * <p>Every batch here has 3 records, so batches start at offsets 0, 3, 6, 9, ...
+ */
+@Order(4)
+class LogReadTest {
+    private static final int FOLLOWER = 2;
+    private static final int BIG = 1 << 20;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFollowerReadsToTheLogEndAndAConsumerStopsAtTheHighWatermark() throws IOException {
+        assertThat(FetchIsolation.of(FOLLOWER))
+                .as("replicaId 2 is a broker: a follower must copy everything the leader has, so it reads to the log end")
+                .isEqualTo(FetchIsolation.LOG_END);
+        assertThat(FetchIsolation.of(0))
+                .as("replicaId 0 is a broker id too (>= 0): LOG_END")
+                .isEqualTo(FetchIsolation.LOG_END);
+        assertThat(FetchIsolation.of(FetchIsolation.CONSUMER_REPLICA_ID))
+                .as("replicaId -1 is a consumer: it may only see committed records, so it stops at the high watermark")
+                .isEqualTo(FetchIsolation.HIGH_WATERMARK);
+
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 1, 3);
+            log.stopEagerHighWatermark();
+            appendBatches(log, 2, 3);
+            assertThat(log.highWatermark()).as("setup: HW 3, LEO 9").isEqualTo(3);
+
+            assertThat(baseOffsets(log.read(0, BIG, FetchIsolation.of(FOLLOWER))))
+                    .as("the follower gets all three batches, committed or not: that is how it catches up")
+                    .containsExactly(0L, 3L, 6L);
+            assertThat(baseOffsets(log.read(0, BIG, FetchIsolation.of(-1))))
+                    .as("the consumer gets only the batch below the high watermark 3")
+                    .containsExactly(0L);
+            assertThat(log.read(3, BIG, FetchIsolation.of(-1)).remaining())
+                    .as("a consumer at the high watermark gets nothing yet (offsets 3..8 exist but are not committed)")
+                    .isZero();
+            assertThat(baseOffsets(log.read(3, BIG, FetchIsolation.of(FOLLOWER))))
+                    .as("a follower at offset 3 gets the uncommitted batches")
+                    .containsExactly(3L, 6L);
+        }
+    }
+
+    @Test
+    void aReadStartsWithTheWholeBatchThatHoldsTheFetchOffsetEvenInItsMiddle() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 3, 3);
+
+            ByteBuffer fromFour = log.read(4, BIG, FetchIsolation.LOG_END);
+            assertThat(baseOffsets(fromFour))
+                    .as("offset 4 is inside the batch 3..5: the read starts with that whole batch (batches are never"
+                            + " split; the client skips offset 3 itself, as Kafka's consumer does)")
+                    .containsExactly(3L, 6L);
+            assertThat(recordOffsets(fromFour))
+                    .as("so offset 3 comes along with 4 and 5")
+                    .startsWith(3L, 4L, 5L);
+            assertThat(baseOffsets(log.read(5, BIG, FetchIsolation.LOG_END)))
+                    .as("offset 5, the last of that batch, still starts there")
+                    .containsExactly(3L, 6L);
+            assertThat(baseOffsets(log.read(6, BIG, FetchIsolation.LOG_END)))
+                    .as("offset 6 starts a batch: that batch first")
+                    .containsExactly(6L);
+        }
+    }
+
+    @Test
+    void aReadCrossesSegments() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults().withSegmentBytes(2 * sizeOfBatch(3)))) {
+            appendBatches(log, 5, 3);
+            assertThat(log.segments()).as("setup: segments at 0, 6, 12").hasSize(3);
+
+            assertThat(baseOffsets(log.read(0, BIG, FetchIsolation.LOG_END)))
+                    .as("a read from 0 continues from one segment into the next, in offset order")
+                    .containsExactly(0L, 3L, 6L, 9L, 12L);
+            assertThat(baseOffsets(log.read(7, BIG, FetchIsolation.LOG_END)))
+                    .as("offset 7 is in the second segment (base 6): the read starts there, in the batch 6..8")
+                    .containsExactly(6L, 9L, 12L);
+            assertThat(baseOffsets(log.read(12, BIG, FetchIsolation.LOG_END)))
+                    .as("offset 12 is the active segment's base offset")
+                    .containsExactly(12L);
+        }
+    }
+
+    @Test
+    void maxBytesLimitsTheReadToWholeBatchesButNeverToNone() throws IOException {
+        int size = sizeOfBatch(3);
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 4, 3);
+
+            ByteBuffer tiny = log.read(0, 1, FetchIsolation.LOG_END);
+            assertThat(baseOffsets(tiny))
+                    .as("maxBytes 1 is smaller than any batch; the reader still gets one whole batch, or a batch"
+                            + " larger than maxBytes would stall it forever (Kafka: at least one batch)")
+                    .containsExactly(0L);
+            assertThat(tiny.remaining()).as("exactly that batch's %d bytes, not a cut piece", size).isEqualTo(size);
+            assertThat(baseOffsets(log.read(0, 0, FetchIsolation.LOG_END)))
+                    .as("even maxBytes 0 gets one batch")
+                    .containsExactly(0L);
+            assertThat(baseOffsets(log.read(0, 2 * size, FetchIsolation.LOG_END)))
+                    .as("maxBytes of exactly two batches: two batches")
+                    .containsExactly(0L, 3L);
+            ByteBuffer almostThree = log.read(0, 3 * size - 1, FetchIsolation.LOG_END);
+            assertThat(almostThree.remaining())
+                    .as("one byte short of three batches: two whole batches (%d bytes), never 2 and a piece", 2 * size)
+                    .isEqualTo(2 * size);
+        }
+    }
+
+    @Test
+    void aReadNeverReturnsABatchThatReachesTheHighWatermarkToAConsumer() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            log.stopEagerHighWatermark();
+            appendBatches(log, 3, 3);
+            log.updateHighWatermark(4);
+
+            assertThat(baseOffsets(log.read(0, BIG, FetchIsolation.HIGH_WATERMARK)))
+                    .as("HW 4 falls inside the batch 3..5: its offset 5 is not committed, and a batch is never split,"
+                            + " so the consumer gets only the batch 0..2 (Kafka bounds the read at the start of the"
+                            + " batch that holds the HW)")
+                    .containsExactly(0L);
+            assertThat(log.read(3, BIG, FetchIsolation.HIGH_WATERMARK).remaining())
+                    .as("from offset 3 the consumer gets nothing until the whole batch is committed")
+                    .isZero();
+
+            log.updateHighWatermark(6);
+            assertThat(baseOffsets(log.read(3, BIG, FetchIsolation.HIGH_WATERMARK)))
+                    .as("at HW 6 the batch 3..5 is committed (5 < 6) and 6..8 is not")
+                    .containsExactly(3L);
+        }
+    }
+
+    @Test
+    void aFetchAtTheLogEndIsEmptyNotAnError() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThat(log.read(0, BIG, FetchIsolation.LOG_END).remaining())
+                    .as("offset 0 of an empty log is its log end: an empty answer, the reader waits for data")
+                    .isZero();
+            appendBatches(log, 2, 3);
+            assertThat(log.read(6, BIG, FetchIsolation.LOG_END).remaining())
+                    .as("a follower at the LEO (6) is caught up: nothing to send")
+                    .isZero();
+            assertThat(log.read(6, BIG, FetchIsolation.HIGH_WATERMARK).remaining())
+                    .as("a consumer at the HW = LEO (6): nothing to send either")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void aFetchBelowTheLogStartOrPastTheLogEndIsOutOfRange() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults().withSegmentBytes(2 * sizeOfBatch(3)))) {
+            assertThatThrownBy(() -> log.read(1, BIG, FetchIsolation.LOG_END))
+                    .as("offset 1 of an empty log (LEO 0) does not exist: OffsetOutOfRangeException, not an empty"
+                            + " answer (a client must learn its position is wrong)")
+                    .isInstanceOf(OffsetOutOfRangeException.class);
+
+            appendBatches(log, 5, 3);
+            log.deleteSegment(log.segments().get(0));
+            assertThat(log.logStartOffset()).as("setup: retention removed offsets 0..5").isEqualTo(6);
+
+            assertThatThrownBy(() -> log.read(5, BIG, FetchIsolation.LOG_END))
+                    .as("offset 5 is below the log start offset 6: it is gone, OffsetOutOfRangeException")
+                    .isInstanceOf(OffsetOutOfRangeException.class)
+                    .extracting(e -> ((OffsetOutOfRangeException) e).offset())
+                    .as("the exception names the offset that was asked for")
+                    .isEqualTo(5L);
+            assertThatThrownBy(() -> log.read(16, BIG, FetchIsolation.LOG_END))
+                    .as("offset 16 is past the log end offset 15: it does not exist yet, OffsetOutOfRangeException")
+                    .isInstanceOf(OffsetOutOfRangeException.class);
+            assertThatThrownBy(() -> log.read(-1, BIG, FetchIsolation.HIGH_WATERMARK))
+                    .as("a negative offset is out of range")
+                    .isInstanceOf(OffsetOutOfRangeException.class);
+            assertThat(baseOffsets(log.read(6, BIG, FetchIsolation.LOG_END)))
+                    .as("the log start offset itself is readable")
+                    .containsExactly(6L, 9L, 12L);
+        }
+    }
+
+    @Test
+    void everyOffsetIsFoundThroughTheSparseIndex() throws IOException {
+        int size = sizeOfBatch(3);
+        try (Log log = Log.open(dir, new LogConfig(12 * size, 2 * size))) {
+            List<AppendInfo> infos = appendBatches(log, 30, 3);
+            assertThat(log.segments()).as("setup: several segments").hasSizeGreaterThan(2);
+            assertThat(log.segments().get(0).indexEntries()).as("setup: with index entries").isNotEmpty();
+
+            for (AppendInfo info : infos) {
+                for (long offset = info.firstOffset(); offset <= info.lastOffset(); offset++) {
+                    List<RecordBatch> read = decodeAll(log.read(offset, 1, FetchIsolation.LOG_END));
+                    assertThat(read).extracting(RecordBatch::baseOffset)
+                            .as("offset %d: the index gives the nearest entry at or below it, a header scan finds the"
+                                    + " batch %d..%d that holds it", offset, info.firstOffset(), info.lastOffset())
+                            .containsExactly(info.firstOffset());
+                }
+            }
+        }
+    }
+}

