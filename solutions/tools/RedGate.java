@@ -79,7 +79,9 @@ public class RedGate {
                 String name = testcase.getAttribute("classname") + "." + testcase.getAttribute("name");
                 total++;
                 String why = failureText(testcase);
-                if (why == null) {
+                if (testcase.getElementsByTagName("skipped").getLength() > 0) {
+                    problems.add(chapter + ": " + name + " is skipped (@Disabled?): a test that never runs teaches nothing");
+                } else if (why == null) {
                     problems.add(chapter + ": " + name + " passes on the skeleton (a test that cannot fail?"
                             + " if it must, declare it @PassesOnSkeleton)");
                 } else if (!why.contains("TODO " + id)) {

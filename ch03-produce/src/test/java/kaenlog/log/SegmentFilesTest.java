@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -124,8 +123,6 @@ class SegmentFilesTest {
     }
 
     @Test
-    @Disabled("reference bug: Segment.parseBaseOffset accepts any Unicode digit (Character.isDigit + Long.parseLong),"
-            + " so a name fileName never writes reads back as a base offset")
     void onlyTheNamesFileNameWritesAreAccepted() {
         String arabicIndicOne = "\u0660".repeat(19) + "\u0661" + LOG;
         assertThat(Segment.parseBaseOffset(arabicIndicOne, LOG))

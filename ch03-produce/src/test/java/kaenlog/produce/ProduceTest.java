@@ -19,7 +19,6 @@ import kaenlog.log.FetchIsolation;
 import kaenlog.log.LogConfig;
 import kaenlog.log.LogFixtures;
 import kaenlog.testkit.Hex;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -256,8 +255,6 @@ class ProduceTest {
     }
 
     @Test
-    @Disabled("reference bug: Log.append (used by Partition.produce) appends only the first batch of the request's"
-            + " records and answers NONE; the bytes after it are neither validated nor written")
     void aProduceRequestIsOneWholeBatchOrItIsRefused() throws IOException {
         byte[] first = bytesOf(numbered(0, 2));
         byte[] second = bytesOf(numbered(1, 2));

@@ -13,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchHeader;
+import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.RecordBatch;
 
 /**
@@ -105,11 +106,16 @@ public final class Log implements Closeable {
      * Appends a producer's batch as the leader: validates it, assigns its offsets by rewriting
      * baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the leader epoch
      * when one is given (>= 0), rolls a new segment when the batch would not fit, and writes it.
-     * The producer never chooses offsets; whatever baseOffset it sent is overwritten.
+     * The producer never chooses offsets; whatever baseOffset it sent is overwritten. The buffer
+     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce).
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
         // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
         RecordBatch decoded = RecordBatch.decode(batch.duplicate());
+        if (decoded.header().sizeInBytes() != batch.remaining()) {
+            throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "a produce carries exactly one"
+                    + " batch, but " + (batch.remaining() - decoded.header().sizeInBytes()) + " byte(s) follow it");
+        }
         ByteBuffer owned = copyOf(batch, decoded.header().sizeInBytes());
         long firstOffset = logEndOffset();
         RecordBatch.assignBaseOffset(owned, firstOffset);

@@ -60,7 +60,8 @@ public final class Segment implements Closeable {
             return OptionalLong.empty();
         }
         String digits = fileName.substring(0, fileName.length() - suffix.length());
-        if (digits.length() != 20 || !digits.chars().allMatch(Character::isDigit)) {
+        // ASCII digits only: Character.isDigit and Long.parseLong also accept other scripts' digits.
+        if (digits.length() != 20 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
             return OptionalLong.empty();
         }
         try {

@@ -188,6 +188,9 @@ public final class Partition implements Closeable {
 
     /** Parked fetches whose deadline has come are answered with what there is (usually nothing). */
     private void expireParkedFetches(long nowMs, List<Completion<?>> done) throws IOException {
+        if (parkedFetches.isEmpty()) {
+            return;
+        }
         // BEGIN-SOLUTION ch03 task 8: expire parked fetches at their deadline (FetchParkingTest)
         for (Iterator<Parked> it = parkedFetches.iterator(); it.hasNext(); ) {
             Parked parked = it.next();
@@ -201,6 +204,9 @@ public final class Partition implements Closeable {
 
     /** Parked fetches that would now read something are answered with it. */
     private void answerParkedFetchesWithData(List<Completion<?>> done) throws IOException {
+        if (parkedFetches.isEmpty()) {
+            return;
+        }
         // BEGIN-SOLUTION ch03 task 8: a parked fetch completes when data arrives (FetchParkingTest)
         for (Iterator<Parked> it = parkedFetches.iterator(); it.hasNext(); ) {
             Parked parked = it.next();
