@@ -88,8 +88,8 @@ public final class ReplicaDemo implements Subcommand {
             out.printf(ROUND_ROW, r, "leader", cluster.leader().id(), round.leaderLeo(), round.leaderHw(), "-", "-");
             out.printf(ROUND_ROW, "", "follower", cluster.follower().id(), round.followerLeo(), round.followerHw(),
                     round.recordsShipped(), round.responseHighWatermark());
-            claims.check(round.followerHw() < round.followerLeo(), "round " + r + ": the follower's HW ("
-                    + round.followerHw() + ") lags its LEO (" + round.followerLeo() + ")");
+            claims.check(round.followerHw() < round.followerLeo(), "round " + r + ": the follower's HW lags its LEO"
+                    + " (HW " + round.followerHw() + ", LEO " + round.followerLeo() + ")");
             claims.check(round.leaderLeo() == r && round.leaderHw() == r - 1 && round.followerLeo() == r
                     && round.followerHw() == r - 1, "round " + r + ": leader and follower both at LEO " + r + ", HW "
                     + (r - 1));
