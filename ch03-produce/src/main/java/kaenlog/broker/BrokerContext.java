@@ -1,0 +1,28 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import kaenlog.produce.Partition;
+
+/** What a {@link RequestHandler} may use of the broker it runs in. */
+public interface BrokerContext {
+    /**
+     * The partition called {@code name} (a directory under the data directory), opened on first
+     * use; opening recovers its log. A name that is not {@code [A-Za-z0-9._-]+-[0-9]+} (topic,
+     * dash, partition number) is a {@link kaenlog.produce.MalformedMessageException}.
+     */
+    Partition partition(String name) throws IOException;
+
+    /**
+     * The broker's time. Chapter code reads no clock: the broker's ticker advances this virtual
+     * time, and parked fetches and acks=all produces compare their deadlines with it.
+     */
+    long nowMs();
+
+    /**
+     * Waits for a parked fetch or a pending acks=all produce to be answered. When the broker shuts
+     * down, the wait is cancelled (a {@link java.util.concurrent.CancellationException}) and the
+     * connection ends without an answer.
+     */
+    <T> T await(CompletableFuture<T> answer);
+}

@@ -1,0 +1,43 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.util.Optional;
+import kaenlog.produce.ApiKeys;
+import kaenlog.produce.FetchRequest;
+import kaenlog.produce.Frames;
+import kaenlog.produce.Partition;
+
+/**
+ * Chapter 3's fetch, for consumers (replicaId -1, up to the high watermark) and followers (their
+ * broker id, up to the log end). With nothing to return the fetch is parked: this connection's
+ * thread waits until data arrives or the broker's time passes the fetch's deadline.
+ */
+public final class FetchHandler implements RequestHandler {
+    /** Room left in a response frame for everything but the records. */
+    static final int RESPONSE_OVERHEAD_BYTES = 1024;
+
+    @Override
+    public short apiKey() {
+        return ApiKeys.FETCH;
+    }
+
+    @Override
+    public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
+        FetchRequest request = capped(FetchRequest.decode(body));
+        Partition partition = broker.partition(request.partition());
+        return Optional.of(broker.await(partition.fetch(request, broker.nowMs())).encode());
+    }
+
+    /**
+     * A client may ask for up to 2 GiB; the answer must still fit in one frame the client accepts
+     * (Kafka caps a fetch with fetch.max.bytes the same way).
+     */
+    static FetchRequest capped(FetchRequest request) {
+        int max = Frames.DEFAULT_MAX_FRAME_BYTES - RESPONSE_OVERHEAD_BYTES;
+        if (request.maxBytes() <= max) {
+            return request;
+        }
+        return new FetchRequest(request.replicaId(), request.partition(), request.fetchOffset(), max,
+                request.maxWaitMs());
+    }
+}

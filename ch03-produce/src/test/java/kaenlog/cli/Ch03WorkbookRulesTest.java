@@ -1,0 +1,16 @@
+package kaenlog.cli;
+
+import kaenlog.testkit.ClockBan;
+import kaenlog.testkit.PassesOnSkeleton;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+@Order(40)
+@PassesOnSkeleton("checks the workbook's own rules, not an exercise")
+class Ch03WorkbookRulesTest {
+    @Test
+    void chapterCodeReadsNoClockAndNoUnseededRandomness() {
+        // The broker's time is virtual: its ticker sleeps and adds, it never asks the system what time it is.
+        ClockBan.assertNoClockIn("kaenlog.log", "kaenlog.produce", "kaenlog.broker");
+    }
+}

@@ -1,0 +1,101 @@
+package kaenlog.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import kaenlog.testkit.PassesOnSkeleton;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Misuse of chapter 3's klog subcommands: one error line and the usage on stderr, exit status 2,
+ * never a stack trace; a broker that is not there: one error line, exit status 1.
+ */
+@Order(20)
+@PassesOnSkeleton("flag checks and connection errors happen before any exercise runs")
+class KlogCliTest {
+    private record Result(int status, String out, String err) {
+    }
+
+    private static Result klog(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Klog.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "serve",
+        "serve --port 9092",
+        "serve --dir d --port 65536",
+        "serve --dir d --port -1",
+        "serve --dir d --now-ms soon",
+        "serve --dir d --segment-bytes 10",
+        "serve --dir d extra",
+        "serve --dir d --verbose",
+        "produce --partition orders-0",
+        "produce --port 9092",
+        "produce --port 0 --partition orders-0",
+        "produce --port 9092 --partition orders-0 --acks 2",
+        "produce --port 9092 --partition orders-0 --acks",
+        "produce --port 9092 --partition orders-0 --batch 0",
+        "produce --port 9092 --partition ../x",
+        "produce --port 9092 --partition orders",
+        "consume --partition orders-0",
+        "consume --port 9092",
+        "consume --port 9092 --partition orders-0 --from -1",
+        "consume --port 9092 --partition orders-0 --max 0",
+        "consume --port 9092 --partition orders-0 --wait-ms x",
+        "consume --port 9092 --partition a/b-0",
+        "produce-demo --records 0",
+        "produce-demo --records 100",
+        "produce-demo --segment-bytes 99",
+        "produce-demo --now-ms -5",
+        "produce-demo --seed 1",
+        "produce-demo now",
+    })
+    void misuseIsOneErrorLineAndTheUsageWithExitStatus2(String command) {
+        Result r = klog(command.split(" "));
+
+        assertThat(r.status()).as("`klog %s` is a misuse: exit status 2 (stderr: %s)", command, r.err()).isEqualTo(2);
+        List<String> lines = r.err().lines().toList();
+        assertThat(lines).as("`klog %s`: one line saying what is wrong, then the usage", command).hasSize(2);
+        assertThat(lines.get(1)).as("the second line is the subcommand's usage").startsWith("usage: klog ");
+        assertThat(r.err()).as("no stack trace").doesNotContain("\tat ").doesNotContain("Exception");
+        assertThat(r.out()).as("nothing on stdout").isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"produce", "consume"})
+    void aBrokerThatIsNotThereIsOneErrorLineAndExitStatus1(String subcommand) throws IOException {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort(); // free now, and closed below: nobody listens there
+        }
+        // produce connects before it reads stdin, so it never touches System.in here
+        Result r = subcommand.equals("produce")
+                ? klog("produce", "--port", Integer.toString(port), "--partition", "orders-0")
+                : klog("consume", "--port", Integer.toString(port), "--partition", "orders-0", "--wait-ms", "0");
+
+        assertThat(r.status()).as("klog %s against a closed port fails with status 1 (stderr: %s)", subcommand, r.err())
+                .isEqualTo(1);
+        assertThat(r.err().lines().toList()).as("one line naming the address it could not reach").hasSize(1);
+        assertThat(r.err()).as("the line names the address").contains("cannot connect to 127.0.0.1:" + port);
+    }
+
+    @Test
+    void theChapterRegistersItsSubcommands() {
+        assertThat(Klog.subcommands()).extracting(Subcommand::name)
+                .as("chapter 3 adds serve, produce, consume and produce-demo through ServiceLoader")
+                .contains("serve", "produce", "consume", "produce-demo", "batch-demo", "dump");
+    }
+}

@@ -1,0 +1,38 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import kaenlog.produce.ApiKeys;
+import kaenlog.produce.ErrorCode;
+import kaenlog.produce.Partition;
+import kaenlog.produce.ProduceRequest;
+import kaenlog.produce.ProduceResponse;
+
+/**
+ * Chapter 3's produce: the partition's leader appends the batch and assigns its offsets; the answer
+ * comes when acks says so. acks=0 gets no answer at all, so a failed acks=0 produce closes the
+ * connection instead (as Kafka does): it is the only signal such a producer can notice.
+ */
+public final class ProduceHandler implements RequestHandler {
+    @Override
+    public short apiKey() {
+        return ApiKeys.PRODUCE;
+    }
+
+    @Override
+    public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
+        ProduceRequest request = ProduceRequest.decode(body);
+        Partition partition = broker.partition(request.partition());
+        CompletableFuture<ProduceResponse> answer = partition.produce(request, broker.nowMs());
+        if (request.acks() == ProduceRequest.ACKS_NONE) {
+            ProduceResponse response = answer.getNow(null);
+            if (response != null && response.error() != ErrorCode.NONE) {
+                throw new CloseConnectionException("an acks=0 produce to " + request.partition() + " failed with "
+                        + response.error() + ": closing the connection is the only way to tell the producer");
+            }
+            return Optional.empty();
+        }
+        return Optional.of(broker.await(answer).encode());
+    }
+}

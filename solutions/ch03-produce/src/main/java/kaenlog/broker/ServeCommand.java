@@ -1,0 +1,78 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import kaenlog.cli.Flags;
+import kaenlog.cli.Klog;
+import kaenlog.cli.Subcommand;
+import kaenlog.cli.UsageException;
+import kaenlog.log.LogConfig;
+
+/**
+ * {@code klog serve --dir D}: a real broker on a real port, until Ctrl-C. Prints one line,
+ * {@code listening on HOST:PORT} (with {@code --port 0} the port the system picked); the broker's
+ * log (why a connection was closed) goes to stderr.
+ */
+public final class ServeCommand implements Subcommand {
+    public static final int DEFAULT_PORT = 9092;
+
+    @Override
+    public String name() {
+        return "serve";
+    }
+
+    @Override
+    public String usage() {
+        return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
+                + " [--segment-bytes N]";
+    }
+
+    @Override
+    public String summary() {
+        return "chapter 3: run a broker on a TCP port until interrupted";
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
+        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes"), Set.of())
+                .noPositional();
+        if (!flags.has("dir")) {
+            throw new UsageException("--dir is required: the directory the partitions live in");
+        }
+        LogConfig logConfig = LogConfig.defaults().withSegmentBytes(
+                flags.intValue("segment-bytes", LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE));
+        BrokerConfig config = BrokerConfig.of(Path.of(flags.string("dir", "")))
+                .withHost(flags.string("host", BrokerConfig.DEFAULT_HOST))
+                .withPort(flags.intValue("port", DEFAULT_PORT, 0, 65535))
+                .withStartNowMs(flags.nowMs(0))
+                .withLogConfig(logConfig);
+        Broker broker;
+        try {
+            broker = Broker.start(config, err);
+        } catch (IOException e) {
+            err.println("klog serve: cannot start on " + config.host() + ":" + config.port() + " with --dir "
+                    + config.dataDir() + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return Klog.FAILED;
+        }
+        Thread shutdown = new Thread(broker::close, "klog-serve-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdown);
+        out.println("listening on " + broker.address());
+        out.flush();
+        try {
+            broker.awaitClosed();
+        } catch (InterruptedException stop) {
+            // an in-process caller (a test) stops serve by interrupting it
+        } finally {
+            broker.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdown);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is what closed the broker
+            }
+        }
+        return Klog.OK;
+    }
+}
