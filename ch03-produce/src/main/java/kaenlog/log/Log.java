@@ -139,8 +139,7 @@ public final class Log implements Closeable {
     /** Rolls if needed, writes, and moves the high watermark when it is eager. */
     private void write(ByteBuffer batch) throws IOException {
         if (batch.remaining() > config.segmentBytes()) {
-            throw new IllegalArgumentException("a batch of " + batch.remaining()
-                    + " bytes can never fit in a segment of segment.bytes " + config.segmentBytes());
+            throw new BatchTooLargeException(batch.remaining(), config.segmentBytes());
         }
         if (shouldRoll(activeSegment().size(), batch.remaining(), config.segmentBytes())) {
             roll();

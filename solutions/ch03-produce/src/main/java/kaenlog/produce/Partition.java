@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.log.AppendInfo;
+import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.OffsetOutOfRangeException;
@@ -110,7 +111,7 @@ public final class Partition implements Closeable {
                 appended = log.append(request.records());
             } catch (CorruptBatchException e) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, ErrorCode.CORRUPT_BATCH));
-            } catch (IllegalArgumentException tooLarge) {
+            } catch (BatchTooLargeException tooLarge) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, ErrorCode.BATCH_TOO_LARGE));
             }
             ProduceResponse response = new ProduceResponse(name, ErrorCode.NONE, appended.firstOffset(),
@@ -238,13 +239,20 @@ public final class Partition implements Closeable {
         }
     }
 
+    /** Closes the log; whoever still waits for a parked fetch or a pending produce is told so. */
     @Override
     public void close() throws IOException {
+        List<CompletableFuture<?>> waiting = new ArrayList<>();
         lock.lock();
         try {
+            parkedFetches.forEach(p -> waiting.add(p.answer()));
+            pendingProduces.forEach(p -> waiting.add(p.answer()));
+            parkedFetches.clear();
+            pendingProduces.clear();
             log.close();
         } finally {
             lock.unlock();
         }
+        waiting.forEach(f -> f.completeExceptionally(new IOException("partition " + name + " closed")));
     }
 }
