@@ -1,0 +1,191 @@
+package kaenlog.compaction;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.CompactedBatchBuilder;
+import kaenlog.batch.Record;
+import kaenlog.batch.RecordBatch;
+import kaenlog.log.Log;
+import kaenlog.log.Segment;
+import kaenlog.workbook.Todo;
+
+/**
+ * Compaction ({@code cleanup.policy=compact}): keeps the latest record of every key in the closed
+ * segments and <b>never moves an offset</b>. Kafka's {@code LogCleaner} runs {@code Cleaner} in
+ * two passes: build an {@link OffsetMap} (key -> latest offset) over the cleanable segments, then
+ * rewrite each segment keeping a record only if it is its key's latest, through
+ * {@code MemoryRecords.filterTo}. A rewritten batch keeps its base and last offset and its
+ * producer fields (chapter 1's {@link CompactedBatchBuilder}); offsets simply become sparse, and a
+ * consumer sees the gaps.
+ *
+ * <p>What kaen-log leaves out: Kafka remembers how far it cleaned (the "clean" and "dirty" parts
+ * of the log, {@code cleaner-offset-checkpoint}), waits until enough of the log is dirty
+ * ({@code min.cleanable.dirty.ratio}), and merges small segments into one cleaned segment
+ * ({@code groupSegmentsBySize}). kaen-log maps and rewrites every closed segment on every run,
+ * one segment at a time: slower, same result.
+ */
+public final class Cleaner {
+    /** One rewritten segment, before and after. */
+    public record SegmentCleaned(long baseOffset, int batchesBefore, int batchesAfter, int recordsBefore,
+                                 int recordsAfter, int bytesBefore, int bytesAfter) {
+    }
+
+    /** What one cleaning run did: the segments it rewrote and how many keys its map held. */
+    public record Result(List<SegmentCleaned> segments, int keys) {
+        public Result {
+            segments = List.copyOf(segments);
+        }
+    }
+
+    private final long deleteRetentionMs;
+    private final SegmentSwap swap;
+
+    /** A cleaner whose tombstones live {@code delete.retention.ms} after their first cleaning. */
+    public Cleaner(long deleteRetentionMs) {
+        this(deleteRetentionMs, SegmentSwap.Hook.NONE);
+    }
+
+    /** The same, with a hook into every segment swap (tests crash it there). */
+    public Cleaner(long deleteRetentionMs, SegmentSwap.Hook hook) {
+        if (deleteRetentionMs < 0) {
+            throw new IllegalArgumentException("delete.retention.ms must not be negative, not " + deleteRetentionMs);
+        }
+        this.deleteRetentionMs = deleteRetentionMs;
+        this.swap = new SegmentSwap(hook);
+    }
+
+    /**
+     * Cleans {@code log} at time {@code nowMs}. The cleanable segments are the ones retention may
+     * consider: closed and wholly below the high watermark (Kafka: below the "first uncleanable
+     * offset"); the active segment is never touched. The map is built over all of them first,
+     * then each is rewritten and swapped in.
+     */
+    public Result clean(Log log, long nowMs) throws IOException {
+        List<Segment> cleanable = Retention.candidates(log);
+        if (cleanable.isEmpty()) {
+            return new Result(List.of(), 0);
+        }
+        OffsetMap map = OffsetMap.of(batchesOf(cleanable));
+        Map<Long, Long> lastOffsets = lastOffsetsOfProducers(log);
+        long endOfRound = log.segments().get(cleanable.size()).baseOffset();
+        List<SegmentCleaned> cleaned = new ArrayList<>();
+        for (Segment segment : cleanable) {
+            cleaned.add(cleanSegment(log, segment, map, lastOffsets, endOfRound, nowMs));
+        }
+        return new Result(cleaned, map.size());
+    }
+
+    private SegmentCleaned cleanSegment(Log log, Segment segment, OffsetMap map, Map<Long, Long> lastOffsets,
+                                        long endOfRound, long nowMs) throws IOException {
+        List<ByteBuffer> kept = new ArrayList<>();
+        int batches = 0;
+        int records = 0;
+        int recordsKept = 0;
+        for (ByteBuffer bytes : rawBatches(segment)) {
+            RecordBatch batch = RecordBatch.decode(bytes.duplicate());
+            batches++;
+            records += batch.records().size();
+            BatchRetention retention = batchRetention(batch.header(), lastOffsets, endOfRound);
+            Optional<ByteBuffer> cleaned = cleanBatch(batch, bytes, map, retention, nowMs);
+            if (cleaned.isPresent()) {
+                kept.add(cleaned.get());
+                recordsKept += BatchHeader.readFrom(cleaned.get().duplicate()).recordCount();
+            }
+        }
+        int bytesBefore = segment.size();
+        Segment replacement = swap.replace(log, segment, kept);
+        return new SegmentCleaned(segment.baseOffset(), batches, kept.size(), records, recordsKept, bytesBefore,
+                replacement.size());
+    }
+
+    /**
+     * Kafka's {@code Cleaner.shouldRetainRecord}, for one record of a batch: a record past the
+     * map's latest offset was not mapped and stays; a record without a key is dropped (a compacted
+     * log has no use for it); otherwise it stays only if it is its key's latest
+     * ({@code record.offset() >= map.get(key)}), and, if it is a tombstone (null value), only
+     * while its batch has no delete horizon or {@code nowMs} is still before it.
+     */
+    public static boolean shouldRetainRecord(BatchHeader batch, Record record, OffsetMap map, long nowMs) {
+        throw new Todo("ch06 task 4: keep a key's latest record; a tombstone until its delete horizon (BatchCleaningTest)");
+    }
+
+    /**
+     * What to do with a batch that ends up with no record, Kafka's {@code checkBatchRetention}:
+     * keep it as an empty header ({@link BatchRetention#RETAIN_EMPTY}) when it holds its
+     * producer's last data offset, because "it also contains the last sequence number for this
+     * producer" (chapter 7 rebuilds its window from it), or when it is the last batch of the
+     * cleaning round ({@code batch.nextOffset() == upperBoundOffsetOfCleaningRound}, KAFKA-17076:
+     * the log keeps the offset where it ends); otherwise drop it ({@link BatchRetention#DELETE_EMPTY}).
+     * Kafka forgets an expired producer ({@code producer.id.expiration.ms}); kaen-log keeps every
+     * producer it finds in the log.
+     */
+    public static BatchRetention batchRetention(BatchHeader batch, Map<Long, Long> lastOffsetOfProducers,
+                                                long endOfRound) {
+        Long lastOfProducer = lastOffsetOfProducers.get(batch.producerId());
+        if (batch.hasProducerId() && lastOfProducer != null && lastOfProducer == batch.lastOffset()) {
+            return BatchRetention.RETAIN_EMPTY;
+        }
+        if (batch.nextOffset() == endOfRound) {
+            return BatchRetention.RETAIN_EMPTY;
+        }
+        return BatchRetention.DELETE_EMPTY;
+    }
+
+    /**
+     * Kafka's {@code MemoryRecords.filterTo} for one batch, whose bytes are {@code original}:
+     * <ul>
+     * <li>no record kept: an empty 61-byte header if {@code retention} is RETAIN_EMPTY
+     *     (Kafka's {@code writeEmptyHeader}), nothing otherwise;</li>
+     * <li>every record kept and no horizon to stamp: the original bytes, untouched;</li>
+     * <li>otherwise the kept records rebuilt with chapter 1's preserving builder, which keeps the
+     *     base and last offset, producer id, epoch and base sequence; and if the batch keeps a
+     *     tombstone and has no horizon yet, or had one, stamped with it ({@link DeleteHorizon}).</li>
+     * </ul>
+     */
+    public Optional<ByteBuffer> cleanBatch(RecordBatch batch, ByteBuffer original, OffsetMap map,
+                                           BatchRetention retention, long nowMs) {
+        throw new Todo("ch06 task 4: rewrite a batch with the preserving builder; the empty batch rule (BatchCleaningTest)");
+    }
+
+    /**
+     * Producer id -> the last offset of its last data batch anywhere in the log, the active
+     * segment included (Kafka's {@code lastRecordsOfActiveProducers}).
+     */
+    public static Map<Long, Long> lastOffsetsOfProducers(Log log) throws IOException {
+        Map<Long, Long> last = new HashMap<>();
+        for (Segment segment : log.segments()) {
+            for (BatchHeader header : segment.headers()) {
+                if (header.hasProducerId() && !header.isControl()) {
+                    last.put(header.producerId(), header.lastOffset());
+                }
+            }
+        }
+        return last;
+    }
+
+    private static List<RecordBatch> batchesOf(List<Segment> segments) throws IOException {
+        List<RecordBatch> batches = new ArrayList<>();
+        for (Segment segment : segments) {
+            batches.addAll(segment.batches());
+        }
+        return batches;
+    }
+
+    /** The raw bytes of every batch of a segment, oldest first. */
+    static List<ByteBuffer> rawBatches(Segment segment) throws IOException {
+        List<ByteBuffer> batches = new ArrayList<>();
+        for (long position = 0; position < segment.size(); ) {
+            ByteBuffer bytes = segment.batchAt(position);
+            batches.add(bytes);
+            position += bytes.remaining();
+        }
+        return batches;
+    }
+}

@@ -1,0 +1,183 @@
+package kaenlog.compaction;
+
+import static kaenlog.compaction.LogFixture.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import kaenlog.batch.BatchHeader;
+import kaenlog.log.Log;
+import kaenlog.log.LogConfig;
+import kaenlog.log.OffsetIndex;
+import kaenlog.log.Segment;
+import kaenlog.testkit.Hex;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Task 5: the crash-safe swap. The cleaned segment is written beside the old one
+ * ({@code X.log.cleaned}), committed by a rename ({@code X.log.swap}), and only then put in the old
+ * one's place; chapter 3's {@code Log.open} deletes an uncommitted {@code .cleaned} file and
+ * finishes a committed {@code .swap}. A crash at any step, simulated by throwing from the swap's
+ * hook, must leave the old segment or the new one, whole.
+ */
+@Order(5)
+class CrashSafeSwapTest {
+    @TempDir
+    Path dir;
+
+    /** The process "dies" at a step: nothing after it runs. */
+    static final class SimulatedCrash extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        SimulatedCrash(SegmentSwap.Step step) {
+            super("simulated crash after " + step);
+        }
+    }
+
+    /** Segment 0 holds three one-record batches for key k (offsets 0, 1, 2), indexed at every batch; segment 3 is active. */
+    private Log openLog() throws IOException {
+        return Log.open(dir, LogConfig.defaults().withIndexIntervalBytes(0));
+    }
+
+    private Log writeLog() throws IOException {
+        Log log = openLog();
+        for (int i = 0; i < 3; i++) {
+            LogFixture.put(log, T0 + i, "k", "v" + i);
+        }
+        log.roll();
+        LogFixture.put(log, T0 + 3, "other", "x");
+        return log;
+    }
+
+    /** What compaction would keep of segment 0: its last batch, untouched. */
+    private static List<ByteBuffer> cleanedVersionOf(Segment segment) throws IOException {
+        List<ByteBuffer> batches = Cleaner.rawBatches(segment);
+        return List.of(batches.get(batches.size() - 1));
+    }
+
+    private Path segmentZero() {
+        return dir.resolve(Segment.fileName(0, Segment.LOG_SUFFIX));
+    }
+
+    @Test
+    void theSwapPutsTheCleanedBatchesInTheSegmentsPlace() throws IOException {
+        try (Log log = writeLog()) {
+            List<ByteBuffer> cleaned = cleanedVersionOf(log.segments().get(0));
+            Segment replacement = new SegmentSwap(SegmentSwap.Hook.NONE).replace(log, log.segments().get(0), cleaned);
+
+            byte[] expected = LogFixture.concat(cleaned);
+            byte[] actual = Files.readAllBytes(segmentZero());
+            assertThat(actual).as("the segment file now holds exactly the cleaned batches%n%s",
+                    Hex.firstDifference(expected, actual, i -> "byte " + i)).isEqualTo(expected);
+            assertThat(log.segments().get(0)).as("the log serves the returned replacement segment").isSameAs(replacement);
+            assertThat(replacement.baseOffset()).as("under the same base offset: a segment's name never changes")
+                    .isZero();
+            assertThat(LogFixture.show(log)).as("the log reads offsets 2 and 3 now, each where it was written")
+                    .containsExactly("2:k=v2", "3:other=x");
+            assertThat(log.logEndOffset()).as("the log end offset does not move").isEqualTo(4L);
+        }
+    }
+
+    @Test
+    void theHookSeesEveryStepInOrder() throws IOException {
+        List<SegmentSwap.Step> seen = new ArrayList<>();
+        try (Log log = writeLog()) {
+            new SegmentSwap(seen::add).replace(log, log.segments().get(0), cleanedVersionOf(log.segments().get(0)));
+        }
+        assertThat(seen)
+                .as("half written, fully written and forced, renamed to .swap (the commit point), old index deleted,"
+                        + " replaced: the order that makes every crash recoverable")
+                .containsExactly(SegmentSwap.Step.values());
+    }
+
+    @Test
+    void aSwapLeavesNoCleanedOrSwapFileAndAFreshIndex() throws IOException {
+        try (Log log = writeLog()) {
+            new SegmentSwap(SegmentSwap.Hook.NONE).replace(log, log.segments().get(0),
+                    cleanedVersionOf(log.segments().get(0)));
+            assertThat(LogFixture.files(dir))
+                    .as("only the segments' .log and .index files remain: the .cleaned file became the .swap file,"
+                            + " which became the .log file")
+                    .containsExactly("00000000000000000000.index", "00000000000000000000.log",
+                            "00000000000000000003.index", "00000000000000000003.log");
+            assertIndexPointsAtBatchStarts(log.segments().get(0));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SegmentSwap.Step.class)
+    void aCrashAtAnyStepLeavesTheOldOrTheNewSegmentWhole(SegmentSwap.Step crashAt) throws IOException {
+        Log log = writeLog();
+        byte[] oldBytes;
+        byte[] newBytes;
+        try {
+            log.flush();
+            oldBytes = Files.readAllBytes(segmentZero());
+            List<ByteBuffer> cleaned = cleanedVersionOf(log.segments().get(0));
+            newBytes = LogFixture.concat(cleaned);
+            SegmentSwap swap = new SegmentSwap(step -> {
+                if (step == crashAt) {
+                    throw new SimulatedCrash(step);
+                }
+            });
+            try {
+                swap.replace(log, log.segments().get(0), cleaned);
+            } catch (SimulatedCrash crash) {
+                // the process died here: only the files on disk are left
+            }
+        } finally {
+            log.close();
+        }
+
+        boolean committed = crashAt.compareTo(SegmentSwap.Step.SWAP_RENAMED) >= 0;
+        try (Log reopened = openLog()) {
+            byte[] bytes = Files.readAllBytes(segmentZero());
+            byte[] expected = committed ? newBytes : oldBytes;
+            assertThat(bytes)
+                    .as("crash after %s: Log.open must find the %s segment, whole: before the rename to .swap the"
+                            + " swap never happened, from the rename on it must be finished%n%s", crashAt,
+                            committed ? "new" : "old", Hex.firstDifference(expected, bytes, i -> "byte " + i))
+                    .isEqualTo(expected);
+            assertThat(LogFixture.show(reopened))
+                    .as("crash after %s: no record lost, none duplicated, none moved", crashAt)
+                    .containsExactlyElementsOf(committed ? List.of("2:k=v2", "3:other=x")
+                            : List.of("0:k=v0", "1:k=v1", "2:k=v2", "3:other=x"));
+            assertThat(LogFixture.files(dir))
+                    .as("crash after %s: Log.open leaves no .cleaned or .swap file behind", crashAt)
+                    .containsExactly("00000000000000000000.index", "00000000000000000000.log",
+                            "00000000000000000003.index", "00000000000000000003.log");
+            assertIndexPointsAtBatchStarts(reopened.segments().get(0));
+            assertThat(reopened.logEndOffset()).as("crash after %s: the log end offset is still 4", crashAt)
+                    .isEqualTo(4L);
+        }
+    }
+
+    /**
+     * Every index entry must name a batch's last offset and the position where that batch starts:
+     * an old index next to a new log file would point into the middle of batches.
+     */
+    private static void assertIndexPointsAtBatchStarts(Segment segment) throws IOException {
+        Map<Integer, Long> lastOffsetAt = new HashMap<>();
+        int position = 0;
+        for (BatchHeader h : segment.headers()) {
+            lastOffsetAt.put(position, h.lastOffset());
+            position += h.sizeInBytes();
+        }
+        for (OffsetIndex.Entry entry : segment.indexEntries()) {
+            assertThat(lastOffsetAt.get(entry.position()))
+                    .as("index entry %s must point at the start of the batch whose last offset it names; batches"
+                            + " start at %s", entry, lastOffsetAt)
+                    .isEqualTo(entry.offset());
+        }
+    }
+}

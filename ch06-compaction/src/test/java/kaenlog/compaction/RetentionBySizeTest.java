@@ -1,0 +1,124 @@
+package kaenlog.compaction;
+
+import static kaenlog.compaction.LogFixture.HOUR;
+import static kaenlog.compaction.LogFixture.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import kaenlog.log.Log;
+import kaenlog.log.Segment;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 2: retention by size. {@code retention.bytes} deletes the oldest closed segments while the
+ * log, without them, stays at or above the limit (Kafka's {@code deleteRetentionSizeBreachedSegments}:
+ * "diff - segment.size() >= 0"). The size counts the active segment too, but the active segment
+ * is never deleted.
+ */
+@Order(2)
+class RetentionBySizeTest {
+    @TempDir
+    Path dir;
+
+    /** {@code closed} closed segments and an active one, each holding one identical batch (same size). */
+    private Log logOfEqualSegments(int closed) throws IOException {
+        Log log = LogFixture.open(dir);
+        for (int i = 0; i < closed; i++) {
+            LogFixture.put(log, T0, "sensor", "21.5");
+            log.roll();
+        }
+        LogFixture.put(log, T0, "sensor", "21.5");
+        return log;
+    }
+
+    private static long segmentSize(Log log) {
+        return log.activeSegment().size();
+    }
+
+    @Test
+    void minusOneMeansNoSizeLimit() throws IOException {
+        try (Log log = logOfEqualSegments(4)) {
+            assertThat(Retention.deletableBySize(log, RetentionConfig.NO_LIMIT))
+                    .as("retention.bytes -1 (Kafka's default) sets no size limit: nothing is deletable").isEmpty();
+        }
+    }
+
+    @Test
+    void aLogSmallerThanTheLimitKeepsEverySegment() throws IOException {
+        try (Log log = logOfEqualSegments(4)) {
+            long size = Retention.sizeInBytes(log);
+            assertThat(Retention.deletableBySize(log, size + 1))
+                    .as("a log of %d bytes is below retention.bytes %d: nothing goes", size, size + 1).isEmpty();
+        }
+    }
+
+    @Test
+    void theOldestSegmentsGoWhileTheLogStaysAtOrAboveTheLimit() throws IOException {
+        try (Log log = logOfEqualSegments(5)) {
+            long s = segmentSize(log);
+            long limit = Retention.sizeInBytes(log) - 2 * s;
+            Retention.Result result = Retention.apply(log, RetentionConfig.bySize(limit), T0);
+
+            assertThat(result.deleted()).extracting(Retention.Deletion::baseOffset)
+                    .as("six segments of %d bytes and retention.bytes = size - 2 segments: the two oldest go,"
+                            + " oldest first", s)
+                    .containsExactly(0L, 1L);
+            assertThat(Retention.sizeInBytes(log))
+                    .as("the log ends exactly at the limit: 'at or above' is allowed (diff - size >= 0)")
+                    .isEqualTo(limit);
+            assertThat(log.logStartOffset()).as("the log start offset moves to 2").isEqualTo(2L);
+            assertThat(result.deleted()).extracting(Retention.Deletion::reason)
+                    .as("each deletion names its rule").containsOnly("retention.bytes");
+        }
+    }
+
+    @Test
+    void aSegmentWhoseDeletionWouldTakeTheLogBelowTheLimitStays() throws IOException {
+        try (Log log = logOfEqualSegments(5)) {
+            long s = segmentSize(log);
+            long limit = Retention.sizeInBytes(log) - 2 * s + 1;
+            assertThat(Retention.deletableBySize(log, limit)).extracting(Segment::baseOffset)
+                    .as("the log is 2 segments minus 1 byte over the limit: deleting a second segment would take it"
+                            + " 1 byte below retention.bytes, so only the oldest goes")
+                    .containsExactly(0L);
+        }
+    }
+
+    @Test
+    void theActiveSegmentCountsTowardsTheSizeButIsNeverDeleted() throws IOException {
+        try (Log log = logOfEqualSegments(3)) {
+            Retention.apply(log, RetentionConfig.bySize(1), T0);
+            assertThat(log.segments()).extracting(Segment::baseOffset)
+                    .as("retention.bytes 1: every closed segment goes, the active one (base 3) stays")
+                    .containsExactly(3L);
+            assertThat(Retention.sizeInBytes(log))
+                    .as("so a log can stay above retention.bytes: the limit is met segment by segment, never by"
+                            + " cutting into the segment the log appends to")
+                    .isGreaterThan(1L);
+        }
+    }
+
+    @Test
+    void sizeRunsBeforeTimeAndBothMoveTheSameLogStartOffset() throws IOException {
+        try (Log log = LogFixture.open(dir)) {
+            for (int age = 6; age >= 1; age--) {
+                LogFixture.put(log, T0 - age * HOUR, "sensor", "21.5");
+                log.roll();
+            }
+            LogFixture.put(log, T0, "sensor", "21.5");
+            long s = segmentSize(log);
+            long limit = Retention.sizeInBytes(log) - s;
+            Retention.Result result = Retention.apply(log, new RetentionConfig(4 * HOUR, limit), T0);
+
+            assertThat(result.deleted()).extracting(d -> d.baseOffset() + " by " + d.reason())
+                    .as("Kafka's order is retention.bytes, then retention.ms: the size rule takes segment 0 (the log"
+                            + " is one segment over the limit), then the time rule takes segment 1 (newest record 5 h"
+                            + " old) and stops at segment 2 (exactly 4 h old is not older than 4 h)")
+                    .containsExactly("0 by retention.bytes", "1 by retention.ms");
+            assertThat(log.logStartOffset()).as("the log start offset ends at 2").isEqualTo(2L);
+        }
+    }
+}
