@@ -239,8 +239,9 @@ public final class Log implements Closeable {
             throw new IllegalArgumentException(swapFile + " is not the swap file of " + old.logFile());
         }
         old.close();
-        Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        // The old index first: a crash after the move must not pair the new log with the old index.
         Files.deleteIfExists(old.indexFile());
+        Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         Segment replacement = Segment.open(dir, old.baseOffset(), config.indexIntervalBytes(), false);
         segments.put(old.baseOffset(), replacement);
         return replacement;

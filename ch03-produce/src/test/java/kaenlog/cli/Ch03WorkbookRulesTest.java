@@ -1,6 +1,7 @@
 package kaenlog.cli;
 
 import kaenlog.testkit.ClockBan;
+import kaenlog.testkit.Guide;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -12,5 +13,10 @@ class Ch03WorkbookRulesTest {
     void chapterCodeReadsNoClockAndNoUnseededRandomness() {
         // The broker's time is virtual: its ticker sleeps and adds, it never asks the system what time it is.
         ClockBan.assertNoClockIn("kaenlog.log", "kaenlog.produce", "kaenlog.broker");
+    }
+
+    @Test
+    void everyBlockOfTheGuideIsAVerbatimExcerptOfItsNamedFile() throws Exception {
+        Guide.assertExcerptsMatch("ch03-produce/README.md");
     }
 }
