@@ -10,11 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchCrc;
 import kaenlog.batch.BatchHeader;
@@ -22,6 +20,7 @@ import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.cli.Claims;
 import kaenlog.cli.Flags;
+import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.log.FetchIsolation;
@@ -62,9 +61,7 @@ public final class ProduceDemo implements Subcommand {
         int records = flags.intValue("records", 15, 1, 99);
         int segmentBytes = flags.intValue("segment-bytes", 512, 100, 1 << 20);
         Claims claims = new Claims();
-        Path tmp = null;
-        try {
-            tmp = Files.createTempDirectory("klog-produce-demo-");
+        try (ScratchDir tmp = ScratchDir.create("klog-produce-demo-")) {
             out.println("kaen-log chapter 3: storage, the produce path and the fetch path");
             out.println();
             rollingSegments(tmp.resolve("rolling-0"), records, segmentBytes, nowMs, out, claims);
@@ -74,8 +71,6 @@ public final class ProduceDemo implements Subcommand {
             tornTail(tmp.resolve("torn-0"), nowMs, out, claims);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            deleteTree(tmp);
         }
         out.println();
         out.println("self-checks: " + claims.held() + " held");
@@ -404,18 +399,5 @@ public final class ProduceDemo implements Subcommand {
 
     private static String yes(boolean b) {
         return b ? "yes" : "no";
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

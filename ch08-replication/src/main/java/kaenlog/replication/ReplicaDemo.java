@@ -6,13 +6,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 import kaenlog.cli.Claims;
 import kaenlog.cli.Flags;
+import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.produce.ErrorCode;
@@ -52,9 +51,8 @@ public final class ReplicaDemo implements Subcommand {
         int minIsr = flags.intValue("min-isr", 2, 1, 2);
         long nowMs = flags.nowMs(1_700_000_000_000L);
         Claims claims = new Claims();
-        Path root = null;
-        try {
-            root = Files.createTempDirectory("klog-replica-demo");
+        try (ScratchDir scratch = ScratchDir.create("klog-replica-demo")) {
+            Path root = scratch.path();
             try (Cluster cluster = Cluster.open(root.resolve("main"), minIsr, nowMs)) {
                 showRounds(cluster, rounds, nowMs, out, claims);
                 showIsrShrink(cluster, nowMs, out, claims);
@@ -68,8 +66,6 @@ public final class ReplicaDemo implements Subcommand {
             showDrawnNotBuilt(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            deleteQuietly(root);
         }
         out.println();
         out.println("self-checks: " + claims.held() + " held");
@@ -336,18 +332,5 @@ public final class ReplicaDemo implements Subcommand {
         out.println("   is built and tested · the leader switch A→B→A is a drawing");
         out.println("3. KRaft and ELR · drawn only · KRaft is Raft");
         out.println("   for metadata only; partition data still runs on the ISR");
-    }
-
-    private static void deleteQuietly(Path root) {
-        if (root == null) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not delete the demo's temporary directory", e);
-        }
     }
 }

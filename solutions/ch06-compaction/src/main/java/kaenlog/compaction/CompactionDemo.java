@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +24,7 @@ import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.cli.Claims;
 import kaenlog.cli.Flags;
+import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.groups.CommittedOffset;
@@ -72,9 +72,7 @@ public final class CompactionDemo implements Subcommand {
         int rounds = flags.intValue("rounds", 4, 1, 9);
         long deleteRetentionMs = flags.longValue("delete-retention-ms", DAY, 0, 365 * DAY);
         Claims claims = new Claims();
-        Path root = null;
-        try {
-            root = Files.createTempDirectory("kaenlog-ch06-");
+        try (ScratchDir root = ScratchDir.create("kaenlog-ch06-")) {
             out.println("kaen-log chapter 6: forgetting, without moving an offset");
             out.println();
             offsetsLog(root.resolve("offsets"), rounds, nowMs, deleteRetentionMs, out, claims);
@@ -83,8 +81,6 @@ public final class CompactionDemo implements Subcommand {
             crashes(root.resolve("crash"), nowMs, out, claims);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            deleteTree(root);
         }
         out.println("self-checks: " + claims.held() + " held");
         return 0;
@@ -510,18 +506,5 @@ public final class CompactionDemo implements Subcommand {
 
     private static String yes(boolean b) {
         return b ? "yes" : "no";
-    }
-
-    private static void deleteTree(Path root) {
-        if (root == null) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not delete the demo's temporary directory", e);
-        }
     }
 }
