@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import kaenlog.batch.BatchHeader;
 import kaenlog.cli.Flags;
+import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.log.Log;
@@ -84,15 +85,11 @@ public final class IdemReplay implements Subcommand {
         }
         String source = files.isEmpty() ? "-" : files.get(0);
         List<Step> steps = parse(read(source, stdin));
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("klog-replay-");
+        try (ScratchDir dir = ScratchDir.create("kaenlog-ch07-replay-")) {
             replay(steps, dir.resolve("replay-0"), LogConfig.defaults().withSegmentBytes(segmentBytes), nowMs, out);
             return 0;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            IdemDemo.deleteTree(dir);
         }
     }
 

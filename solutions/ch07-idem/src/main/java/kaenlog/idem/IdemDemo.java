@@ -3,17 +3,15 @@ package kaenlog.idem;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.cli.Claims;
 import kaenlog.cli.Flags;
+import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.log.Log;
@@ -96,18 +94,14 @@ public final class IdemDemo implements Subcommand {
         SeqRange seq = SeqRange.parse(flags.string("seq", "7..9"));
         boolean resend = flags.has("resend");
         long nowMs = flags.nowMs(DEFAULT_NOW_MS);
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("klog-idem-");
+        try (ScratchDir dir = ScratchDir.create("kaenlog-ch07-")) {
             Claims claims = new Claims();
-            new Run(out, claims, dir, pid, seq, resend, nowMs).all();
+            new Run(out, claims, dir.path(), pid, seq, resend, nowMs).all();
             out.println();
             out.println("self-checks: " + claims.held() + " held");
             return 0;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } finally {
-            deleteTree(dir);
         }
     }
 
@@ -445,18 +439,5 @@ public final class IdemDemo implements Subcommand {
             }
         }
         return true;
-    }
-
-    static void deleteTree(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not delete the demo's temporary directory", e);
-        }
     }
 }

@@ -1,0 +1,88 @@
+package kaenlog.idem;
+
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.WeakHashMap;
+import kaenlog.batch.CorruptBatchException;
+import kaenlog.broker.BrokerContext;
+import kaenlog.broker.CloseConnectionException;
+import kaenlog.broker.RequestHandler;
+import kaenlog.log.BatchTooLargeException;
+import kaenlog.log.Log;
+import kaenlog.produce.ApiKeys;
+import kaenlog.produce.ErrorCode;
+import kaenlog.produce.Partition;
+import kaenlog.produce.ProduceRequest;
+import kaenlog.produce.ProduceResponse;
+
+/**
+ * Chapter 7's produce, replacing chapter 3's by priority: every batch goes through
+ * {@link Idempotence#appendIdempotent}, under the partition's lock, so the verdict and the write are
+ * one step. APPEND and DUPLICATE are both answered with error NONE and the batch's offsets (for a
+ * duplicate, the first write's); OUT_OF_ORDER_SEQUENCE_NUMBER is an error and nothing is written.
+ * A batch without a producer id is appended as chapter 3 would.
+ *
+ * <p>Each partition's producer state lives here, in memory, rebuilt from the active segment the
+ * first time a produce reaches the partition after the broker (re)opened it.
+ *
+ * <p>Not like chapter 3: acks=all is answered as soon as the high watermark has passed the batch,
+ * which with one replica is at once; chapter 3's {@code Partition} does not let another append path
+ * wait on its {@code ReplicaGate}, so a partition whose HW lags answers REQUEST_TIMED_OUT here.
+ */
+public final class IdempotentProduceHandler implements RequestHandler {
+    /** Above chapter 3's 0: this handler answers PRODUCE when chapter 7 is on the classpath. */
+    public static final int PRIORITY = 7;
+
+    private final Map<Log, ProducerState> states = Collections.synchronizedMap(new WeakHashMap<>());
+
+    @Override
+    public short apiKey() {
+        return ApiKeys.PRODUCE;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    @Override
+    public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
+        ProduceRequest request = ProduceRequest.decode(body);
+        Partition partition = broker.partition(request.partition());
+        ProduceResponse response = partition.locked(log -> produce(log, request));
+        if (request.acks() == ProduceRequest.ACKS_NONE) {
+            if (response.error() != ErrorCode.NONE) {
+                throw new CloseConnectionException("an acks=0 produce to " + request.partition() + " failed with "
+                        + response.error() + ": closing the connection is the only way to tell the producer");
+            }
+            return Optional.empty();
+        }
+        return Optional.of(response.encode());
+    }
+
+    /** Judge and write, under the partition's lock. */
+    private ProduceResponse produce(Log log, ProduceRequest request) throws IOException {
+        ProducerState state = states.get(log);
+        if (state == null) {
+            state = Idempotence.rebuildProducerState(log);
+            states.put(log, state);
+        }
+        IdempotentAppend result;
+        try {
+            result = Idempotence.appendIdempotent(log, state, request.records());
+        } catch (CorruptBatchException e) {
+            return ProduceResponse.error(request.partition(), ErrorCode.CORRUPT_BATCH);
+        } catch (BatchTooLargeException tooLarge) {
+            return ProduceResponse.error(request.partition(), ErrorCode.BATCH_TOO_LARGE);
+        }
+        if (!result.succeeded()) {
+            return ProduceResponse.error(request.partition(), ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+        }
+        if (request.acks() == ProduceRequest.ACKS_ALL && log.highWatermark() <= result.lastOffset()) {
+            return ProduceResponse.error(request.partition(), ErrorCode.REQUEST_TIMED_OUT);
+        }
+        return new ProduceResponse(request.partition(), ErrorCode.NONE, result.baseOffset(), result.lastOffset());
+    }
+}
