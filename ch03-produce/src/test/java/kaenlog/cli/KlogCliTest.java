@@ -2,12 +2,10 @@ package kaenlog.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
+import kaenlog.testkit.CliRun;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -21,15 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Order(20)
 @PassesOnSkeleton("flag checks and connection errors happen before any exercise runs")
 class KlogCliTest {
-    private record Result(int status, String out, String err) {
-    }
-
-    private static Result klog(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Klog.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun klog(String... args) {
+        return CliRun.of(Klog::run, args);
     }
 
     @ParameterizedTest
@@ -64,7 +55,7 @@ class KlogCliTest {
         "produce-demo now",
     })
     void misuseIsOneErrorLineAndTheUsageWithExitStatus2(String command) {
-        Result r = klog(command.split(" "));
+        CliRun r = klog(command.split(" "));
 
         assertThat(r.status()).as("`klog %s` is a misuse: exit status 2 (stderr: %s)", command, r.err()).isEqualTo(2);
         List<String> lines = r.err().lines().toList();
@@ -82,7 +73,7 @@ class KlogCliTest {
             port = probe.getLocalPort(); // free now, and closed below: nobody listens there
         }
         // produce connects before it reads stdin, so it never touches System.in here
-        Result r = subcommand.equals("produce")
+        CliRun r = subcommand.equals("produce")
                 ? klog("produce", "--port", Integer.toString(port), "--partition", "orders-0")
                 : klog("consume", "--port", Integer.toString(port), "--partition", "orders-0", "--wait-ms", "0");
 

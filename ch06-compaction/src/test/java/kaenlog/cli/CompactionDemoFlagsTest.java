@@ -2,10 +2,8 @@ package kaenlog.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
+import kaenlog.testkit.CliRun;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -13,20 +11,13 @@ import org.junit.jupiter.api.Test;
 /** The demo's flags are real: other values print another run whose claims still hold; bad ones exit 2. */
 @Order(21)
 class CompactionDemoFlagsTest {
-    private record Run(int status, String out, String err) {
-    }
-
-    private static Run klog(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Klog.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun klog(String... args) {
+        return CliRun.of(Klog::run, args);
     }
 
     @Test
     void otherFlagValuesRunAnotherDemoWhoseClaimsStillHold() {
-        Run run = klog("compaction-demo", "--now-ms", "1800000000000", "--rounds", "2", "--delete-retention-ms", "1000");
+        CliRun run = klog("compaction-demo", "--now-ms", "1800000000000", "--rounds", "2", "--delete-retention-ms", "1000");
         assertThat(run.status()).as("compaction-demo --rounds 2 --delete-retention-ms 1000 must exit 0 with every"
                 + " self-check held; stderr: %s", run.err()).isZero();
         assertThat(run.out())
@@ -44,7 +35,7 @@ class CompactionDemoFlagsTest {
         for (String[] args : new String[][] {{"compaction-demo", "--rounds", "0"}, {"compaction-demo", "--rounds", "x"},
             {"compaction-demo", "--delete-retention-ms", "-1"}, {"compaction-demo", "--bogus"},
             {"compaction-demo", "extra"}}) {
-            Run run = klog(args);
+            CliRun run = klog(args);
             assertThat(run.status()).as("klog %s: misuse exits 2", String.join(" ", args)).isEqualTo(2);
             List<String> lines = run.err().lines().toList();
             assertThat(lines)

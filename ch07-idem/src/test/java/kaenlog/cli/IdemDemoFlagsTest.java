@@ -2,9 +2,7 @@ package kaenlog.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import kaenlog.testkit.CliRun;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -12,19 +10,12 @@ import org.junit.jupiter.api.Test;
 /** The demo's flags are real: other values change the run, bad ones exit 2 with the usage. */
 @Order(21)
 class IdemDemoFlagsTest {
-    record Result(int status, String out, String err) {
+    static CliRun klog(String... args) {
+        return CliRun.of(Klog::run, args);
     }
 
-    static Result klog(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Klog.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    static Result ok(String... args) {
-        Result result = klog(args);
+    static CliRun ok(String... args) {
+        CliRun result = klog(args);
         assertThat(result.status())
                 .as("`klog %s` should succeed; it exited %d with: %s", String.join(" ", args), result.status(),
                         result.err())
@@ -94,7 +85,7 @@ class IdemDemoFlagsTest {
             {"idem-demo", "extra"},
         };
         for (String[] args : bad) {
-            Result result = klog(args);
+            CliRun result = klog(args);
             assertThat(result.status())
                     .as("`klog %s` is a misuse: exit 2, not %d (stderr: %s)", String.join(" ", args), result.status(),
                             result.err())

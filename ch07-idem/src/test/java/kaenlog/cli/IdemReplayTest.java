@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import kaenlog.idem.IdemReplay;
+import kaenlog.testkit.CliRun;
 import kaenlog.testkit.Guide;
 import kaenlog.testkit.PassesOnSkeleton;
 import kaenlog.testkit.TextDiff;
@@ -24,7 +25,7 @@ class IdemReplayTest {
     @TempDir
     Path dir;
 
-    IdemDemoFlagsTest.Result replay(String script, String... flags) throws IOException {
+    CliRun replay(String script, String... flags) throws IOException {
         Path file = dir.resolve("script.txt");
         Files.writeString(file, script, StandardCharsets.UTF_8);
         String[] args = new String[flags.length + 2];
@@ -49,7 +50,7 @@ class IdemReplayTest {
                 "1000 0 14 14",
                 "1001 0 0 2", "");
 
-        IdemDemoFlagsTest.Result result = replay(script);
+        CliRun result = replay(script);
 
         assertThat(result.status()).as("the script is well formed: exit 0 (stderr: %s)", result.err()).isZero();
         assertThat(result.out().lines().toList())
@@ -75,7 +76,7 @@ class IdemReplayTest {
             Path script = scenarios.resolve(name + ".txt");
             String expected = Files.readString(scenarios.resolve(name + ".expected"), StandardCharsets.UTF_8);
 
-            IdemDemoFlagsTest.Result result = IdemDemoFlagsTest.klog("idem-replay", script.toString());
+            CliRun result = IdemDemoFlagsTest.klog("idem-replay", script.toString());
             assertThat(result.status()).as("scenario %s runs: exit 0 (stderr: %s)", name, result.err()).isZero();
 
             assertThat(result.out())
@@ -93,7 +94,7 @@ class IdemReplayTest {
         }
         script.append("show 1000\nrestart\nshow 1000\n1000 0 3 3\n");
 
-        IdemDemoFlagsTest.Result result = replay(script.toString(), "--segment-bytes", "128");
+        CliRun result = replay(script.toString(), "--segment-bytes", "128");
         assertThat(result.status()).as("the script is well formed: exit 0 (stderr: %s)", result.err()).isZero();
 
         assertThat(result.out().lines().skip(8).toList())
@@ -125,7 +126,7 @@ class IdemReplayTest {
     void aMalformedLineIsReportedWithItsNumberAndExitStatusTwo() throws IOException {
         String[] bad = {"1000 0 0", "1000 zero 0 0", "1000 0 9 7", "-1 0 0 0", "1000 40000 0 0", "show", "restart now"};
         for (String line : bad) {
-            IdemDemoFlagsTest.Result result = replay("# fine\n1000 0 0 0\n" + line + "\n");
+            CliRun result = replay("# fine\n1000 0 0 0\n" + line + "\n");
 
             assertThat(result.status())
                     .as("'%s' is malformed: exit 2 (stderr: %s)", line, result.err())

@@ -2,12 +2,10 @@ package kaenlog.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import kaenlog.testkit.CliRun;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -17,23 +15,13 @@ import org.junit.jupiter.api.Test;
 class ReplicaDemoTest {
     private static final Pattern LEADER_ROW = Pattern.compile("^\\s+(\\d+)  leader\\s+1\\s+(\\d+)\\s+(\\d+)\\s+-\\s+-$");
 
-    private record Run(int status, String out, String err) {
-        List<String> lines() {
-            return out.lines().toList();
-        }
-    }
-
-    private static Run klog(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Klog.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun klog(String... args) {
+        return CliRun.of(Klog::run, args);
     }
 
     @Test
     void sixRoundsPrintSixRoundsWithTheHighWatermarkOneBehind() {
-        Run run = klog("replica-demo", "--rounds", "6", "--min-isr", "2", "--now-ms", "1700000000000");
+        CliRun run = klog("replica-demo", "--rounds", "6", "--min-isr", "2", "--now-ms", "1700000000000");
 
         assertThat(run.status()).as("klog replica-demo --rounds 6 exits 0; stderr was:%n%s", run.err()).isZero();
         assertThat(run.lines().get(0))
@@ -55,7 +43,7 @@ class ReplicaDemoTest {
 
     @Test
     void minIsrOneTellsItsOwnStoryAndStillHoldsItsChecks() {
-        Run run = klog("replica-demo", "--min-isr", "1");
+        CliRun run = klog("replica-demo", "--min-isr", "1");
 
         assertThat(run.status()).as("--min-isr 1 is a real setting, not an error; stderr was:%n%s", run.err())
                 .isZero();
@@ -76,7 +64,7 @@ class ReplicaDemoTest {
             {"replica-demo", "--rounds", "six"},
             {"replica-demo", "--no-such-flag", "1"},
         }) {
-            Run run = klog(args);
+            CliRun run = klog(args);
             String command = String.join(" ", args);
             assertThat(run.status()).as("`klog %s` is a misuse: exit status 2", command).isEqualTo(2);
             assertThat(run.out()).as("`klog %s` prints nothing on stdout", command).isEmpty();

@@ -3,7 +3,6 @@ package kaenlog.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -59,14 +58,10 @@ public final class Golden {
     }
 
     private static String runOnce(Demo demo, String[] args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = demo.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        String errors = err.toString(StandardCharsets.UTF_8);
-        assertThat(status).as("`klog %s` exited %d: %s", String.join(" ", args), status, errors).isZero();
-        assertThat(errors).as("`klog %s` wrote to stderr", String.join(" ", args)).isEmpty();
-        return out.toString(StandardCharsets.UTF_8);
+        CliRun run = CliRun.of(demo, args);
+        assertThat(run.status()).as("`klog %s` exited %d: %s", String.join(" ", args), run.status(), run.err()).isZero();
+        assertThat(run.err()).as("`klog %s` wrote to stderr", String.join(" ", args)).isEmpty();
+        return run.out();
     }
 
     private static String required(String property) {
