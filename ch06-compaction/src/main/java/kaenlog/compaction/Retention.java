@@ -35,8 +35,13 @@ public final class Retention {
     public static Result apply(Log log, RetentionConfig config, long nowMs) throws IOException {
         long before = log.logStartOffset();
         List<Deletion> deleted = new ArrayList<>();
-        deleted.addAll(delete(log, deletableBySize(log, config.retentionBytes()), "retention.bytes"));
-        deleted.addAll(delete(log, deletableByTime(log, config.retentionMs(), nowMs), "retention.ms"));
+        // A rule that is switched off (-1) is not consulted at all: each rule stands on its own.
+        if (config.retentionBytes() != RetentionConfig.NO_LIMIT) {
+            deleted.addAll(delete(log, deletableBySize(log, config.retentionBytes()), "retention.bytes"));
+        }
+        if (config.retentionMs() != RetentionConfig.NO_LIMIT) {
+            deleted.addAll(delete(log, deletableByTime(log, config.retentionMs(), nowMs), "retention.ms"));
+        }
         return new Result(deleted, before, log.logStartOffset());
     }
 
