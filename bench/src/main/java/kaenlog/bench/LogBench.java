@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
@@ -20,6 +21,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -27,53 +29,57 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The log against the disk it sits on: appending a 100 x 1 KiB batch (no fsync) versus writing the
- * same bytes with a raw FileChannel, and fetching one batch by offset through the sparse index
- * versus reading the same byte range at a known position.
+ * The log against the disk it sits on, on the same batches as {@link BatchBench}. Each measured
+ * shot appends a fixed number of batches to a fresh log (no fsync: the log's segment is large
+ * enough never to roll inside a shot, because a roll flushes the closed segment to disk) versus
+ * writing the same bytes with a raw FileChannel; and fetches that many batches by offset through
+ * the sparse index versus reading the same byte ranges at known positions.
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 5)
+@Measurement(iterations = 15)
 @Fork(1)
 public class LogBench {
-    /** 500 batches of ~105 KB: about 52 MB, all in the first 64 MiB segment. */
-    static final int BATCHES = 500;
+    @Param({"100x1024", "1x100"})
+    public String shape;
 
     private Path dir;
     private ByteBuffer batch;
+    private int appends;
     private Log log;
     private FileChannel raw;
-    private long rawPosition;
     private Log readLog;
     private FileChannel readRaw;
-    private int batchSize;
-    private int next;
+    private long[] fetchOffsets;
+    private int recordsPerBatch;
 
     @Setup(Level.Iteration)
     public void setUp() throws IOException {
-        dir = Files.createTempDirectory("kaen-bench");
-        Inputs inputs = new Inputs(100, 1024);
+        String[] parts = shape.split("x");
+        recordsPerBatch = Integer.parseInt(parts[0]);
+        Inputs inputs = new Inputs(recordsPerBatch, Integer.parseInt(parts[1]));
         BatchBuilder builder = new BatchBuilder();
         for (int i = 0; i < inputs.size(); i++) {
             builder.append(inputs.timestamps[i], inputs.keys[i], inputs.values[i]);
         }
         batch = builder.build();
-        batchSize = batch.remaining();
-        LogConfig config = LogConfig.defaults().withSegmentBytes(64 << 20);
+        appends = Math.max(1, (64 << 20) / batch.remaining()); // 64 MiB a shot: 1 GiB segments never roll
+        dir = Files.createTempDirectory("kaen-bench");
+        LogConfig config = LogConfig.defaults();
         log = Log.open(dir.resolve("append"), config);
         raw = FileChannel.open(dir.resolve("raw.log"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        rawPosition = 0;
         readLog = Log.open(dir.resolve("read"), config);
-        for (int i = 0; i < BATCHES; i++) {
+        for (int i = 0; i < appends; i++) {
             readLog.append(batch.duplicate());
         }
-        if (readLog.segments().size() != 1) {
-            throw new IllegalStateException("the fetch comparison needs every batch in one segment");
-        }
         readRaw = FileChannel.open(readLog.segments().get(0).logFile(), StandardOpenOption.READ);
-        next = 0;
+        Random random = new Random(7);
+        fetchOffsets = new long[appends];
+        for (int i = 0; i < appends; i++) {
+            fetchOffsets[i] = (long) random.nextInt(appends) * recordsPerBatch;
+        }
     }
 
     @TearDown(Level.Iteration)
@@ -91,33 +97,48 @@ public class LogBench {
 
     @Benchmark
     public long appendLog() throws IOException {
-        return log.append(batch.duplicate()).lastOffset();
+        long last = 0;
+        for (int i = 0; i < appends; i++) {
+            last = log.append(batch.duplicate()).lastOffset();
+        }
+        return last;
     }
 
     @Benchmark
     public long appendRaw() throws IOException {
-        ByteBuffer bytes = batch.duplicate();
-        while (bytes.hasRemaining()) {
-            rawPosition += raw.write(bytes, rawPosition);
-        }
-        return rawPosition;
-    }
-
-    @Benchmark
-    public ByteBuffer fetchLog() throws IOException {
-        long offset = (long) (next++ % BATCHES) * 100 + 50;
-        return readLog.read(offset, batchSize, FetchIsolation.LOG_END);
-    }
-
-    @Benchmark
-    public ByteBuffer fetchRaw() throws IOException {
-        long position = (long) (next++ % BATCHES) * batchSize;
-        ByteBuffer bytes = ByteBuffer.allocate(batchSize);
-        while (bytes.hasRemaining()) {
-            if (readRaw.read(bytes, position + bytes.position()) < 0) {
-                throw new IllegalStateException("read past the end of the segment");
+        long position = 0;
+        for (int i = 0; i < appends; i++) {
+            ByteBuffer bytes = batch.duplicate();
+            while (bytes.hasRemaining()) {
+                position += raw.write(bytes, position);
             }
         }
-        return bytes.flip();
+        return position;
+    }
+
+    @Benchmark
+    public long fetchLog() throws IOException {
+        long bytes = 0;
+        for (long offset : fetchOffsets) {
+            bytes += readLog.read(offset, batch.remaining(), FetchIsolation.LOG_END).remaining();
+        }
+        return bytes;
+    }
+
+    @Benchmark
+    public long fetchRaw() throws IOException {
+        long total = 0;
+        int size = batch.remaining();
+        for (long offset : fetchOffsets) {
+            long position = offset / recordsPerBatch * size;
+            ByteBuffer bytes = ByteBuffer.allocate(size);
+            while (bytes.hasRemaining()) {
+                if (readRaw.read(bytes, position + bytes.position()) < 0) {
+                    throw new IllegalStateException("read past the end of the segment");
+                }
+            }
+            total += bytes.flip().remaining();
+        }
+        return total;
     }
 }
