@@ -1,0 +1,250 @@
+package kaenlog.reliability;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code klog serve} in a JVM of its own, so that it can be killed for real: {@link #kill()} is
+ * {@code Process.destroyForcibly()}, SIGKILL on Linux. Nothing of the broker runs after it: no
+ * shutdown hook, no finally block, no flush. What survives is exactly what its write calls had
+ * handed to the kernel (the page cache outlives the process), which is what a crashed broker
+ * finds when it starts again.
+ *
+ * <p>The broker's stderr (its log: one line per connection it closed, and why) is kept line by line;
+ * its heap is capped ({@code -Xmx}) with {@code -XX:+ExitOnOutOfMemoryError}, so running out of
+ * memory ends the process instead of limping on: a broker that is still alive did not run out.
+ */
+public final class BrokerProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
+    private static final Pattern JDWP = Pattern.compile("Listening for transport dt_socket at address: (\\d+)");
+    private static final int MAX_LOG_LINES = 200_000;
+    private static final long START_TIMEOUT_MS = 60_000;
+
+    /**
+     * How to start it.
+     *
+     * @param classpath    where kaenlog.cli.Klog and every chapter's handlers are (the caller's own)
+     * @param maxHeap      the -Xmx of the broker JVM, e.g. "64m"
+     * @param segmentBytes klog serve's --segment-bytes, 0 for its default
+     * @param jvmArgs      more JVM options (e.g. a debugger agent)
+     */
+    public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs) {
+        public Options {
+            jvmArgs = List.copyOf(jvmArgs);
+        }
+
+        /** The caller's own classpath, a 128 MiB heap, klog serve's default segment size. */
+        public static Options ofThisClasspath() {
+            return new Options(System.getProperty("java.class.path"), "128m", 0, List.of());
+        }
+
+        public Options withMaxHeap(String heap) {
+            return new Options(classpath, heap, segmentBytes, jvmArgs);
+        }
+
+        public Options withSegmentBytes(int bytes) {
+            return new Options(classpath, maxHeap, bytes, jvmArgs);
+        }
+
+        public Options withJvmArgs(List<String> args) {
+            return new Options(classpath, maxHeap, segmentBytes, args);
+        }
+    }
+
+    private final Process process;
+    private final String host;
+    private final int port;
+    private final int debugPort;
+    private final List<String> log;
+    private final Thread[] drains;
+
+    private BrokerProcess(Process process, String host, int port, int debugPort, List<String> log, Thread[] drains) {
+        this.process = process;
+        this.host = host;
+        this.port = port;
+        this.debugPort = debugPort;
+        this.log = log;
+        this.drains = drains;
+    }
+
+    /** Starts {@code klog serve --dir dir --port 0} and waits for its "listening on HOST:PORT" line. */
+    public static BrokerProcess start(Path dir, Options options) throws IOException {
+        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx" + options.maxHeap(),
+                "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
+                "-Dfile.encoding=UTF-8"));
+        command.addAll(options.jvmArgs());
+        command.addAll(List.of("-cp", options.classpath(), "kaenlog.cli.Klog", "serve", "--dir", dir.toString(),
+                "--port", "0"));
+        if (options.segmentBytes() > 0) {
+            command.addAll(List.of("--segment-bytes", Integer.toString(options.segmentBytes())));
+        }
+        Process process = new ProcessBuilder(command).start();
+        List<String> stdout = new ArrayList<>();
+        List<String> stderr = new ArrayList<>();
+        Thread[] drains = {drain(process.getInputStream(), stdout, "stdout"), drain(process.getErrorStream(), stderr,
+                "stderr")};
+        try {
+            Deadline deadline = Deadline.in(START_TIMEOUT_MS);
+            Matcher listening = null;
+            while (listening == null) {
+                listening = firstMatch(stdout, LISTENING);
+                if (listening == null && (!process.isAlive() || deadline.passed())) {
+                    throw new IOException("klog serve did not start (alive: " + process.isAlive() + "); stdout "
+                            + snapshot(stdout) + ", stderr " + snapshot(stderr));
+                }
+                if (listening == null) {
+                    Deadline.pause(5);
+                }
+            }
+            Matcher jdwp = firstMatch(stdout, JDWP);
+            return new BrokerProcess(process, listening.group(1), Integer.parseInt(listening.group(2)),
+                    jdwp == null ? -1 : Integer.parseInt(jdwp.group(1)), stderr, drains);
+        } catch (IOException | RuntimeException e) {
+            process.destroyForcibly();
+            throw e;
+        }
+    }
+
+    private static String javaExecutable() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static Thread drain(InputStream stream, List<String> lines, String name) {
+        Thread thread = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    synchronized (lines) {
+                        if (lines.size() < MAX_LOG_LINES) {
+                            lines.add(line);
+                        }
+                    }
+                }
+            } catch (IOException ended) {
+                // the process is gone
+            }
+        }, "broker-process-" + name);
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    private static Matcher firstMatch(List<String> lines, Pattern pattern) {
+        synchronized (lines) {
+            for (String line : lines) {
+                Matcher m = pattern.matcher(line);
+                if (m.find()) {
+                    return m;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static List<String> snapshot(List<String> lines) {
+        synchronized (lines) {
+            return List.copyOf(lines);
+        }
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The JDWP port when started with a debugger agent at address 0, else -1. */
+    public int debugPort() {
+        return debugPort;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** The broker's log (stderr) so far. */
+    public List<String> log() {
+        return snapshot(log);
+    }
+
+    /** Waits (bounded) for a log line that satisfies {@code matches}; true when one came. */
+    public boolean awaitLog(Predicate<String> matches, long timeoutMs) {
+        return Deadline.in(timeoutMs).await(() -> {
+            synchronized (log) {
+                return log.stream().anyMatch(matches);
+            }
+        });
+    }
+
+    /** SIGKILL: the broker stops between two instructions. Returns the exit status (137 on Linux). */
+    public int kill() throws IOException {
+        process.destroyForcibly();
+        return awaitExit();
+    }
+
+    /** A clean stop (SIGTERM: klog serve's shutdown hook closes the broker), SIGKILL if it takes too long. */
+    @Override
+    public void close() throws IOException {
+        if (process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        awaitExit();
+    }
+
+    private int awaitExit() throws IOException {
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IOException("broker process " + process.pid() + " did not exit");
+            }
+            for (Thread drain : drains) {
+                drain.join(5_000);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the broker to exit", e);
+        }
+    }
+
+    /**
+     * A field of /proc/PID/status in kB or as a count ("VmHWM", "VmRSS", "Threads"); -1 where there
+     * is no /proc (not Linux) or the process is gone.
+     */
+    public long procStatus(String field) {
+        Path status = Path.of("/proc", Long.toString(process.pid()), "status");
+        try {
+            for (String line : Files.readAllLines(status, StandardCharsets.UTF_8)) {
+                if (line.startsWith(field + ":")) {
+                    return Long.parseLong(line.substring(field.length() + 1).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (IOException | RuntimeException noProc) {
+            return -1;
+        }
+        return -1;
+    }
+}

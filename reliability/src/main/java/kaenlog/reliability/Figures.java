@@ -1,0 +1,30 @@
+package kaenlog.reliability;
+
+import java.util.List;
+
+/** What a scenario measured: one row of the report, a few lines of detail, and whether it held. */
+public interface Figures {
+    /** The report's row: runs, records, faults injected, records lost, duplicates, crashes survived. */
+    Row row();
+
+    /** A few lines saying what the numbers mean. */
+    List<String> details();
+
+    /** True when every property the scenario checks held. */
+    boolean ok();
+
+    /**
+     * One line of the report. A count that does not apply to a scenario is -1 (printed "-").
+     *
+     * @param scenario        what was done, e.g. "SIGKILL while producing"
+     * @param runs            independent runs (crash cycles, connections, inputs)
+     * @param records         records whose fate was checked
+     * @param faultsInjected  kills, dropped frames, delays, hostile inputs, mutations
+     * @param recordsLost     acknowledged records missing afterwards
+     * @param duplicates      records in the log more than once
+     * @param crashesSurvived crashes after which everything checked held
+     */
+    record Row(String scenario, long runs, long records, long faultsInjected, long recordsLost, long duplicates,
+               long crashesSurvived) {
+    }
+}
