@@ -3,9 +3,12 @@ package kaenlog.broker;
 import kaenlog.cli.Flags;
 import kaenlog.cli.UsageException;
 
-/** The flags klog produce and klog consume share: where the broker is and which partition. */
-record ClientFlags(String host, int port, String partition) {
-    static ClientFlags of(Flags flags) throws UsageException {
+/**
+ * The flags every client subcommand shares (klog produce, klog consume, chapter 7's klog
+ * idem-produce): where the broker is and which partition.
+ */
+public record ClientFlags(String host, int port, String partition) {
+    public static ClientFlags of(Flags flags) throws UsageException {
         if (!flags.has("port")) {
             throw new UsageException("--port is required: the port klog serve printed");
         }
@@ -21,7 +24,7 @@ record ClientFlags(String host, int port, String partition) {
                 flags.intValue("port", 0, 1, 65535), partition);
     }
 
-    String address() {
+    public String address() {
         return host + ":" + port;
     }
 }

@@ -10,8 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import kaenlog.broker.BrokerConfig;
-import kaenlog.broker.PartitionNames;
+import kaenlog.broker.ClientFlags;
 import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
 import kaenlog.cli.Subcommand;
@@ -60,19 +59,7 @@ public final class IdemProduceCommand implements Subcommand {
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
         Flags flags = Flags.parse(args, Set.of("host", "port", "partition", "acks", "batch", "max-in-flight",
                 "retries", "now-ms"), Set.of()).noPositional();
-        if (!flags.has("port")) {
-            throw new UsageException("--port is required: the port klog serve printed");
-        }
-        if (!flags.has("partition")) {
-            throw new UsageException("--partition is required, e.g. --partition orders-0");
-        }
-        String partition = flags.string("partition", "");
-        String problem = PartitionNames.problem(partition);
-        if (problem != null) {
-            throw new UsageException(problem);
-        }
-        String host = flags.string("host", BrokerConfig.DEFAULT_HOST);
-        int port = flags.intValue("port", 0, 1, 65535);
+        ClientFlags client = ClientFlags.of(flags);
         short acks = switch (flags.string("acks", "all")) {
             case "1" -> ProduceRequest.ACKS_LEADER;
             case "all", "-1" -> ProduceRequest.ACKS_ALL;
@@ -87,21 +74,21 @@ public final class IdemProduceCommand implements Subcommand {
 
         List<List<String>> batches = batches(batchLines);
         if (batches.isEmpty()) {
-            out.println("no lines on stdin: nothing produced to " + partition);
+            out.println("no lines on stdin: nothing produced to " + client.partition());
             return Klog.OK;
         }
-        try (IdempotentProducer producer = new IdempotentProducer(host, port, maxInFlight, retries,
+        try (IdempotentProducer producer = new IdempotentProducer(client.host(), client.port(), maxInFlight, retries,
                 IdempotentProducer.DEFAULT_RETRY_BACKOFF_MS, err)) {
-            IdempotentProducer.Report report = producer.send(partition, batches, acks, nowMs);
+            IdempotentProducer.Report report = producer.send(client.partition(), batches, acks, nowMs);
             List<ProduceResponse> answers = report.responses();
             long records = batches.stream().mapToLong(List::size).sum();
-            out.println("produced " + records + " record(s) to " + partition + " in " + batches.size()
+            out.println("produced " + records + " record(s) to " + client.partition() + " in " + batches.size()
                     + " batch(es) as producer " + producer.producerId() + " epoch " + producer.producerEpoch()
                     + ": offsets " + answers.get(0).baseOffset() + ".." + answers.get(answers.size() - 1).lastOffset()
                     + " · reconnects " + report.reconnects() + ", requests resent " + report.resentRequests());
             return Klog.OK;
         } catch (IOException e) {
-            err.println("klog idem-produce: " + host + ":" + port + ": " + e.getMessage());
+            err.println("klog idem-produce: " + client.address() + ": " + e.getMessage());
             return Klog.FAILED;
         }
     }
