@@ -83,7 +83,15 @@ public final class BrokerClient implements Closeable {
 
     /** Sends a request and returns the body of its answer (any apiKey: later chapters add their own). */
     public byte[] call(short apiKey, byte[] body) throws IOException {
-        int correlationId = send(apiKey, body);
+        return receive(send(apiKey, body));
+    }
+
+    /**
+     * Reads the next answer, which must be the one to {@code correlationId}: the broker answers a
+     * connection's requests in the order they came, so a client may send several before reading
+     * (chapter 7's producer keeps up to five in flight).
+     */
+    public byte[] receive(int correlationId) throws IOException {
         byte[] payload = Frames.readFrame(in, MAX_RESPONSE_BYTES);
         if (payload == null) {
             throw new EOFException("the broker closed the connection instead of answering (see the broker's log)");

@@ -1,15 +1,9 @@
 package kaenlog.idem;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -18,12 +12,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import kaenlog.batch.BatchHeader;
-import kaenlog.broker.RequestEnvelope;
-import kaenlog.broker.ResponseEnvelope;
+import kaenlog.broker.BrokerClient;
 import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
-import kaenlog.produce.Frames;
-import kaenlog.produce.MalformedMessageException;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
 
@@ -46,7 +37,6 @@ public final class IdempotentProducer implements Closeable {
     public static final int MAX_IN_FLIGHT = ProducerStateEntry.NUM_BATCHES_TO_RETAIN;
     /** Kafka's retry.backoff.ms default. */
     public static final int DEFAULT_RETRY_BACKOFF_MS = 100;
-    static final int MAX_RESPONSE_BYTES = 2 * Frames.DEFAULT_MAX_FRAME_BYTES;
 
     private final String host;
     private final int port;
@@ -55,10 +45,7 @@ public final class IdempotentProducer implements Closeable {
     private final int retryBackoffMs;
     private final PrintStream log;
     private final Map<String, Integer> nextSequence = new HashMap<>();
-    private Socket socket;
-    private InputStream in;
-    private OutputStream out;
-    private int nextCorrelationId;
+    private BrokerClient connection;
     private long producerId = BatchHeader.NO_PRODUCER_ID;
     private short producerEpoch = BatchHeader.NO_PRODUCER_EPOCH;
     private int reconnects;
@@ -183,15 +170,9 @@ public final class IdempotentProducer implements Closeable {
     }
 
     private void connectIfNeeded() throws IOException {
-        if (socket != null) {
-            return;
+        if (connection == null) {
+            connection = BrokerClient.connect(host, port);
         }
-        Socket s = new Socket();
-        s.setTcpNoDelay(true);
-        s.connect(new InetSocketAddress(host, port));
-        socket = s;
-        in = new BufferedInputStream(s.getInputStream());
-        out = new BufferedOutputStream(s.getOutputStream());
     }
 
     private void reconnect(IOException why) throws IOException {
@@ -219,22 +200,11 @@ public final class IdempotentProducer implements Closeable {
 
     private int write(short apiKey, byte[] body) throws IOException {
         connectIfNeeded();
-        int correlationId = nextCorrelationId++;
-        Frames.writeFrame(out, new RequestEnvelope(apiKey, correlationId, body).encode());
-        return correlationId;
+        return connection.send(apiKey, body);
     }
 
     private byte[] read(int correlationId) throws IOException {
-        byte[] payload = Frames.readFrame(in, MAX_RESPONSE_BYTES);
-        if (payload == null) {
-            throw new EOFException("the connection closed before the answer came");
-        }
-        ResponseEnvelope response = ResponseEnvelope.decode(payload);
-        if (response.correlationId() != correlationId) {
-            throw new MalformedMessageException("answer to request " + response.correlationId()
-                    + " while waiting for request " + correlationId);
-        }
-        return response.body();
+        return connection.receive(correlationId);
     }
 
     private void sleep() throws IOException {
@@ -247,16 +217,14 @@ public final class IdempotentProducer implements Closeable {
     }
 
     private void closeSocket() {
-        if (socket != null) {
+        if (connection != null) {
             try {
-                socket.close();
+                connection.close();
             } catch (IOException ignored) {
                 // it is being replaced
             }
         }
-        socket = null;
-        in = null;
-        out = null;
+        connection = null;
     }
 
     @Override
