@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.broker.RequestEnvelope;
+import kaenlog.broker.ResponseEnvelope;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.OffsetOutOfRangeException;
@@ -99,7 +101,7 @@ public final class Cluster implements Closeable {
     private long sendFetchRequest() throws IOException {
         long fetchOffset = follower.leo();
         FetchRequest request = new FetchRequest(follower.id(), PARTITION, fetchOffset, FETCH_MAX_BYTES, 0);
-        link.toLeader().send(requestFrame(ApiKeys.FETCH, ++correlationId, request.encode()));
+        link.toLeader().send(new RequestEnvelope(ApiKeys.FETCH, ++correlationId, request.encode()).encode());
         return fetchOffset;
     }
 
@@ -136,18 +138,14 @@ public final class Cluster implements Closeable {
 
     /** Reads the leader's answer off the link: the right correlation id, no error, a HW that is an offset. */
     private FetchResponse receiveFetchResponse() throws IOException {
-        ByteBuffer frame = ByteBuffer.wrap(link.toFollower().receive());
-        if (frame.remaining() < Integer.BYTES) {
-            throw new MalformedMessageException("a response needs 4 bytes of correlationId, this one has "
-                    + frame.remaining());
+        ResponseEnvelope envelope = ResponseEnvelope.decode(link.toFollower().receive());
+        if (envelope.correlationId() != correlationId) {
+            throw new MalformedMessageException("response to request " + envelope.correlationId() + ", expected "
+                    + correlationId);
         }
-        int correlation = frame.getInt();
-        if (correlation != correlationId) {
-            throw new MalformedMessageException("response to request " + correlation + ", expected " + correlationId);
-        }
-        FetchResponse response = FetchResponse.decode(rest(frame));
+        FetchResponse response = FetchResponse.decode(envelope.body());
         if (response.error() != ErrorCode.NONE) {
-            throw new IllegalStateException("the leader answered fetch " + correlation + " with " + response.error());
+            throw new IllegalStateException("the leader answered fetch " + correlationId + " with " + response.error());
         }
         if (response.highWatermark() < 0) {
             throw new MalformedMessageException("highWatermark " + response.highWatermark() + " is not an offset");
@@ -256,30 +254,13 @@ public final class Cluster implements Closeable {
         }
     }
 
-    private static byte[] requestFrame(short apiKey, int correlation, byte[] body) {
-        return ByteBuffer.allocate(6 + body.length).putShort(apiKey).putInt(correlation).put(body).array();
-    }
-
-    private static byte[] responseFrame(int correlation, byte[] body) {
-        return ByteBuffer.allocate(4 + body.length).putInt(correlation).put(body).array();
-    }
-
-    /** Checks a request's apiKey and returns its correlation id (chapter 3's header: apiKey int16 · correlationId int32). */
-    private static int readRequestHeader(ByteBuffer frame, short expectedApiKey) {
-        if (frame.remaining() < 6) {
-            throw new MalformedMessageException("a request needs 6 bytes of apiKey and correlationId, this one has "
-                    + frame.remaining());
+    /** The next request on the link, which must be a fetch (chapter 3's envelope: apiKey · correlationId · body). */
+    private RequestEnvelope fetchRequestOffTheLink() throws IOException {
+        RequestEnvelope envelope = RequestEnvelope.decode(link.toLeader().receive());
+        if (envelope.apiKey() != ApiKeys.FETCH) {
+            throw new MalformedMessageException("apiKey " + envelope.apiKey() + " on the replication link, expected "
+                    + ApiKeys.FETCH);
         }
-        short apiKey = frame.getShort();
-        if (apiKey != expectedApiKey) {
-            throw new MalformedMessageException("apiKey " + apiKey + " on the replication link, expected " + expectedApiKey);
-        }
-        return frame.getInt();
-    }
-
-    private static byte[] rest(ByteBuffer frame) {
-        byte[] body = new byte[frame.remaining()];
-        frame.get(body);
-        return body;
+        return envelope;
     }
 }
