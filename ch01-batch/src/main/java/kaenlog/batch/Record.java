@@ -57,6 +57,15 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
      * allocated, and a record whose fields do not use exactly its length is corrupt.
      */
     public static Record readFrom(ByteBuffer in, long baseOffset, long baseTimestamp, int index) {
+        return read(in, baseOffset, baseTimestamp, index, true);
+    }
+
+    /**
+     * {@link #readFrom} when {@code keep}. When not, the same checks, but the key, value and headers
+     * stay in the batch, uncopied ({@link #SKIPPED}): a broker that only stores a batch needs no
+     * copies to validate it (Kafka's LogValidator reads records as views of the request buffer).
+     */
+    static Record read(ByteBuffer in, long baseOffset, long baseTimestamp, int index, boolean keep) {
         throw new Todo("ch01 task 2: read a record from untrusted bytes (RecordTest)");
     }
 
@@ -73,8 +82,14 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         }
     }
 
-    /** A length-prefixed byte field: -1 is null, anything else must fit in what remains. */
-    private static byte[] readBytes(ByteBuffer body, int bodyStart, String field) {
+    /** What a skipped (not null) key, value or header holds: the bytes stayed in the batch. */
+    static final byte[] SKIPPED = new byte[0];
+
+    /**
+     * A length-prefixed byte field: -1 is null, anything else must fit in what remains. Copied
+     * when {@code keep}, else stepped over ({@link #SKIPPED}).
+     */
+    private static byte[] readBytes(ByteBuffer body, int bodyStart, String field, boolean keep) {
         int at = bodyStart + body.position();
         int length = Varint.readVarint(body, field);
         if (length == -1) {
@@ -83,6 +98,10 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         if (length < -1 || length > body.remaining()) {
             throw new CorruptBatchException(field, at,
                     "length " + length + " but the record has " + body.remaining() + " byte(s) left");
+        }
+        if (!keep) {
+            body.position(body.position() + length);
+            return SKIPPED;
         }
         byte[] bytes = new byte[length];
         body.get(bytes);

@@ -25,6 +25,19 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
      * no bytes left over.
      */
     public static RecordBatch decode(ByteBuffer in) {
+        return decode(in, true);
+    }
+
+    /**
+     * Checks one batch exactly as {@link #decode} does and moves past it, without copying a record
+     * out of it: how a broker validates what it is about to store (chapter 3's log append).
+     */
+    public static BatchHeader validate(ByteBuffer in) {
+        return decode(in, false).header();
+    }
+
+    /** {@link #decode} when {@code keepRecords}, {@link #validate} when not: the same checks either way. */
+    static RecordBatch decode(ByteBuffer in, boolean keepRecords) {
         throw new Todo("ch01 task 6: decode untrusted bytes (RecordBatchDecodeTest)");
     }
 
@@ -37,10 +50,10 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
         throw new Todo("ch01 task 6: find where a batch ends (RecordBatchDecodeTest)");
     }
 
-    private static void checkOffset(BatchHeader header, Record record, List<Record> before, int at, int index) {
-        long previous = before.isEmpty() ? header.baseOffset() - 1 : before.get(before.size() - 1).offset();
-        if (record.offset() <= previous || record.offset() > header.lastOffset()) {
-            throw new CorruptBatchException("record[" + index + "].offsetDelta", at, "offset " + record.offset()
+    /** Offsets inside a batch only grow and never pass the batch's last offset. */
+    private static void checkOffset(BatchHeader header, long offset, long previous, int at, int index) {
+        if (offset <= previous || offset > header.lastOffset()) {
+            throw new CorruptBatchException("record[" + index + "].offsetDelta", at, "offset " + offset
                     + " is not between " + (previous + 1) + " and lastOffset " + header.lastOffset());
         }
     }

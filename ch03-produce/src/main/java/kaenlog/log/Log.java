@@ -108,7 +108,9 @@ public final class Log implements Closeable {
      * baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the leader epoch
      * when one is given (>= 0), rolls a new segment when the batch would not fit, and writes it.
      * The producer never chooses offsets; whatever baseOffset it sent is overwritten. The buffer
-     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce).
+     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce), and it is changed
+     * in place: validation copies no record and the offsets are written into the producer's own
+     * bytes, as Kafka's broker does with a request's records (no copy of the batch is made).
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
         throw new Todo("ch03 task 3: append as the leader, assigning offsets (LogAppendTest)");
@@ -127,12 +129,12 @@ public final class Log implements Closeable {
         ByteBuffer in = batches.duplicate();
         while (in.hasRemaining()) {
             int start = in.position();
-            RecordBatch decoded = RecordBatch.decode(in);
-            if (decoded.baseOffset() < logEndOffset()) {
-                throw new IllegalArgumentException("batch at offset " + decoded.baseOffset()
+            BatchHeader header = RecordBatch.validate(in);
+            if (header.baseOffset() < logEndOffset()) {
+                throw new IllegalArgumentException("batch at offset " + header.baseOffset()
                         + " is below the log end offset " + logEndOffset() + ": offsets only grow");
             }
-            write(copyOf(in.duplicate().position(start), decoded.header().sizeInBytes()));
+            write(in.slice(start, header.sizeInBytes()));
         }
     }
 
@@ -297,12 +299,6 @@ public final class Log implements Closeable {
         for (Map.Entry<Long, Segment> entry : segments.entrySet()) {
             entry.getValue().close();
         }
-    }
-
-    private static ByteBuffer copyOf(ByteBuffer batch, int size) {
-        ByteBuffer copy = ByteBuffer.allocate(size);
-        copy.put(batch.duplicate().limit(batch.position() + size));
-        return copy.flip();
     }
 
     private static ByteBuffer concat(List<ByteBuffer> batches, int total) {

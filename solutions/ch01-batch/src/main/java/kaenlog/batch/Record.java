@@ -82,6 +82,15 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
      * allocated, and a record whose fields do not use exactly its length is corrupt.
      */
     public static Record readFrom(ByteBuffer in, long baseOffset, long baseTimestamp, int index) {
+        return read(in, baseOffset, baseTimestamp, index, true);
+    }
+
+    /**
+     * {@link #readFrom} when {@code keep}. When not, the same checks, but the key, value and headers
+     * stay in the batch, uncopied ({@link #SKIPPED}): a broker that only stores a batch needs no
+     * copies to validate it (Kafka's LogValidator reads records as views of the request buffer).
+     */
+    static Record read(ByteBuffer in, long baseOffset, long baseTimestamp, int index, boolean keep) {
         // BEGIN-SOLUTION ch01 task 2: read a record from untrusted bytes (RecordTest)
         String name = "record[" + index + "]";
         int start = in.position();
@@ -99,8 +108,8 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         body.get(); // attributes: unused in v2
         long timestampDelta = Varint.readVarlong(body, name + ".timestampDelta");
         int offsetDelta = Varint.readVarint(body, name + ".offsetDelta");
-        byte[] key = readBytes(body, bodyStart, name + ".key");
-        byte[] value = readBytes(body, bodyStart, name + ".value");
+        byte[] key = readBytes(body, bodyStart, name + ".key", keep);
+        byte[] value = readBytes(body, bodyStart, name + ".value", keep);
         int countAt = bodyStart + body.position();
         int headerCount = Varint.readVarint(body, name + ".headerCount");
         if (headerCount < 0 || headerCount > body.remaining() / 2) {
@@ -111,12 +120,14 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         for (int h = 0; h < headerCount; h++) {
             String field = name + ".header[" + h + "]";
             int keyAt = bodyStart + body.position();
-            byte[] headerKey = readBytes(body, bodyStart, field + ".key");
+            byte[] headerKey = readBytes(body, bodyStart, field + ".key", keep);
             if (headerKey == null) {
                 throw new CorruptBatchException(field + ".key", keyAt, "header key is null");
             }
-            byte[] headerValue = readBytes(body, bodyStart, field + ".value");
-            headers.add(new RecordHeader(new String(headerKey, StandardCharsets.UTF_8), headerValue));
+            byte[] headerValue = readBytes(body, bodyStart, field + ".value", keep);
+            if (keep) {
+                headers.add(new RecordHeader(new String(headerKey, StandardCharsets.UTF_8), headerValue));
+            }
         }
         if (body.hasRemaining()) {
             throw new CorruptBatchException(name + ".length", start,
@@ -139,8 +150,14 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         }
     }
 
-    /** A length-prefixed byte field: -1 is null, anything else must fit in what remains. */
-    private static byte[] readBytes(ByteBuffer body, int bodyStart, String field) {
+    /** What a skipped (not null) key, value or header holds: the bytes stayed in the batch. */
+    static final byte[] SKIPPED = new byte[0];
+
+    /**
+     * A length-prefixed byte field: -1 is null, anything else must fit in what remains. Copied
+     * when {@code keep}, else stepped over ({@link #SKIPPED}).
+     */
+    private static byte[] readBytes(ByteBuffer body, int bodyStart, String field, boolean keep) {
         int at = bodyStart + body.position();
         int length = Varint.readVarint(body, field);
         if (length == -1) {
@@ -149,6 +166,10 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         if (length < -1 || length > body.remaining()) {
             throw new CorruptBatchException(field, at,
                     "length " + length + " but the record has " + body.remaining() + " byte(s) left");
+        }
+        if (!keep) {
+            body.position(body.position() + length);
+            return SKIPPED;
         }
         byte[] bytes = new byte[length];
         body.get(bytes);

@@ -24,6 +24,19 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
      * no bytes left over.
      */
     public static RecordBatch decode(ByteBuffer in) {
+        return decode(in, true);
+    }
+
+    /**
+     * Checks one batch exactly as {@link #decode} does and moves past it, without copying a record
+     * out of it: how a broker validates what it is about to store (chapter 3's log append).
+     */
+    public static BatchHeader validate(ByteBuffer in) {
+        return decode(in, false).header();
+    }
+
+    /** {@link #decode} when {@code keepRecords}, {@link #validate} when not: the same checks either way. */
+    static RecordBatch decode(ByteBuffer in, boolean keepRecords) {
         // BEGIN-SOLUTION ch01 task 6: decode untrusted bytes (RecordBatchDecodeTest)
         ByteBuffer batch = slice(in);
         if (!BatchCrc.isValid(batch)) {
@@ -40,12 +53,16 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
             throw new CorruptBatchException("recordCount", BatchHeader.RECORD_COUNT_OFFSET,
                     "count " + header.recordCount() + " cannot fit in " + batch.remaining() + " byte(s)");
         }
-        List<Record> records = new ArrayList<>(header.recordCount());
+        List<Record> records = new ArrayList<>(keepRecords ? header.recordCount() : 0);
+        long previous = header.baseOffset() - 1;
         for (int i = 0; i < header.recordCount(); i++) {
             int at = batch.position();
-            Record record = Record.readFrom(batch, header.baseOffset(), header.baseTimestamp(), i);
-            checkOffset(header, record, records, at, i);
-            records.add(record);
+            Record record = Record.read(batch, header.baseOffset(), header.baseTimestamp(), i, keepRecords);
+            checkOffset(header, record.offset(), previous, at, i);
+            previous = record.offset();
+            if (keepRecords) {
+                records.add(record);
+            }
         }
         if (batch.hasRemaining()) {
             throw new CorruptBatchException("recordCount", BatchHeader.RECORD_COUNT_OFFSET, "count "
@@ -87,10 +104,10 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
         // END-SOLUTION
     }
 
-    private static void checkOffset(BatchHeader header, Record record, List<Record> before, int at, int index) {
-        long previous = before.isEmpty() ? header.baseOffset() - 1 : before.get(before.size() - 1).offset();
-        if (record.offset() <= previous || record.offset() > header.lastOffset()) {
-            throw new CorruptBatchException("record[" + index + "].offsetDelta", at, "offset " + record.offset()
+    /** Offsets inside a batch only grow and never pass the batch's last offset. */
+    private static void checkOffset(BatchHeader header, long offset, long previous, int at, int index) {
+        if (offset <= previous || offset > header.lastOffset()) {
+            throw new CorruptBatchException("record[" + index + "].offsetDelta", at, "offset " + offset
                     + " is not between " + (previous + 1) + " and lastOffset " + header.lastOffset());
         }
     }

@@ -107,24 +107,24 @@ public final class Log implements Closeable {
      * baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the leader epoch
      * when one is given (>= 0), rolls a new segment when the batch would not fit, and writes it.
      * The producer never chooses offsets; whatever baseOffset it sent is overwritten. The buffer
-     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce).
+     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce), and it is changed
+     * in place: validation copies no record and the offsets are written into the producer's own
+     * bytes, as Kafka's broker does with a request's records (no copy of the batch is made).
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
         // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
-        RecordBatch decoded = RecordBatch.decode(batch.duplicate());
-        if (decoded.header().sizeInBytes() != batch.remaining()) {
+        BatchHeader header = RecordBatch.validate(batch.duplicate());
+        if (header.sizeInBytes() != batch.remaining()) {
             throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "a produce carries exactly one"
-                    + " batch, but " + (batch.remaining() - decoded.header().sizeInBytes()) + " byte(s) follow it");
+                    + " batch, but " + (batch.remaining() - header.sizeInBytes()) + " byte(s) follow it");
         }
-        ByteBuffer owned = copyOf(batch, decoded.header().sizeInBytes());
         long firstOffset = logEndOffset();
-        RecordBatch.assignBaseOffset(owned, firstOffset);
+        RecordBatch.assignBaseOffset(batch, firstOffset);
         if (leaderEpoch >= 0) {
-            RecordBatch.assignPartitionLeaderEpoch(owned, leaderEpoch);
+            RecordBatch.assignPartitionLeaderEpoch(batch, leaderEpoch);
         }
-        write(owned);
-        return new AppendInfo(firstOffset, firstOffset + decoded.header().lastOffsetDelta(),
-                decoded.header().recordCount());
+        write(batch.duplicate());
+        return new AppendInfo(firstOffset, firstOffset + header.lastOffsetDelta(), header.recordCount());
         // END-SOLUTION
     }
 
@@ -141,12 +141,12 @@ public final class Log implements Closeable {
         ByteBuffer in = batches.duplicate();
         while (in.hasRemaining()) {
             int start = in.position();
-            RecordBatch decoded = RecordBatch.decode(in);
-            if (decoded.baseOffset() < logEndOffset()) {
-                throw new IllegalArgumentException("batch at offset " + decoded.baseOffset()
+            BatchHeader header = RecordBatch.validate(in);
+            if (header.baseOffset() < logEndOffset()) {
+                throw new IllegalArgumentException("batch at offset " + header.baseOffset()
                         + " is below the log end offset " + logEndOffset() + ": offsets only grow");
             }
-            write(copyOf(in.duplicate().position(start), decoded.header().sizeInBytes()));
+            write(in.slice(start, header.sizeInBytes()));
         }
     }
 
@@ -333,12 +333,6 @@ public final class Log implements Closeable {
         for (Map.Entry<Long, Segment> entry : segments.entrySet()) {
             entry.getValue().close();
         }
-    }
-
-    private static ByteBuffer copyOf(ByteBuffer batch, int size) {
-        ByteBuffer copy = ByteBuffer.allocate(size);
-        copy.put(batch.duplicate().limit(batch.position() + size));
-        return copy.flip();
     }
 
     private static ByteBuffer concat(List<ByteBuffer> batches, int total) {
