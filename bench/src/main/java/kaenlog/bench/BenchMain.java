@@ -25,6 +25,7 @@ public final class BenchMain {
     private static final Pair[] PAIRS = {
         new Pair("BatchBench.encodeKaen", "BatchBench.encodeKafka", "kafka-clients", 1.0),
         new Pair("BatchBench.decodeKaen", "BatchBench.decodeKafka", "kafka-clients", 1.0),
+        new Pair("BatchBench.validateKaen", "BatchBench.decodeKafka", "kafka-clients", 0.0),
         new Pair("LogBench.appendLog", "LogBench.appendRaw", "raw FileChannel write", 0.7),
         new Pair("LogBench.fetchLog", "LogBench.fetchRaw", "raw FileChannel read", 0.0),
     };
