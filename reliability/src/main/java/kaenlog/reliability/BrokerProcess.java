@@ -22,8 +22,8 @@ import java.util.regex.Pattern;
  * finds when it starts again.
  *
  * <p>The broker's stderr (its log: one line per connection it closed, and why) is kept line by line;
- * its heap is capped ({@code -Xmx}) with {@code -XX:+ExitOnOutOfMemoryError}, so running out of
- * memory ends the process instead of limping on: a broker that is still alive did not run out.
+ * its heap is capped ({@code -Xmx}), by default with {@code -XX:+ExitOnOutOfMemoryError}, so running
+ * out of memory ends the process instead of limping on: a broker that is still alive did not run out.
  */
 public final class BrokerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
@@ -31,22 +31,33 @@ public final class BrokerProcess implements AutoCloseable {
     private static final int MAX_LOG_LINES = 200_000;
     private static final long START_TIMEOUT_MS = 60_000;
 
+    /** Quick to start, one GC thread, and out of memory means out: the process ends. */
+    public static final List<String> DEFAULT_JVM_ARGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+            "-Xshare:auto", "-XX:+ExitOnOutOfMemoryError");
+
     /**
      * How to start it.
      *
      * @param classpath    where kaenlog.cli.Klog and every chapter's handlers are (the caller's own)
      * @param maxHeap      the -Xmx of the broker JVM, e.g. "64m"
      * @param segmentBytes klog serve's --segment-bytes, 0 for its default
-     * @param jvmArgs      more JVM options (e.g. a debugger agent)
+     * @param jvmArgs      the JVM's options besides -Xmx and -cp
      */
     public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs) {
         public Options {
             jvmArgs = List.copyOf(jvmArgs);
         }
 
-        /** The caller's own classpath, a 128 MiB heap, klog serve's default segment size. */
+        /** The caller's own classpath, a 128 MiB heap, klog serve's default segment size, {@link #DEFAULT_JVM_ARGS}. */
         public static Options ofThisClasspath() {
-            return new Options(System.getProperty("java.class.path"), "128m", 0, List.of());
+            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS);
+        }
+
+        /** These options after the current ones (e.g. a debugger agent). */
+        public Options plusJvmArgs(List<String> more) {
+            List<String> all = new ArrayList<>(jvmArgs);
+            all.addAll(more);
+            return withJvmArgs(all);
         }
 
         public Options withMaxHeap(String heap) {
@@ -81,7 +92,6 @@ public final class BrokerProcess implements AutoCloseable {
     /** Starts {@code klog serve --dir dir --port 0} and waits for its "listening on HOST:PORT" line. */
     public static BrokerProcess start(Path dir, Options options) throws IOException {
         List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx" + options.maxHeap(),
-                "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-Dfile.encoding=UTF-8"));
         command.addAll(options.jvmArgs());
         command.addAll(List.of("-cp", options.classpath(), "kaenlog.cli.Klog", "serve", "--dir", dir.toString(),

@@ -7,6 +7,11 @@ public interface Figures {
     /** The report's row: runs, records, faults injected, records lost, duplicates, crashes survived. */
     Row row();
 
+    /** The report's rows, when a scenario has more than one. */
+    default List<Row> rows() {
+        return List.of(row());
+    }
+
     /** A few lines saying what the numbers mean. */
     List<String> details();
 

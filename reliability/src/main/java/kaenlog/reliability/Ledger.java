@@ -12,20 +12,20 @@ import java.util.Map;
  * says who wrote it and when. {@link #audit} holds a partition's contents against the ledger.
  * Thread-safe.
  */
-final class Ledger {
+public final class Ledger {
     /** A batch of {@code count} records {@code p<producer>-<firstSeq>...}. */
-    record Batch(String partition, int producer, long firstSeq, int count, long baseOffset, long lastOffset) {
+    public record Batch(String partition, int producer, long firstSeq, int count, long baseOffset, long lastOffset) {
     }
 
     /** What an audit found. All zero but the first four counts is a log that kept its word. */
-    record Audit(long ackedRecords, long recordsInLog, long inDoubtBatches, long inDoubtWritten, long lost,
+    public record Audit(long ackedRecords, long recordsInLog, long inDoubtBatches, long inDoubtWritten, long lost,
                  long misplaced, long duplicates, long outOfOrder, long partialBatches, long strangers,
                  List<String> problems) {
-        Audit {
+        public Audit {
             problems = List.copyOf(problems);
         }
 
-        boolean clean() {
+        public boolean clean() {
             return lost == 0 && misplaced == 0 && duplicates == 0 && outOfOrder == 0 && partialBatches == 0
                     && strangers == 0 && problems.isEmpty();
         }

@@ -27,6 +27,7 @@ final class LedgerProducer {
     private long nextSeq;
     private long rejected;
     private String lastRejection;
+    private Ledger.Batch lastAcked;
 
     LedgerProducer(int id, String partition, short acks, int maxBatchRecords, long seed, Ledger ledger) {
         this.id = id;
@@ -72,6 +73,7 @@ final class LedgerProducer {
         }
         if (response.error() == ErrorCode.NONE) {
             ledger.acked(partition, id, first, count, response.baseOffset(), response.lastOffset());
+            lastAcked = new Ledger.Batch(partition, id, first, count, response.baseOffset(), response.lastOffset());
             ackedRecords.addAndGet(count);
         } else {
             rejected++;
@@ -94,5 +96,10 @@ final class LedgerProducer {
 
     String lastRejection() {
         return lastRejection;
+    }
+
+    /** The batch most recently acknowledged, or null. */
+    Ledger.Batch lastAcked() {
+        return lastAcked;
     }
 }

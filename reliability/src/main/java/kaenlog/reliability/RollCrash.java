@@ -135,7 +135,7 @@ public final class RollCrash {
 
     static Outcome run(Path dir, BrokerProcess.Options options, Point point, long seed) throws IOException {
         BrokerProcess.Options plain = options.withSegmentBytes(SEGMENT_BYTES);
-        BrokerProcess.Options debuggable = plain.withJvmArgs(List.of(
+        BrokerProcess.Options debuggable = plain.plusJvmArgs(List.of(
                 "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:0"));
         Ledger ledger = new Ledger();
         LedgerProducer producer = new LedgerProducer(0, PARTITION, ProduceRequest.ACKS_LEADER, 8, seed, ledger);

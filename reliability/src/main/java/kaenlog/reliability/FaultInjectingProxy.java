@@ -1,0 +1,201 @@
+package kaenlog.reliability;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import kaenlog.produce.Frames;
+
+/**
+ * A loopback TCP proxy between clients and a broker that reads whole frames in both directions and,
+ * by a seeded random draw per frame, drops a request, drops a response, or delays one. A TCP
+ * connection cannot lose one frame and deliver the next, so a dropped frame ends the connection:
+ * the frame is thrown away and both sides are closed, the way a lost segment surfaces to a client
+ * as a timeout after which it gives the connection up (Kafka's request.timeout.ms). A dropped
+ * request was never seen by the broker; a dropped response was processed, and only its answer is
+ * lost: the case that makes a producer resend what is already written.
+ *
+ * <p>Each connection draws from its own {@code Random(seed, connection number, direction)}, so a
+ * run is repeatable up to the interleaving of threads.
+ */
+public final class FaultInjectingProxy implements Closeable {
+    /**
+     * @param requestDropRate  probability that a request frame is dropped (and the connection cut)
+     * @param responseDropRate probability that a response frame is dropped (and the connection cut)
+     * @param delayRate        probability that a frame that is not dropped is held back first
+     * @param maxDelayMs       held back 1..max ms
+     * @param silentDrops      drop the frame and keep the connection (what TCP cannot do; a client then
+     *                         learns of the loss only from a timeout of its own)
+     */
+    public record Faults(long seed, double requestDropRate, double responseDropRate, double delayRate, int maxDelayMs,
+                         boolean silentDrops) {
+        /** The issue's rates: 2% of requests and 10% of responses dropped, 20% of the others delayed 1-3 ms. */
+        public static Faults issue(long seed) {
+            return new Faults(seed, 0.02, 0.10, 0.20, 3, false);
+        }
+    }
+
+    private final ServerSocket server;
+    private final InetSocketAddress broker;
+    private final Faults faults;
+    private final List<Socket> sockets = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong requestsForwarded = new AtomicLong();
+    private final AtomicLong requestsDropped = new AtomicLong();
+    private final AtomicLong responsesForwarded = new AtomicLong();
+    private final AtomicLong responsesDropped = new AtomicLong();
+    private final AtomicLong delayed = new AtomicLong();
+    private volatile boolean closed;
+
+    public FaultInjectingProxy(String brokerHost, int brokerPort, Faults faults) throws IOException {
+        this.broker = new InetSocketAddress(brokerHost, brokerPort);
+        this.faults = faults;
+        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::acceptLoop, "fault-proxy-acceptor");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        threads.add(acceptor);
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    public long connections() {
+        return connections.get();
+    }
+
+    public long requestsDropped() {
+        return requestsDropped.get();
+    }
+
+    public long responsesDropped() {
+        return responsesDropped.get();
+    }
+
+    public long delayed() {
+        return delayed.get();
+    }
+
+    public long requestsForwarded() {
+        return requestsForwarded.get();
+    }
+
+    public long responsesForwarded() {
+        return responsesForwarded.get();
+    }
+
+    /** Every fault injected: drops and delays. */
+    public long faultsInjected() {
+        return requestsDropped.get() + responsesDropped.get() + delayed.get();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                continue; // closed, or a client that went away before it was accepted
+            }
+            long n = connections.incrementAndGet();
+            Socket upstream = new Socket();
+            try {
+                upstream.connect(broker, 10_000);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+            } catch (IOException e) {
+                closeQuietly(client);
+                closeQuietly(upstream);
+                continue;
+            }
+            synchronized (sockets) {
+                if (closed) {
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    return;
+                }
+                sockets.add(client);
+                sockets.add(upstream);
+                Random requests = new Random(faults.seed() * 1_000_003L + n * 2);
+                Random responses = new Random(faults.seed() * 1_000_003L + n * 2 + 1);
+                pump("requests-" + n, client, upstream, requests, faults.requestDropRate(), requestsForwarded,
+                        requestsDropped);
+                pump("responses-" + n, upstream, client, responses, faults.responseDropRate(), responsesForwarded,
+                        responsesDropped);
+            }
+        }
+    }
+
+    private void pump(String name, Socket from, Socket to, Random random, double dropRate, AtomicLong forwarded,
+                      AtomicLong dropped) {
+        Thread t = new Thread(() -> {
+            try {
+                InputStream in = new BufferedInputStream(from.getInputStream());
+                OutputStream out = new BufferedOutputStream(to.getOutputStream());
+                for (byte[] frame = Frames.readFrame(in, 4 * Frames.DEFAULT_MAX_FRAME_BYTES); frame != null;
+                     frame = Frames.readFrame(in, 4 * Frames.DEFAULT_MAX_FRAME_BYTES)) {
+                    if (random.nextDouble() < dropRate) {
+                        dropped.incrementAndGet();
+                        if (faults.silentDrops()) {
+                            continue;
+                        }
+                        return;
+                    }
+                    if (random.nextDouble() < faults.delayRate()) {
+                        delayed.incrementAndGet();
+                        Thread.sleep(1 + random.nextInt(faults.maxDelayMs()));
+                    }
+                    Frames.writeFrame(out, frame);
+                    forwarded.incrementAndGet();
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                // one side went away: cut the other
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "fault-proxy-" + name);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        server.close();
+        List<Thread> all;
+        synchronized (sockets) {
+            sockets.forEach(FaultInjectingProxy::closeQuietly);
+            all = List.copyOf(threads);
+        }
+        for (Thread t : all) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}
