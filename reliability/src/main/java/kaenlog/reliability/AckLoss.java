@@ -86,8 +86,8 @@ public final class AckLoss {
                                 + " %d answers pointing elsewhere", "", run.audit().recordsInLog(), run.audit().duplicates(),
                         run.gaps(), run.audit().outOfOrder(), run.audit().misplaced()));
             }
-            lines.add("the same faults without idempotence wrote " + plain.audit().duplicates() + " records twice:"
-                    + " each resent batch the broker had already written (chapter 7's opening scene)");
+            lines.add("the same faults without idempotence wrote " + plain.audit().duplicates() + " duplicate records:"
+                    + " every resent batch the broker had already written (chapter 7's opening scene)");
             return lines;
         }
 

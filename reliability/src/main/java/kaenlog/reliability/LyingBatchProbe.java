@@ -113,11 +113,10 @@ public final class LyingBatchProbe {
             }
             Deadline.pause(200);
             lines.addAll(broker.log());
-            lines.stream().filter(l -> l.contains("internal error")).distinct().limit(3).forEach(log::add);
-            if (log.isEmpty()) {
-                log.add("(no line)");
-            }
-            return new Result(lieAnswer, later, failed, opens, emptyOutcome, dedupe(log));
+            lines.stream().filter(l -> l.contains("internal error")).forEach(log::add);
+            List<String> shapes = dedupe(log);
+            return new Result(lieAnswer, later, failed, opens, emptyOutcome,
+                    shapes.isEmpty() ? List.of("(no line)") : shapes.subList(0, Math.min(3, shapes.size())));
         } finally {
             broker.close();
         }

@@ -64,7 +64,7 @@ public final class SegmentFileFuzz {
         public List<String> details() {
             List<String> lines = new ArrayList<>();
             for (String victim : new TreeMap<>(opened).keySet()) {
-                lines.add(String.format("%-32s opened and read %5d, typed errors %5d, untyped %d", victim,
+                lines.add(String.format("%-38s opened and read %5d, typed errors %5d, untyped %d", victim,
                         opened.getOrDefault(victim, 0L), typedErrors.getOrDefault(victim, 0L),
                         untyped.getOrDefault(victim, 0L)));
             }
