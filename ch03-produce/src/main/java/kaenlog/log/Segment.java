@@ -88,7 +88,8 @@ public final class Segment implements Closeable {
         for (long position = 0; position < fileSize; ) {
             BatchHeader header = segment.headerAt(position);
             if (header.magic() != BatchHeader.MAGIC || header.batchLength() < BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD
-                    || position + header.sizeInBytes() > fileSize) {
+                    || position + header.sizeInBytes() > fileSize || header.lastOffsetDelta() < 0
+                    || !segment.follows(header)) {
                 throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "closed segment "
                         + segment.logFile().getFileName() + " has a broken batch at byte " + position);
             }
@@ -112,6 +113,15 @@ public final class Segment implements Closeable {
     /** The walk of {@link #recover}: size, next offset and index are empty when it starts. */
     private long truncateTornTail() throws IOException {
         throw new Todo("ch03 task 5: recover by truncating a torn tail (RecoveryTest)");
+    }
+
+    /**
+     * Whether a batch can come next in this segment: its offsets start at or after the segment's
+     * next offset, and its last offset is within 2^31 of the base offset, as an index entry stores
+     * offsets relative to it in 4 bytes (Kafka rolls a segment before that would happen).
+     */
+    private boolean follows(BatchHeader header) {
+        return header.baseOffset() >= nextOffset && header.lastOffset() - baseOffset <= Integer.MAX_VALUE;
     }
 
     /**

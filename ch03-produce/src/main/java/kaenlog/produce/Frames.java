@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import kaenlog.workbook.Todo;
 
 /**
@@ -18,6 +19,8 @@ import kaenlog.workbook.Todo;
 public final class Frames {
     /** kaen-log's default maximum frame: 1 MiB, enough for any batch a segment accepts here. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 1 << 20;
+    /** A frame's buffer starts at this size and doubles as its bytes arrive. */
+    static final int CHUNK_BYTES = 64 * 1024;
 
     private Frames() {
     }

@@ -118,6 +118,13 @@ public final class Log implements Closeable {
             throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "a produce carries exactly one"
                     + " batch, but " + (batch.remaining() - header.sizeInBytes()) + " byte(s) follow it");
         }
+        // A producer numbers its records 0..count-1: the batch claims exactly count offsets (Kafka's
+        // LogValidator: "Inconsistent batch offset range"). Only compaction leaves gaps, never a producer.
+        if (header.recordCount() == 0 || header.lastOffsetDelta() != header.recordCount() - 1) {
+            throw new CorruptBatchException("lastOffsetDelta", BatchHeader.LAST_OFFSET_DELTA_OFFSET, "a producer's batch"
+                    + " of " + header.recordCount() + " record(s) must have lastOffsetDelta " + (header.recordCount() - 1)
+                    + ", not " + header.lastOffsetDelta());
+        }
         long firstOffset = logEndOffset();
         RecordBatch.assignBaseOffset(batch, firstOffset);
         if (leaderEpoch >= 0) {

@@ -103,7 +103,8 @@ public final class Segment implements Closeable {
         for (long position = 0; position < fileSize; ) {
             BatchHeader header = segment.headerAt(position);
             if (header.magic() != BatchHeader.MAGIC || header.batchLength() < BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD
-                    || position + header.sizeInBytes() > fileSize) {
+                    || position + header.sizeInBytes() > fileSize || header.lastOffsetDelta() < 0
+                    || !segment.follows(header)) {
                 throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "closed segment "
                         + segment.logFile().getFileName() + " has a broken batch at byte " + position);
             }
@@ -130,22 +131,30 @@ public final class Segment implements Closeable {
         long fileSize = log.size();
         int position = 0;
         while (position < fileSize) {
-            RecordBatch batch;
+            BatchHeader header;
             try {
-                ByteBuffer bytes = FileBatches.readAt(log, position, fileSize);
-                batch = RecordBatch.decode(bytes);
+                header = RecordBatch.validate(FileBatches.readAt(log, position, fileSize));
             } catch (CorruptBatchException torn) {
                 break;
             }
-            if (batch.baseOffset() < nextOffset) {
-                break; // offsets only grow: a batch that goes back is not part of this log
+            if (!follows(header)) {
+                break; // the CRC does not cover baseOffset: offsets that go back or leap away are damage
             }
-            track(batch.header(), position, true);
-            position += batch.header().sizeInBytes();
+            track(header, position, true);
+            position += header.sizeInBytes();
         }
         log.truncate(position);
         return fileSize - position;
         // END-SOLUTION
+    }
+
+    /**
+     * Whether a batch can come next in this segment: its offsets start at or after the segment's
+     * next offset, and its last offset is within 2^31 of the base offset, as an index entry stores
+     * offsets relative to it in 4 bytes (Kafka rolls a segment before that would happen).
+     */
+    private boolean follows(BatchHeader header) {
+        return header.baseOffset() >= nextOffset && header.lastOffset() - baseOffset <= Integer.MAX_VALUE;
     }
 
     /**

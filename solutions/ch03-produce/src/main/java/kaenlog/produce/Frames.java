@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Requests and responses travel as frames: an int32 length, then that many bytes of payload (as
@@ -17,6 +18,8 @@ import java.nio.ByteBuffer;
 public final class Frames {
     /** kaen-log's default maximum frame: 1 MiB, enough for any batch a segment accepts here. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 1 << 20;
+    /** A frame's buffer starts at this size and doubles as its bytes arrive. */
+    static final int CHUNK_BYTES = 64 * 1024;
 
     private Frames() {
     }
@@ -52,8 +55,20 @@ public final class Frames {
             throw new MalformedMessageException("frame length " + length + " is over the maximum of "
                     + maxFrameBytes + " bytes");
         }
-        byte[] payload = new byte[length];
-        data.readFully(payload);
+        // Memory follows the bytes that arrive, not the length that was promised: a client that
+        // announces a megabyte and sends nothing more holds one chunk, not a megabyte.
+        byte[] payload = new byte[Math.min(length, CHUNK_BYTES)];
+        int filled = 0;
+        while (filled < length) {
+            if (filled == payload.length) {
+                payload = Arrays.copyOf(payload, (int) Math.min(length, 2L * payload.length));
+            }
+            int n = in.read(payload, filled, payload.length - filled);
+            if (n < 0) {
+                throw new EOFException("frame cut off after " + filled + " of " + length + " bytes");
+            }
+            filled += n;
+        }
         return payload;
         // END-SOLUTION
     }

@@ -1,6 +1,8 @@
 package kaenlog.groups;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -33,7 +35,14 @@ final class Fields {
         need(in, length, field);
         byte[] bytes = new byte[length];
         in.get(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        try {
+            // Strict: bytes that are not UTF-8 are damage, not text to patch up with U+FFFD (each of which
+            // takes three bytes and could push the string past what its int16 length can say).
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new CorruptOffsetRecordException(field, at, "not UTF-8");
+        }
     }
 
     static int getInt(ByteBuffer in, String field) {

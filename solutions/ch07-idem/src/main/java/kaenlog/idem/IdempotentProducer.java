@@ -37,12 +37,19 @@ public final class IdempotentProducer implements Closeable {
     public static final int MAX_IN_FLIGHT = ProducerStateEntry.NUM_BATCHES_TO_RETAIN;
     /** Kafka's retry.backoff.ms default. */
     public static final int DEFAULT_RETRY_BACKOFF_MS = 100;
+    /**
+     * How long an answer may take before it counts as lost and the request is resent (Kafka's
+     * producer: request.timeout.ms, 30 s). Without it, an answer lost while the connection stays up
+     * (a stuck broker, a middlebox) would be waited for forever.
+     */
+    public static final int DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
     private final String host;
     private final int port;
     private final int maxInFlight;
     private final int maxReconnects;
     private final int retryBackoffMs;
+    private final int requestTimeoutMs;
     private final PrintStream log;
     private final Map<String, Integer> nextSequence = new HashMap<>();
     private BrokerClient connection;
@@ -72,6 +79,11 @@ public final class IdempotentProducer implements Closeable {
      */
     public IdempotentProducer(String host, int port, int maxInFlight, int maxReconnects, int retryBackoffMs,
                               PrintStream log) {
+        this(host, port, maxInFlight, maxReconnects, retryBackoffMs, DEFAULT_REQUEST_TIMEOUT_MS, log);
+    }
+
+    public IdempotentProducer(String host, int port, int maxInFlight, int maxReconnects, int retryBackoffMs,
+                              int requestTimeoutMs, PrintStream log) {
         if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
             throw new IllegalArgumentException("max in flight must be 1.." + MAX_IN_FLIGHT
                     + " (the broker remembers five batches per producer), not " + maxInFlight);
@@ -81,6 +93,7 @@ public final class IdempotentProducer implements Closeable {
         this.maxInFlight = maxInFlight;
         this.maxReconnects = maxReconnects;
         this.retryBackoffMs = retryBackoffMs;
+        this.requestTimeoutMs = requestTimeoutMs;
         this.log = log;
     }
 
@@ -127,7 +140,7 @@ public final class IdempotentProducer implements Closeable {
                             + " failed: " + response.error() + " (a resend cannot fix it)");
                 }
                 answers[oldest.batch().index()] = response;
-            } catch (EOFException | java.net.SocketException e) {
+            } catch (EOFException | java.net.SocketException | java.net.SocketTimeoutException e) {
                 // The answers did not come back: resend every unanswered batch unchanged, oldest first.
                 List<InFlight> lost = new ArrayList<>(inFlight);
                 inFlight.clear();
@@ -162,7 +175,7 @@ public final class IdempotentProducer implements Closeable {
                 }
                 producerId = response.producerId();
                 producerEpoch = response.producerEpoch();
-            } catch (EOFException | java.net.SocketException e) {
+            } catch (EOFException | java.net.SocketException | java.net.SocketTimeoutException e) {
                 // A lost answer only costs an id: nothing was written with it.
                 reconnect(e);
             }
@@ -171,7 +184,7 @@ public final class IdempotentProducer implements Closeable {
 
     private void connectIfNeeded() throws IOException {
         if (connection == null) {
-            connection = BrokerClient.connect(host, port);
+            connection = BrokerClient.connect(host, port, requestTimeoutMs);
         }
     }
 
