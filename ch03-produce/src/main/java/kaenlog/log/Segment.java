@@ -88,7 +88,8 @@ public final class Segment implements Closeable {
         for (long position = 0; position < fileSize; ) {
             BatchHeader header = segment.headerAt(position);
             if (header.magic() != BatchHeader.MAGIC || header.batchLength() < BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD
-                    || position + header.sizeInBytes() > fileSize || header.lastOffsetDelta() < 0
+                    || position + BatchHeader.LOG_OVERHEAD + (long) header.batchLength() > fileSize
+                    || header.lastOffsetDelta() < 0
                     || !segment.follows(header)) {
                 throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "closed segment "
                         + segment.logFile().getFileName() + " has a broken batch at byte " + position);
