@@ -172,16 +172,16 @@ public final class AckLoss {
     /**
      * A finding, measured: a response dropped without the connection closing (what a stuck broker
      * or a middlebox does; {@link FaultInjectingProxy.Faults#silentDrops()}). Chapter 7's
-     * {@link IdempotentProducer} sets no read timeout and resends only on EOF or a socket error,
-     * so it waits for that answer forever. Returns true when it was still waiting after
-     * {@code waitMs}; the proxy is then closed, which ends the wait.
+     * {@link IdempotentProducer} once waited for such an answer forever; it now gives the request
+     * up after its request timeout (a fifth of {@code waitMs} here) and resends. Returns true when
+     * it was still waiting after {@code waitMs}; the proxy is then closed, which ends the wait.
      */
     public static boolean idempotentProducerWaitsForeverOnASilentDrop(Path dir, long waitMs) throws IOException {
         try (Broker broker = Broker.start(BrokerConfig.of(dir), new PrintStream(OutputStream.nullOutputStream()))) {
             FaultInjectingProxy proxy = new FaultInjectingProxy(BrokerConfig.DEFAULT_HOST, broker.port(),
                     new FaultInjectingProxy.Faults(1, 0, 1.0, 0, 1, true));
             IdempotentProducer producer = new IdempotentProducer(BrokerConfig.DEFAULT_HOST, proxy.port(), 1, 0, 1,
-                    new PrintStream(OutputStream.nullOutputStream()));
+                    (int) (waitMs / 5), new PrintStream(OutputStream.nullOutputStream()));
             Thread sender = new Thread(() -> {
                 try {
                     producer.send(PARTITION, List.of(List.of("x")), ProduceRequest.ACKS_ALL, 0);

@@ -83,7 +83,7 @@ public final class ReliabilityReport {
         }
 
         out.println();
-        out.println("findings: what the reference does not survive yet (expected: what Kafka does)");
+        out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
         SegmentFileFuzz.Result damaged = SegmentFileFuzz.run(Files.createDirectories(root.resolve("disk")), disk);
         out.println("F1 damaged segment files: " + damaged.inputs() + " inputs, " + damaged.untypedTotal()
                 + " untyped errors from Log.open (expected: a typed CorruptBatchException, or the segment"
@@ -96,8 +96,8 @@ public final class ReliabilityReport {
                 options, 200);
         out.println("F3 memory held by frames that never finish:");
         stalled.lines().forEach(line -> out.println("  " + line));
-        out.println("  expected: a total bound (Kafka: connections.max.idle.ms, max.connections, queued.max.request.bytes);"
-                + " kaen-log bounds each connection only");
+        out.println("  expected: a stalled frame holds only the bytes that arrived (Kafka also bounds the total:"
+                + " connections.max.idle.ms, max.connections, queued.max.request.bytes)");
         boolean blocked = AckLoss.idempotentProducerWaitsForeverOnASilentDrop(
                 Files.createDirectories(root.resolve("silent")), 3_000);
         out.println("F4 a response lost without the connection closing: chapter 7's IdempotentProducer "
