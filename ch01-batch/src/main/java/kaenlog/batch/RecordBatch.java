@@ -58,6 +58,18 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
         }
     }
 
+    /** The bytes of every batch of a buffer, front to back, each a slice (nothing decoded, nothing copied). */
+    public static List<ByteBuffer> sliceAll(ByteBuffer in) {
+        List<ByteBuffer> batches = new ArrayList<>();
+        ByteBuffer rest = in.duplicate();
+        while (rest.hasRemaining()) {
+            ByteBuffer one = slice(rest);
+            batches.add(one);
+            rest.position(rest.position() + one.remaining());
+        }
+        return batches;
+    }
+
     /** Decodes every batch of a buffer, front to back (a whole segment file, a fetch response). */
     public static List<RecordBatch> decodeAll(ByteBuffer in) {
         List<RecordBatch> batches = new ArrayList<>();

@@ -196,7 +196,8 @@ public final class ProduceDemo implements Subcommand {
             claims.check(answered != null && answered.error() == ErrorCode.NONE && answered.baseOffset() == 6
                     && answered.lastOffset() == 8, "the follower's fetch releases the acks=all answer with offsets 6..8");
 
-            List<ByteBuffer> written = splitBatches(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
+            List<ByteBuffer> written =
+                    RecordBatch.sliceAll(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
             List<String> crcs = written.stream().map(b -> String.format("0x%08x", BatchCrc.stored(b))).toList();
             boolean sameBytes = written.size() == 3 && written.stream()
                     .allMatch(b -> b.slice(8, b.remaining() - 8).equals(written.get(0).slice(8, b.remaining() - 8)));
@@ -325,7 +326,7 @@ public final class ProduceDemo implements Subcommand {
                 produce(p, new BatchBuilder().append(nowMs, "k", "t" + (2 * i)).append(nowMs, "k", "t" + (2 * i + 1))
                         .build(), ProduceRequest.ACKS_LEADER, nowMs);
             }
-            before = splitBatches(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
+            before = RecordBatch.sliceAll(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
         }
         long size = Files.size(file);
         int last = before.get(2).remaining();
@@ -340,7 +341,8 @@ public final class ProduceDemo implements Subcommand {
         try (Partition p = Partition.open("torn-0", dir, LogConfig.defaults())) {
             long recovered = Files.size(file);
             long leo = p.locked(log -> log.logEndOffset());
-            List<ByteBuffer> after = splitBatches(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
+            List<ByteBuffer> after =
+                    RecordBatch.sliceAll(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
             boolean intact = after.size() == 2 && after.get(0).equals(before.get(0)) && after.get(1).equals(before.get(1))
                     && after.stream().allMatch(BatchCrc::isValid);
             out.println("  reopened: recovery checks the active segment batch by batch and truncates at the torn one");
@@ -367,17 +369,6 @@ public final class ProduceDemo implements Subcommand {
     private static CompletableFuture<ProduceResponse> produce(Partition p, ByteBuffer batch, short acks, long nowMs)
             throws IOException {
         return p.produce(new ProduceRequest(p.name(), acks, 30_000, batch.duplicate()), nowMs);
-    }
-
-    private static List<ByteBuffer> splitBatches(ByteBuffer records) {
-        List<ByteBuffer> batches = new ArrayList<>();
-        ByteBuffer in = records.duplicate();
-        while (in.hasRemaining()) {
-            ByteBuffer one = RecordBatch.slice(in);
-            batches.add(one);
-            in.position(in.position() + one.remaining());
-        }
-        return batches;
     }
 
     private static String offsets(FetchResponse response) {

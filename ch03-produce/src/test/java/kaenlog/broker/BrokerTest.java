@@ -153,7 +153,7 @@ class BrokerTest {
                 .containsExactly(ErrorCode.NONE, 6L, 8L);
 
         FetchResponse fetched = fetch(client(), FetchRequest.consumer(PARTITION, 0, 1 << 20, 0));
-        List<ByteBuffer> batches = split(fetched.records());
+        List<ByteBuffer> batches = RecordBatch.sliceAll(fetched.records());
         assertThat(batches).as("three batches on disk, one per acks value").hasSize(3);
         for (ByteBuffer batch : batches) {
             assertThat(batch.slice(8, batch.remaining() - 8))
@@ -552,17 +552,6 @@ class BrokerTest {
 
     private static byte[] frame(byte[] payload) {
         return ByteBuffer.allocate(4 + payload.length).putInt(payload.length).put(payload).array();
-    }
-
-    private static List<ByteBuffer> split(ByteBuffer records) {
-        List<ByteBuffer> batches = new ArrayList<>();
-        ByteBuffer in = records.duplicate();
-        while (in.hasRemaining()) {
-            ByteBuffer one = RecordBatch.slice(in);
-            batches.add(one);
-            in.position(in.position() + one.remaining());
-        }
-        return batches;
     }
 
     private static List<Long> offsetsOf(ByteBuffer records) {
