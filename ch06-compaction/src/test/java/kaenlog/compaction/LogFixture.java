@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
@@ -63,13 +62,7 @@ final class LogFixture {
 
     /** Every record left in the log, by offset. */
     static SortedMap<Long, Record> records(Log log) throws IOException {
-        SortedMap<Long, Record> records = new TreeMap<>();
-        for (Segment segment : log.segments()) {
-            for (RecordBatch batch : segment.batches()) {
-                batch.records().forEach(r -> records.put(r.offset(), r));
-            }
-        }
-        return records;
+        return CompactionDemo.records(log);
     }
 
     /** Every batch header left in the log, oldest first. */
