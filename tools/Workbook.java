@@ -60,6 +60,7 @@ public class Workbook {
             case "hint" -> hint(chapter(args, 1), taskNumber(args, 2));
             case "solution" -> solution(chapter(args, 1), taskNumber(args, 2));
             case "restart" -> restart(chapter(args, 1), args.length > 2 && args[2].equals("--force"));
+            case "quiz" -> Quiz.command(chapter(args, 1), java.util.Arrays.copyOfRange(args, 2, args.length));
             default -> {
                 System.err.println("workbook: unknown command '" + args[0] + "'");
                 usage(2);
@@ -73,7 +74,8 @@ public class Workbook {
                        ./workbook watch chNN        rerun a chapter's tests whenever a file in it changes
                        ./workbook hint chNN N       the hint for task N
                        ./workbook solution chNN N   the reference's code for task N, beside yours
-                       ./workbook restart chNN [--force]   regenerate the chapter's skeleton""");
+                       ./workbook restart chNN [--force]   regenerate the chapter's skeleton
+                       ./workbook quiz chNN [ANSWER...]     the guide's questions, one at a time, each answer explained""");
         System.exit(status);
     }
 
@@ -422,5 +424,224 @@ public class Workbook {
                 Files.delete(p);
             }
         }
+    }
+}
+
+/**
+ * {@code ./workbook quiz chNN [ANSWER...]}: the questions of a guide's "## Check your understanding"
+ * section, asked one at a time, each answer explained. With answers as arguments it runs without
+ * asking ({@code ./workbook quiz ch08 b a c}) and exits 0 when all are right, 1 when one is not.
+ *
+ * <p>The guide is the one store of the questions; this class only reads its form:
+ * <pre>
+ * **1. The question, on one line?**
+ *
+ * - a) an option, one line each
+ * - b) ...
+ *
+ * &lt;details&gt;&lt;summary&gt;Answer&lt;/summary&gt;
+ *
+ * **b)** Why b, and why the others are traps (any number of lines and paragraphs).
+ *
+ * &lt;/details&gt;
+ * </pre>
+ */
+final class Quiz {
+    static final String SECTION = "## Check your understanding";
+    private static final Pattern QUESTION = Pattern.compile("^\\*\\*(\\d+)\\. (.+)\\*\\*$");
+    private static final Pattern OPTION = Pattern.compile("^- ([a-e])\\) (.+)$");
+    private static final Pattern ANSWER = Pattern.compile("^\\*\\*([a-e])\\)\\*\\* ?(.*)$");
+    private static final int WIDTH = 96;
+
+    record Question(int number, String text, List<String> options, char answer, String explanation) {
+        char lastLetter() {
+            return (char) ('a' + options.size() - 1);
+        }
+    }
+
+    private Quiz() {
+    }
+
+    /** The command: exits with {@link #run}'s status. */
+    static void command(String chapter, String[] answers) throws IOException {
+        Path guide = Workbook.ROOT.resolve(chapter).resolve("README.md");
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        System.exit(run(chapter, Files.readAllLines(guide, StandardCharsets.UTF_8), List.of(answers), in, System.out,
+                System.err));
+    }
+
+    /**
+     * Asks every question of {@code guide}, taking the answers from {@code given} when there are any
+     * (one per question) and from {@code in} otherwise. Returns 0 when every answer was right, 1 when
+     * one was not, 2 for a guide without questions or answers that do not fit them.
+     */
+    static int run(String chapter, List<String> guide, List<String> given, java.io.BufferedReader in,
+            java.io.PrintStream out, java.io.PrintStream err) throws IOException {
+        List<Question> questions;
+        try {
+            questions = parse(guide);
+        } catch (IllegalArgumentException e) {
+            err.println("workbook: " + chapter + "/README.md: " + e.getMessage());
+            return 2;
+        }
+        if (questions.isEmpty()) {
+            err.println("workbook: " + chapter + "/README.md has no '" + SECTION + "' section with questions");
+            return 2;
+        }
+        if (!given.isEmpty() && given.size() != questions.size()) {
+            err.println("workbook: " + chapter + " has " + questions.size() + " questions; give one answer each"
+                    + " (e.g. ./workbook quiz " + chapter.substring(0, 4) + " " + "a ".repeat(questions.size()).strip()
+                    + ") or none to be asked");
+            return 2;
+        }
+        for (int i = 0; i < given.size(); i++) {
+            if (!fits(given.get(i), questions.get(i))) {
+                err.println("workbook: answer " + (i + 1) + " is '" + given.get(i) + "': question " + (i + 1)
+                        + " takes a letter from a to " + questions.get(i).lastLetter());
+                return 2;
+            }
+        }
+        out.println(chapter + " · check your understanding · " + questions.size() + " questions");
+        int right = 0;
+        int asked = 0;
+        for (int i = 0; i < questions.size(); i++) {
+            Question q = questions.get(i);
+            out.println();
+            out.println("Question " + (i + 1) + " of " + questions.size());
+            wrap(q.text(), "", out);
+            for (int k = 0; k < q.options().size(); k++) {
+                wrap(q.options().get(k), "  " + (char) ('a' + k) + ") ", out);
+            }
+            String answer;
+            if (given.isEmpty()) {
+                answer = ask(q, in, out);
+                if (answer == null) {
+                    break;
+                }
+            } else {
+                answer = given.get(i);
+                out.println("your answer: " + answer);
+            }
+            asked++;
+            boolean correct = answer.charAt(0) == q.answer();
+            right += correct ? 1 : 0;
+            out.println(correct ? "Right: " + q.answer() + "." : "Not quite: the answer is " + q.answer() + ".");
+            String[] paragraphs = q.explanation().split("\n\n");
+            for (int p = 0; p < paragraphs.length; p++) {
+                if (p > 0) {
+                    out.println();
+                }
+                wrap(paragraphs[p], "", out);
+            }
+        }
+        out.println();
+        out.println(right + " of " + asked + " right" + (asked < questions.size() ? " (stopped early)" : "") + ".");
+        return right == questions.size() ? 0 : 1;
+    }
+
+    private static String ask(Question q, java.io.BufferedReader in, java.io.PrintStream out) throws IOException {
+        while (true) {
+            out.print("your answer (a-" + q.lastLetter() + ", q to stop): ");
+            out.flush();
+            String line = in.readLine();
+            if (line == null || line.strip().equalsIgnoreCase("q")) {
+                out.println();
+                return null;
+            }
+            String answer = line.strip().toLowerCase(java.util.Locale.ROOT);
+            if (fits(answer, q)) {
+                return answer;
+            }
+            out.println("one letter from a to " + q.lastLetter() + ", please");
+        }
+    }
+
+    private static boolean fits(String answer, Question q) {
+        return answer.length() == 1 && answer.charAt(0) >= 'a' && answer.charAt(0) <= q.lastLetter();
+    }
+
+    /** The questions of the guide's section, in order; a malformed question is an error naming its line. */
+    static List<Question> parse(List<String> guide) {
+        List<Question> questions = new ArrayList<>();
+        int start = guide.indexOf(SECTION);
+        if (start < 0) {
+            return questions;
+        }
+        Integer number = null;
+        String text = null;
+        List<String> options = new ArrayList<>();
+        Character answer = null;
+        StringBuilder explanation = null;
+        int opened = 0;
+        for (int i = start + 1; i < guide.size(); i++) {
+            String line = guide.get(i);
+            if (line.startsWith("## ")) {
+                break;
+            }
+            Matcher m;
+            if (explanation != null) {
+                if (line.strip().equals("</details>")) {
+                    if (answer == null) {
+                        throw new IllegalArgumentException("line " + (i + 1) + ": the answer of question " + number
+                                + " must start with **x)**");
+                    }
+                    questions.add(new Question(number, text, List.copyOf(options), answer,
+                            explanation.toString().strip().replaceAll("\n{3,}", "\n\n")));
+                    number = null;
+                    options.clear();
+                    answer = null;
+                    explanation = null;
+                } else if (answer == null && (m = ANSWER.matcher(line)).matches()) {
+                    answer = m.group(1).charAt(0);
+                    explanation.append(m.group(2)).append('\n');
+                } else if (answer != null) {
+                    explanation.append(line.isBlank() ? "\n" : line + "\n");
+                }
+            } else if ((m = QUESTION.matcher(line)).matches()) {
+                number = Integer.parseInt(m.group(1));
+                text = m.group(2);
+                opened = i + 1;
+            } else if (number != null && (m = OPTION.matcher(line)).matches()) {
+                if (m.group(1).charAt(0) != 'a' + options.size()) {
+                    throw new IllegalArgumentException("line " + (i + 1) + ": option " + m.group(1) + ") of question "
+                            + number + " is out of order");
+                }
+                options.add(m.group(2));
+            } else if (number != null && line.startsWith("<details>")) {
+                if (options.size() < 2) {
+                    throw new IllegalArgumentException("line " + opened + ": question " + number + " needs two options or more");
+                }
+                explanation = new StringBuilder();
+            }
+        }
+        if (number != null) {
+            throw new IllegalArgumentException("line " + opened + ": question " + number + " has no <details> answer");
+        }
+        for (Question q : questions) {
+            if (q.answer() > q.lastLetter()) {
+                throw new IllegalArgumentException("question " + q.number() + " answers " + q.answer()
+                        + ", which is not one of its options");
+            }
+        }
+        return questions;
+    }
+
+    /** Prints a paragraph without its markdown (emphasis, code quotes), wrapped at {@value #WIDTH} columns under {@code prefix}. */
+    private static void wrap(String markdown, String prefix, java.io.PrintStream out) {
+        String text = markdown.replace("*", "").replace("`", "").replaceAll("\\s+", " ").strip();
+        String indent = " ".repeat(prefix.length());
+        StringBuilder line = new StringBuilder(prefix);
+        boolean empty = true;
+        for (String word : text.split(" ")) {
+            if (!empty && line.length() + 1 + word.length() > WIDTH) {
+                out.println(line);
+                line = new StringBuilder(indent);
+                empty = true;
+            }
+            line.append(empty ? "" : " ").append(word);
+            empty = false;
+        }
+        out.println(line);
     }
 }

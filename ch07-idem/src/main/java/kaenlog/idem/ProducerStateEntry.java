@@ -10,7 +10,7 @@ import kaenlog.workbook.Todo;
 /**
  * The broker's memory of one producer on one partition: its epoch and its last few batches.
  *
- * <p>Mirrors Kafka 4.1.0's {@code ProducerStateEntry}: a queue with the lowest sequence at the head
+ * <p>Mirrors Kafka 4.1.1's {@code ProducerStateEntry}: a queue with the lowest sequence at the head
  * and the highest at the tail, holding at most {@link #NUM_BATCHES_TO_RETAIN} batches; when it is
  * full the head goes to make room. Unlike Kafka, kaen-log has no epoch fencing, no transactions and
  * no time-based expiry: the epoch is only a part of the duplicate comparison.
@@ -18,7 +18,7 @@ import kaenlog.workbook.Todo;
 public final class ProducerStateEntry {
 
     /**
-     * Five BATCHES, not five records: a batch of any size takes one slot. Kafka 4.1.0 uses the same
+     * Five BATCHES, not five records: a batch of any size takes one slot. Kafka 4.1.1 uses the same
      * constant, and it is the same 5 that caps {@code max.in.flight.requests.per.connection} when
      * idempotence is on: ProducerConfig explains the cap "because broker only retains at most 5
      * batches for each producer". More requests in flight and a batch can leave the window before

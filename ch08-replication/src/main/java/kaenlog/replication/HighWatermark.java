@@ -27,9 +27,10 @@ public final class HighWatermark {
     /**
      * Proposes a high watermark, or nothing when the HW must not move.
      *
-     * <p>Empty in two cases. (1) The maximal ISR has fewer than {@code minIsr} members: below
+     * <p>Empty in two cases. (1) The ISR has fewer than {@code minIsr} members: below
      * {@code min.insync.replicas} Kafka does not advance the HW at all ({@code isUnderMinIsr}
-     * returns first). (2) A follower in the maximal ISR has no known LEO yet (it has not fetched
+     * returns first, and it counts the <em>committed</em> ISR; only the search for the smallest LEO
+     * runs over the maximal one). kaen-log's one set is both, so both use {@code maximalIsr}. (2) A follower in the maximal ISR has no known LEO yet (it has not fetched
      * since this leader took over): Kafka keeps such a replica at {@code UnknownOffset} (-1), which
      * pulls the candidate below any real HW, so nothing can advance until it fetches. kaen-log says
      * "no proposal" instead of carrying a -1.

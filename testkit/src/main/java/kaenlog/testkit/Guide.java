@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,6 +20,10 @@ import java.util.regex.Pattern;
  * {@code <!-- excerpt: path/from/the/root -->} on the line before its fence, and its lines must
  * appear, consecutively and exactly, in that file. Fences marked {@code sh} hold commands to type,
  * not excerpts, and are exempt.
+ *
+ * <p>Fences marked {@code mermaid} are diagrams, not excerpts, and are checked by
+ * {@link #diagramProblems}: every name in a diagram that looks like code, and every number, must
+ * be one the chapter's code or golden output uses, so a picture cannot drift from the code either.
  *
  * <p>Checked when the chapter runs on the reference (CI's -Psolutions): a guide quotes the
  * skeleton as generated, and on a learner's run those files are the learner's to change.
@@ -42,6 +48,13 @@ public final class Guide {
         assertThat(blocks).as("%s has no excerpts: a guide shows the code and output it teaches", guide).isNotEmpty();
         for (Block block : blocks) {
             if (block.language().equals("sh")) {
+                continue;
+            }
+            if (block.language().equals(MERMAID)) {
+                assertThat(diagramProblems(guide, block, root))
+                        .as("%s:%d: a diagram may only use the names and numbers of the chapter's code and golden output",
+                                guide, block.line())
+                        .isEmpty();
                 continue;
             }
             assertThat(block.source())
@@ -79,6 +92,106 @@ public final class Guide {
             }
         }
         return blocks;
+    }
+
+    private static final String MERMAID = "mermaid";
+
+    /** Mermaid's own words that look like code names (camel case): they are syntax, not names. */
+    private static final Set<String> MERMAID_WORDS = Set.of("sequenceDiagram", "stateDiagram", "classDiagram",
+            "erDiagram", "classDef", "linkStyle", "autonumber");
+
+    /** A word, with what may follow it; the rules below decide whether it looks like code. */
+    private static final Pattern WORD = Pattern.compile("(?<![A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_]*(?:\\.[a-z][a-z0-9]*)*)(\\()?");
+    /** Mermaid's arrows ({@code ->>}, {@code --x}, {@code -.->}, ...): the x of {@code B--xP} is no part of a name. */
+    private static final Pattern ARROW = Pattern.compile("<?(?:-{1,3}|-\\.+-|={2,3})(?:>>|>|x|o|\\))");
+    private static final Pattern CAMEL = Pattern.compile("[a-z][a-z0-9]*[A-Z]|[A-Z][a-z0-9]+[A-Z]");
+    private static final Pattern NUMBER = Pattern.compile("(?<![A-Za-z0-9_])[0-9]+(?![A-Za-z0-9_])");
+
+    /**
+     * The problems of one diagram of a chapter guide, empty when there are none. The rule, token by
+     * token over the whole diagram text (labels included):
+     * <ul>
+     * <li>a word <em>looks like code</em> when it is camel case ({@code fetchOnce}, {@code RecordBatch}:
+     * a lower-case letter followed by a capital, or two capitalised humps), contains an underscore
+     * ({@code INIT_PRODUCER_ID}, {@code __producer_ids}), is a dotted lower-case name
+     * ({@code min.insync.replicas}), or is directly followed by {@code (} ({@code shrinkIsr(}).
+     * Mermaid's own camel-case keywords ({@code sequenceDiagram}, ...) are syntax and exempt. Such a
+     * word must occur as a whole word in the chapter's reference sources: {@code solutions/chNN-*}
+     * of this chapter and of every earlier chapter it builds on; a dotted name may also come from the
+     * golden output;</li>
+     * <li>every number (a run of digits not touching a letter or an underscore: {@code 30000},
+     * {@code 61} in {@code 61-byte}, but not the {@code 0} of a node id {@code S0}) must occur, with
+     * the same boundaries, in the chapter's golden output {@code expected/NN-*.txt} or those sources.</li>
+     * </ul>
+     * Plain words ({@code leader}, {@code HW}, {@code LEO}) are prose and free.
+     */
+    static List<String> diagramProblems(String guide, Block block, Path root) throws IOException {
+        String chapter = Path.of(guide).getName(0).toString();
+        return diagramProblems(block.lines(), referenceSources(root, chapter), golden(root, chapter));
+    }
+
+    static List<String> diagramProblems(List<String> diagram, String sources, String golden) {
+        Set<String> problems = new LinkedHashSet<>();
+        for (String text : diagram) {
+            String line = ARROW.matcher(text).replaceAll(" ");
+            Matcher word = WORD.matcher(line);
+            while (word.find()) {
+                String name = word.group(1);
+                boolean dotted = name.contains(".");
+                boolean code = dotted || word.group(2) != null || name.contains("_") || CAMEL.matcher(name).find();
+                if (!code || MERMAID_WORDS.contains(name)) {
+                    continue;
+                }
+                if (!containsToken(sources, name) && !(dotted && containsToken(golden, name))) {
+                    problems.add("the name " + name + " is not in the chapter's reference sources"
+                            + (dotted ? " or golden output" : "") + " (renamed? mistyped?)");
+                }
+            }
+            Matcher number = NUMBER.matcher(line);
+            while (number.find()) {
+                if (!containsToken(golden, number.group()) && !containsToken(sources, number.group())) {
+                    problems.add("the number " + number.group() + " is not in the chapter's golden output or sources");
+                }
+            }
+        }
+        return List.copyOf(problems);
+    }
+
+    private static boolean containsToken(String text, String token) {
+        return Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(token) + "(?![A-Za-z0-9_])").matcher(text).find();
+    }
+
+    /** All reference sources of this chapter and the chapters before it, as one text. */
+    static String referenceSources(Path root, String chapter) throws IOException {
+        StringBuilder text = new StringBuilder();
+        List<Path> modules;
+        try (var dirs = Files.list(root.resolve("solutions"))) {
+            modules = dirs.filter(d -> d.getFileName().toString().matches("ch[0-9]{2}-.*"))
+                    .filter(d -> d.getFileName().toString().compareTo(chapter) <= 0)
+                    .sorted()
+                    .toList();
+        }
+        assertThat(modules).as("reference sources of %s under solutions/", chapter).isNotEmpty();
+        for (Path module : modules) {
+            try (var files = Files.walk(module.resolve("src/main/java"))) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                    text.append(Files.readString(file, StandardCharsets.UTF_8)).append('\n');
+                }
+            }
+        }
+        return text.toString();
+    }
+
+    /** The chapter's golden output: {@code expected/NN-*.txt} for chapter {@code chNN-*}. */
+    static String golden(Path root, String chapter) throws IOException {
+        String prefix = chapter.substring(2, 4) + "-";
+        StringBuilder text = new StringBuilder();
+        try (var files = Files.list(root.resolve("expected"))) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith(prefix)).sorted().toList()) {
+                text.append(Files.readString(file, StandardCharsets.UTF_8)).append('\n');
+            }
+        }
+        return text.toString();
     }
 
     static int indexOf(List<String> haystack, List<String> needle) {

@@ -3,7 +3,7 @@ package kaenlog.idem;
 /**
  * What the broker remembers about one batch a producer wrote: four numbers, whatever the batch's size.
  *
- * <p>Kafka 4.1.0 keeps exactly these four fields in its {@code BatchMetadata} class
+ * <p>Kafka 4.1.1 keeps exactly these four fields in its {@code BatchMetadata} class
  * (storage/.../internals/log/BatchMetadata.java: {@code public final int lastSeq, long lastOffset,
  * int offsetDelta, long timestamp}) and, like this record, derives the first sequence and the first
  * offset instead of storing them. A batch of one record and a batch of a thousand cost the same.

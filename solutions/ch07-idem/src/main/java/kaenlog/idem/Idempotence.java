@@ -61,7 +61,7 @@ public final class Idempotence {
      *
      * <ul>
      *   <li>{@link Verdict.Duplicate}: nothing is written; the answer carries the offsets of the first
-     *       write (Kafka 4.1.0's UnifiedLog fills its answer from {@code result.maybeDuplicate} and
+     *       write (Kafka 4.1.1's UnifiedLog fills its answer from {@code result.maybeDuplicate} and
      *       never reaches {@code localLog.append(...)}). The log end offset does not move.</li>
      *   <li>{@link Verdict.OutOfOrderSequenceNumber}: nothing is written, offsets -1. The state is not
      *       touched either: a rejected batch must not become the new "last sequence".</li>

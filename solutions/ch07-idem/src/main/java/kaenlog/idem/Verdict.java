@@ -4,7 +4,7 @@ package kaenlog.idem;
  * How the broker judges an idempotent batch, before it writes anything.
  *
  * <p>The surprising one is {@link Duplicate}: it is a success, answered with the offsets of the
- * first write (Kafka 4.1.0's UnifiedLog fills the response from {@code result.maybeDuplicate} and
+ * first write (Kafka 4.1.1's UnifiedLog fills the response from {@code result.maybeDuplicate} and
  * skips {@code localLog.append(...)}). Kafka's error code 46 DUPLICATE_SEQUENCE_NUMBER is not what
  * the broker answers here; code 45 OUT_OF_ORDER_SEQUENCE_NUMBER is what {@link OutOfOrderSequenceNumber}
  * stands for.
