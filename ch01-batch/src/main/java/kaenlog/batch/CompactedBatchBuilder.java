@@ -17,6 +17,9 @@ import kaenlog.workbook.Todo;
  * record at all is written as an empty header (Kafka's DefaultRecordBatch.writeEmptyHeader:
  * recordCount 0, baseTimestamp -1, maxTimestamp the original's) so the producer's last sequence
  * survives; chapter 7 rebuilds its window from those headers.
+ *
+ * <p>A batch whose timestamp type is LogAppendTime keeps its append time: the rebuilt batch's
+ * timestamps are the original's {@code maxTimestamp}, as Kafka's cleaner writes them.
  */
 public final class CompactedBatchBuilder {
     private final BatchHeader original;

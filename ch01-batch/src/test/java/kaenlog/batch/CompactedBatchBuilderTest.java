@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import kaenlog.testkit.Hex;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -128,6 +129,66 @@ class CompactedBatchBuilderTest {
         assertThat(compacted.header().isTransactional())
                 .as("the transactional bit is kept: it belongs to the batch, not to the removed record").isTrue();
         assertThat(compacted.header().isControl()).as("the control bit is kept").isTrue();
+    }
+
+    @Test
+    void aLogAppendTimeBatchKeepsItsAppendTimeWhenCompacted() {
+        long appendTime = T0 + 60_000;
+        short logAppendTime = (short) BatchHeader.TIMESTAMP_TYPE_MASK;
+        BatchHeader given = new BatchHeader(100, 0, 6, (byte) 2, 0, logAppendTime, 2, T0, appendTime, 4242L,
+                (short) 5, 40, 0);
+        ByteBuffer built = BatchBuilder.encode(given, List.of(Record.of(100, T0 + 10, "a", "1"),
+                Record.of(101, T0 + 20, "b", "2"), Record.of(102, T0 + 5, "c", "3")));
+        RecordBatch original = RecordBatch.decode(built.duplicate());
+
+        ByteBuffer bytes = new CompactedBatchBuilder(original.header()).retain(original.records().get(1)).build();
+        BatchHeader h = RecordBatch.decode(bytes.duplicate()).header();
+
+        assertThat(h.attributes() & BatchHeader.TIMESTAMP_TYPE_MASK)
+                .as("the timestamp type bit (LogAppendTime) is kept").isEqualTo(BatchHeader.TIMESTAMP_TYPE_MASK);
+        assertThat(h.maxTimestamp())
+                .as("a LogAppendTime batch's maxTimestamp is the broker's append time (T0 + 60000), and readers take it "
+                        + "as every record's time: compaction must keep it, not the largest record time (T0 + 20)")
+                .isEqualTo(appendTime);
+        org.apache.kafka.common.record.RecordBatch kafkaBatch = org.apache.kafka.common.record.MemoryRecords
+                .readableRecords(bytes.duplicate()).batches().iterator().next();
+        assertThat(kafkaBatch.iterator().next().timestamp())
+                .as("kafka-clients reads the kept record at the append time, as before compaction")
+                .isEqualTo(appendTime);
+
+        byte[] want = toArray(kafkaFilterKeepingOffset(built.duplicate(), 101));
+        byte[] got = toArray(bytes);
+        assertThat(got)
+                .as(() -> "byte for byte what Kafka's cleaner (MemoryRecords.filterTo) writes for the same batch: "
+                        + "timestamps at the append time, deltas 0; "
+                        + Hex.firstDifference(want, got, i -> i < BatchHeader.SIZE ? "header" : "records"))
+                .isEqualTo(want);
+    }
+
+    private static byte[] toArray(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return bytes;
+    }
+
+    /** What Kafka's own cleaner path writes for {@code batch} when only the record at {@code offset} is kept. */
+    private static ByteBuffer kafkaFilterKeepingOffset(ByteBuffer batch, long offset) {
+        ByteBuffer out = ByteBuffer.allocate(batch.remaining());
+        org.apache.kafka.common.record.MemoryRecords.readableRecords(batch).filterTo(
+                new org.apache.kafka.common.record.MemoryRecords.RecordFilter(T0, 0) {
+                    @Override
+                    protected BatchRetentionResult checkBatchRetention(org.apache.kafka.common.record.RecordBatch b) {
+                        return new BatchRetentionResult(BatchRetention.DELETE_EMPTY, false);
+                    }
+
+                    @Override
+                    protected boolean shouldRetainRecord(org.apache.kafka.common.record.RecordBatch b,
+                            org.apache.kafka.common.record.Record r) {
+                        return r.offset() == offset;
+                    }
+                }, out, org.apache.kafka.common.utils.BufferSupplier.NO_CACHING);
+        out.flip();
+        return out;
     }
 
     @Test
