@@ -101,7 +101,9 @@ public final class Guide {
             "erDiagram", "classDef", "linkStyle", "autonumber");
 
     /** A word, with what may follow it; the rules below decide whether it looks like code. */
-    private static final Pattern WORD = Pattern.compile("(?<![A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_]*(?:\\.[a-z][a-z0-9]*)*)(\\()?");
+    private static final Pattern WORD = Pattern.compile("(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)(\\()?");
+    /** A configuration name: lower-case words joined by dots ({@code segment.bytes}). */
+    private static final Pattern CONFIG = Pattern.compile("(?<![A-Za-z0-9_.])[a-z][a-z0-9]*(?:\\.[a-z][a-z0-9]*)+(?![A-Za-z0-9_])");
     /** Mermaid's arrows ({@code ->>}, {@code --x}, {@code -.->}, ...): the x of {@code B--xP} is no part of a name. */
     private static final Pattern ARROW = Pattern.compile("<?(?:-{1,3}|-\\.+-|={2,3})(?:>>|>|x|o|\\))");
     private static final Pattern CAMEL = Pattern.compile("[a-z][a-z0-9]*[A-Z]|[A-Z][a-z0-9]+[A-Z]");
@@ -113,12 +115,13 @@ public final class Guide {
      * <ul>
      * <li>a word <em>looks like code</em> when it is camel case ({@code fetchOnce}, {@code RecordBatch}:
      * a lower-case letter followed by a capital, or two capitalised humps), contains an underscore
-     * ({@code INIT_PRODUCER_ID}, {@code __producer_ids}), is a dotted lower-case name
-     * ({@code min.insync.replicas}), or is directly followed by {@code (} ({@code shrinkIsr(}).
-     * Mermaid's own camel-case keywords ({@code sequenceDiagram}, ...) are syntax and exempt. Such a
-     * word must occur as a whole word in the chapter's reference sources: {@code solutions/chNN-*}
-     * of this chapter and of every earlier chapter it builds on; a dotted name may also come from the
-     * golden output;</li>
+     * ({@code INIT_PRODUCER_ID}, {@code __producer_ids}), or is directly followed by {@code (}
+     * ({@code shrinkIsr(}; in {@code OffsetIndex.lookup(} both words are checked). Mermaid's own
+     * camel-case keywords ({@code sequenceDiagram}, ...) are syntax and exempt. Such a word must
+     * occur as a whole word in the chapter's reference sources: {@code solutions/chNN-*} of this
+     * chapter and of every earlier chapter it builds on;</li>
+     * <li>a configuration name, lower-case words joined by dots ({@code min.insync.replicas}), must
+     * occur in those sources or in the chapter's golden output;</li>
      * <li>every number (a run of digits not touching a letter or an underscore: {@code 30000},
      * {@code 61} in {@code 61-byte}, but not the {@code 0} of a node id {@code S0}) must occur, with
      * the same boundaries, in the chapter's golden output {@code expected/NN-*.txt} or those sources.</li>
@@ -137,14 +140,16 @@ public final class Guide {
             Matcher word = WORD.matcher(line);
             while (word.find()) {
                 String name = word.group(1);
-                boolean dotted = name.contains(".");
-                boolean code = dotted || word.group(2) != null || name.contains("_") || CAMEL.matcher(name).find();
-                if (!code || MERMAID_WORDS.contains(name)) {
-                    continue;
+                boolean code = word.group(2) != null || name.contains("_") || CAMEL.matcher(name).find();
+                if (code && !MERMAID_WORDS.contains(name) && !containsToken(sources, name)) {
+                    problems.add("the name " + name + " is not in the chapter's reference sources (renamed? mistyped?)");
                 }
-                if (!containsToken(sources, name) && !(dotted && containsToken(golden, name))) {
-                    problems.add("the name " + name + " is not in the chapter's reference sources"
-                            + (dotted ? " or golden output" : "") + " (renamed? mistyped?)");
+            }
+            Matcher config = CONFIG.matcher(line);
+            while (config.find()) {
+                if (!containsToken(sources, config.group()) && !containsToken(golden, config.group())) {
+                    problems.add("the name " + config.group() + " is not in the chapter's reference sources or golden"
+                            + " output (renamed? mistyped?)");
                 }
             }
             Matcher number = NUMBER.matcher(line);

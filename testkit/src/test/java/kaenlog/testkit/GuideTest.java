@@ -51,12 +51,15 @@ class GuideTest {
 
     @Test
     void aDiagramFailsWhenANameInItIsChanged() {
-        List<String> diagram = List.of("sequenceDiagram", "    L->>F: fetchTwice(nowMs) · INIT_PRODUCER_IDS");
+        List<String> diagram = List.of("sequenceDiagram", "    L->>F: fetchTwice(nowMs) · INIT_PRODUCER_IDS",
+                "    Note over L: min.insync.replica");
         assertThat(Guide.diagramProblems(diagram, SOURCES, GOLDEN))
-                .as("a renamed method, call or constant is caught, each by name")
+                .as("a renamed method, call, constant or configuration name is caught, each by name")
                 .containsExactly(
                         "the name fetchTwice is not in the chapter's reference sources (renamed? mistyped?)",
-                        "the name INIT_PRODUCER_IDS is not in the chapter's reference sources (renamed? mistyped?)");
+                        "the name INIT_PRODUCER_IDS is not in the chapter's reference sources (renamed? mistyped?)",
+                        "the name min.insync.replica is not in the chapter's reference sources or golden output"
+                                + " (renamed? mistyped?)");
     }
 
     @Test
