@@ -60,21 +60,26 @@ public final class IdemDemo implements Subcommand {
     record SeqRange(int first, int last) {
         static SeqRange parse(String text) throws UsageException {
             String[] parts = text.split("\\.\\.", -1);
-            if (parts.length != 2 || !parts[0].matches("\\d{1,9}") || !parts[1].matches("\\d{1,9}")) {
+            if (parts.length != 2 || !parts[0].matches("\\d+") || !parts[1].matches("\\d+")) {
                 throw new UsageException("--seq takes FIRST..LAST (two whole numbers), not '" + text + "'");
             }
-            int first = Integer.parseInt(parts[0]);
-            int last = Integer.parseInt(parts[1]);
+            long first = atMost18Digits(parts[0]);
+            long last = atMost18Digits(parts[1]);
+            if (first > MAX_FIRST_SEQ) {
+                throw new UsageException("--seq " + text + ": FIRST must be at most " + MAX_FIRST_SEQ + ", not " + parts[0]);
+            }
             if (last < first) {
                 throw new UsageException("--seq " + text + ": LAST must not be below FIRST");
-            }
-            if (first > MAX_FIRST_SEQ) {
-                throw new UsageException("--seq " + text + ": FIRST must be at most " + MAX_FIRST_SEQ);
             }
             if (last - first + 1 > MAX_BATCH_RECORDS) {
                 throw new UsageException("--seq " + text + ": a batch of at most " + MAX_BATCH_RECORDS + " records");
             }
-            return new SeqRange(first, last);
+            return new SeqRange((int) first, (int) last);
+        }
+
+        /** The number, or Long.MAX_VALUE for one too long to be a long: either way it fails the bounds above. */
+        private static long atMost18Digits(String digits) {
+            return digits.length() > 18 ? Long.MAX_VALUE : Long.parseLong(digits);
         }
 
         int count() {
@@ -197,6 +202,7 @@ public final class IdemDemo implements Subcommand {
             claims.check(duplicate != null, "the resent " + seq + " is a DUPLICATE, not " + result.verdict().label());
             out.printf("%-13s %s%n", "verdict", "DUPLICATE · original offsets " + duplicate.firstOffset() + ".."
                     + duplicate.lastOffset());
+            out.printf("%-13s %s%n", "timestamp", duplicate.timestamp() + " (the first write's, from the window)");
             out.printf("%-13s %s%n", "base_offset", result.baseOffset());
             out.println("log end offset " + orders.logEndOffset() + " (unchanged)");
             out.println("**a duplicate is not an error** the broker answers success with the original offsets");
@@ -205,6 +211,8 @@ public final class IdemDemo implements Subcommand {
                     "the log end offset did not move on a duplicate: it stays " + leoBefore);
             claims.check(duplicate.firstOffset() == seq.first() && duplicate.lastOffset() == seq.last()
                     && result.baseOffset() == seq.first(), "the duplicate is answered with the original offsets " + seq);
+            claims.check(duplicate.timestamp() == nowMs,
+                    "the duplicate is answered with the first write's timestamp, --now-ms " + nowMs);
         }
 
         private void gap() throws IOException {

@@ -73,6 +73,29 @@ class IdemDemoFlagsTest {
     }
 
     @Test
+    void nowMsIsTheTimeOfTheWritesAndADuplicateAnswersWithIt() {
+        String out = ok("idem-demo", "--resend", "--now-ms", "1234").out();
+
+        assertThat(out)
+                .as("--now-ms 1234: every batch is written at 1234, and the resent 7..9 is answered with the time of "
+                        + "its first write, kept in the window")
+                .contains("timestamp     1234 (the first write's, from the window)");
+    }
+
+    @Test
+    @PassesOnSkeleton("flags are parsed before any exercise runs")
+    void aSequenceTooLargeIsNamedAsTooLarge() {
+        for (String seq : new String[] {"2147483647..2147483647", "99999999999999999999..99999999999999999999"}) {
+            CliRun result = klog("idem-demo", "--seq", seq);
+            assertThat(result.status()).as("--seq %s: exit 2", seq).isEqualTo(Klog.USAGE);
+            assertThat(result.err())
+                    .as("--seq %s is two whole numbers: the error must say FIRST is too large, not ask for numbers", seq)
+                    .contains("FIRST must be at most 50")
+                    .doesNotContain("two whole numbers");
+        }
+    }
+
+    @Test
     @PassesOnSkeleton("flags are parsed before any exercise runs")
     void badFlagsExitTwoWithTheUsage() {
         String[][] bad = {
