@@ -3,18 +3,22 @@ package kaenlog.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.LifecycleMethodExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
@@ -29,9 +33,11 @@ import org.opentest4j.TestAbortedException;
  * {@code junit-platform.properties}). Every chapter's classes carry
  * {@code META-INF/kaenlog/chapter.properties} ({@code module}, {@code kind}: learner or reference,
  * written by the parent pom), so the origin of a frame is read from where its class was loaded,
- * never guessed from a package name.
+ * never guessed from a package name. Before the first test it also says, in one line, whose code
+ * each chapter on the classpath is (yours or the reference).
  */
-public final class EarlierChapterFailures implements TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
+public final class EarlierChapterFailures
+        implements BeforeAllCallback, TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
     static final String MARKER = "META-INF/kaenlog/chapter.properties";
     private static final Pattern CHAPTER = Pattern.compile("ch(\\d\\d)-.+");
 
@@ -49,7 +55,29 @@ public final class EarlierChapterFailures implements TestExecutionExceptionHandl
         }
     }
 
+    private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
     private final Map<String, Origin> origins = new ConcurrentHashMap<>();
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException {
+        Class<?> testClass = context.getRequiredTestClass();
+        String current = moduleOfTestClass(testClass);
+        if (new Origin(current, "").isChapter() && ANNOUNCED.compareAndSet(false, true)) {
+            List<String> used = new ArrayList<>();
+            for (URL marker : Collections.list(testClass.getClassLoader().getResources(MARKER))) {
+                Properties p = new Properties();
+                try (InputStream in = marker.openStream()) {
+                    p.load(in);
+                }
+                Origin origin = new Origin(p.getProperty("module", ""), p.getProperty("kind", ""));
+                if (origin.isChapter()) {
+                    used.add(origin.module() + " (" + ("learner".equals(origin.kind()) ? "your code" : "the reference") + ")");
+                }
+            }
+            Collections.sort(used);
+            System.out.println("[kaen-log] " + current + "'s tests run on: " + String.join(", ", used));
+        }
+    }
 
     @Override
     public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
