@@ -34,7 +34,7 @@ import org.opentest4j.TestAbortedException;
  * {@code META-INF/kaenlog/chapter.properties} ({@code module}, {@code kind}: learner or reference,
  * written by the parent pom), so the origin of a frame is read from where its class was loaded,
  * never guessed from a package name. Before the first test it also says, in one line, whose code
- * each chapter on the classpath is (yours or the reference).
+ * each chapter on the classpath is (yours or the reference), unless all of it is the reference.
  */
 public final class EarlierChapterFailures
         implements BeforeAllCallback, TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
@@ -75,6 +75,9 @@ public final class EarlierChapterFailures
                 }
             }
             Collections.sort(used);
+            if (used.stream().noneMatch(u -> u.endsWith("(your code)"))) {
+                return; // all on the reference (-Psolutions): nothing to tell
+            }
             System.out.println("[kaen-log] " + current + "'s tests run on: " + String.join(", ", used));
         }
     }
