@@ -65,11 +65,7 @@ public final class EarlierChapterFailures
         if (new Origin(current, "").isChapter() && ANNOUNCED.compareAndSet(false, true)) {
             List<String> used = new ArrayList<>();
             for (URL marker : Collections.list(testClass.getClassLoader().getResources(MARKER))) {
-                Properties p = new Properties();
-                try (InputStream in = marker.openStream()) {
-                    p.load(in);
-                }
-                Origin origin = new Origin(p.getProperty("module", ""), p.getProperty("kind", ""));
+                Origin origin = read(marker);
                 if (origin.isChapter()) {
                     used.add(origin.module() + " (" + ("learner".equals(origin.kind()) ? "your code" : "the reference") + ")");
                 }
@@ -162,11 +158,7 @@ public final class EarlierChapterFailures
                 }
                 Path marker = location.resolve(MARKER);
                 if (Files.isRegularFile(marker)) {
-                    Properties p = new Properties();
-                    try (InputStream in = Files.newInputStream(marker)) {
-                        p.load(in);
-                    }
-                    return new Origin(p.getProperty("module", ""), p.getProperty("kind", ""));
+                    return read(marker.toUri().toURL());
                 }
                 String testModule = moduleOfTestClass(c);
                 return testModule.isEmpty() ? Origin.OTHER : new Origin(testModule, "test");
@@ -174,6 +166,14 @@ public final class EarlierChapterFailures
                 return Origin.OTHER;
             }
         });
+    }
+
+    private static Origin read(URL marker) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = marker.openStream()) {
+            p.load(in);
+        }
+        return new Origin(p.getProperty("module", ""), p.getProperty("kind", ""));
     }
 
     /** ".../ch03-produce/target/test-classes" gives "ch03-produce"; anything else gives "". */
