@@ -35,9 +35,10 @@ import org.w3c.dom.NodeList;
  *   ./workbook restart ch03        regenerate chapter 3's skeleton (refuses to overwrite uncommitted work)
  *
  * Tasks come from the reference's markers (// BEGIN-SOLUTION chNN task N: what (TestClass)); a task
- * is done when every test of its test class passes on your code, with the earlier chapters on the
- * reference (mvn -PchNN test). Results are cached per chapter and reused while nothing it depends
- * on has changed.
+ * is done when every test of its test class passes on your code (mvn -PchNN test). The earlier
+ * chapters are yours when every task of theirs passes on your code, else the reference's
+ * (-Dreference.chNN), and status says which it used. Results are cached per chapter and reused
+ * while nothing it depends on has changed.
  */
 public class Workbook {
     static final Pattern MARKER = Pattern.compile("^\\s*// BEGIN-SOLUTION (ch\\d\\d) task (\\d+): (.+) \\((\\w+)\\)\\s*$");
@@ -47,7 +48,12 @@ public class Workbook {
     record Task(int number, String what, String testClass) {
     }
 
-    record Result(String chapter, int passed, int total, String next, String failure, String demo) {
+    /** earlier: which earlier chapters the run used, e.g. "ch01 yours, ch03 reference" ("-" for none). */
+    record Result(String chapter, int passed, int total, String next, String failure, String demo, String earlier) {
+        /** Every task passes on the learner's code: a later chapter may build on it. */
+        boolean green() {
+            return total > 0 && passed == total;
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -93,9 +99,15 @@ public class Workbook {
         for (String chapter : chapters) {
             results.add(resultOf(chapter));
         }
-        System.out.printf("%-18s %7s  %-68s %s%n", "chapter", "tasks", "next", "demo");
+        System.out.printf("%-18s %7s  %-68s %-18s %s%n", "chapter", "tasks", "next", "demo", "earlier chapters");
         for (Result r : results) {
-            System.out.printf("%-18s %3d/%-3d  %-68s %s%n", r.chapter(), r.passed(), r.total(), clip(r.next(), 68), r.demo());
+            System.out.printf("%-18s %3d/%-3d  %-68s %-18s %s%n", r.chapter(), r.passed(), r.total(), clip(r.next(), 68), r.demo(),
+                    r.earlier());
+        }
+        if (results.stream().anyMatch(r -> r.earlier().contains("reference"))) {
+            System.out.println();
+            System.out.println("earlier chapters: yours when all their tasks pass on your code, else the reference's"
+                    + " (mvn -PchNN test always uses yours; add -Dearlier=reference for the reference's)");
         }
         for (Result r : results) {
             if (!r.failure().isEmpty()) {
@@ -109,7 +121,49 @@ public class Workbook {
 
     /** The chapter's result, from the cache when nothing it depends on changed since it was computed. */
     static Result resultOf(String chapter) throws Exception {
-        String fingerprint = fingerprint(chapter);
+        Result known = RESULTS.get(chapter);
+        if (known != null) {
+            return known;
+        }
+        Result result = cachedOrRun(chapter);
+        RESULTS.put(chapter, result);
+        return result;
+    }
+
+    static final Map<String, Result> RESULTS = new LinkedHashMap<>();
+
+    /**
+     * The earlier chapters to take from the reference for a run of this chapter: those not green on
+     * the learner's code. The others are the learner's own (mvn -PchNN test's default).
+     */
+    static List<String> referenceEarlier(String chapter) throws Exception {
+        List<String> reference = new ArrayList<>();
+        for (String earlier : chapters()) {
+            if (earlier.compareTo(chapter) >= 0) {
+                break;
+            }
+            if (!resultOf(earlier).green()) {
+                reference.add(earlier);
+            }
+        }
+        return reference;
+    }
+
+    /** "ch01 yours, ch03 reference" for a run of this chapter with those earlier chapters on the reference. */
+    static String describeEarlier(String chapter, List<String> reference) throws IOException {
+        List<String> parts = new ArrayList<>();
+        for (String earlier : chapters()) {
+            if (earlier.compareTo(chapter) >= 0) {
+                break;
+            }
+            parts.add(earlier.substring(0, 4) + (reference.contains(earlier) ? " reference" : " yours"));
+        }
+        return parts.isEmpty() ? "-" : String.join(", ", parts);
+    }
+
+    static Result cachedOrRun(String chapter) throws Exception {
+        List<String> reference = referenceEarlier(chapter);
+        String fingerprint = fingerprint(chapter, reference);
         Path cached = CACHE.resolve(chapter + ".properties");
         if (Files.exists(cached)) {
             Properties p = new Properties();
@@ -118,10 +172,10 @@ public class Workbook {
             }
             if (fingerprint.equals(p.getProperty("fingerprint"))) {
                 return new Result(chapter, Integer.parseInt(p.getProperty("passed")), Integer.parseInt(p.getProperty("total")),
-                        p.getProperty("next"), p.getProperty("failure"), p.getProperty("demo"));
+                        p.getProperty("next"), p.getProperty("failure"), p.getProperty("demo"), p.getProperty("earlier", "-"));
             }
         }
-        Result result = run(chapter);
+        Result result = run(chapter, reference);
         Properties p = new Properties();
         p.setProperty("fingerprint", fingerprint);
         p.setProperty("passed", String.valueOf(result.passed()));
@@ -129,6 +183,7 @@ public class Workbook {
         p.setProperty("next", result.next());
         p.setProperty("failure", result.failure());
         p.setProperty("demo", result.demo());
+        p.setProperty("earlier", result.earlier());
         Files.createDirectories(CACHE);
         try (var out = Files.newBufferedWriter(cached, StandardCharsets.UTF_8)) {
             p.store(out, "./workbook status cache");
@@ -136,13 +191,19 @@ public class Workbook {
         return result;
     }
 
-    /** Runs the chapter's tests on the learner's code and reads the reports. */
+    /** Runs the chapter's tests on the learner's code, the earlier chapters chosen as status does. */
     static Result run(String chapter) throws Exception {
-        System.err.println("workbook: testing " + chapter + " ...");
-        Map<String, List<Outcome>> outcomes = runTests(chapter);
+        return run(chapter, referenceEarlier(chapter));
+    }
+
+    /** Runs the chapter's tests on the learner's code, these earlier chapters on the reference. */
+    static Result run(String chapter, List<String> referenceEarlier) throws Exception {
+        String earlier = describeEarlier(chapter, referenceEarlier);
+        System.err.println("workbook: testing " + chapter + (earlier.equals("-") ? "" : " (earlier chapters: " + earlier + ")") + " ...");
+        Map<String, List<Outcome>> outcomes = runTests(chapter, referenceEarlier);
         List<Task> tasks = tasks(chapter);
         if (outcomes == null) {
-            return new Result(chapter, 0, tasks.size(), "does not compile", firstCompileError(chapter), "-");
+            return new Result(chapter, 0, tasks.size(), "does not compile", firstCompileError(chapter), "-", earlier);
         }
         int passed = 0;
         String next = "all tasks done";
@@ -165,20 +226,24 @@ public class Workbook {
                 demo = o.failure() == null ? "matches expected/" : o.failure().contains("TODO ") ? "reaches a TODO" : "differs";
             }
         }
-        return new Result(chapter, passed, tasks.size(), next, firstFailure, demo);
+        return new Result(chapter, passed, tasks.size(), next, firstFailure, demo, earlier);
     }
 
     record Outcome(String test, String failure) {
     }
 
     /** Test class simple name -> outcomes, or null when the build failed before the tests ran. */
-    static Map<String, List<Outcome>> runTests(String chapter) throws Exception {
+    static Map<String, List<Outcome>> runTests(String chapter, List<String> referenceEarlier) throws Exception {
         Path reports = ROOT.resolve(chapter).resolve("target/surefire-reports");
         deleteTree(reports);
         Files.createDirectories(CACHE);
         Path log = CACHE.resolve(chapter + ".log");
-        Process mvn = new ProcessBuilder("mvn", "-B", "-P" + chapter.substring(0, 4), "test",
-                "-Dmaven.test.failure.ignore=true").directory(ROOT.toFile()).redirectErrorStream(true)
+        List<String> command = new ArrayList<>(List.of("mvn", "-B", "-P" + chapter.substring(0, 4), "test",
+                "-Dmaven.test.failure.ignore=true"));
+        for (String earlier : referenceEarlier) {
+            command.add("-Dreference." + earlier.substring(0, 4));
+        }
+        Process mvn = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         if (mvn.waitFor() != 0 || !Files.isDirectory(reports)) {
             return null;
@@ -220,12 +285,26 @@ public class Workbook {
         return "see " + ROOT.relativize(CACHE.resolve(chapter + ".log"));
     }
 
-    /** What the chapter's result depends on: the learner's chapter, the reference, the poms. */
-    static String fingerprint(String chapter) throws IOException, NoSuchAlgorithmException {
+    /**
+     * What the chapter's result depends on: the learner's chapter and the earlier chapters of theirs
+     * it runs on, the reference, the poms.
+     */
+    static String fingerprint(String chapter, List<String> referenceEarlier) throws IOException, NoSuchAlgorithmException {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        sha.update(describeEarlier(chapter, referenceEarlier).getBytes(StandardCharsets.UTF_8));
+        List<Path> dirs = new ArrayList<>(List.of(ROOT.resolve(chapter).resolve("src"), ROOT.resolve("solutions"),
+                ROOT.resolve("testkit/src"), ROOT.resolve("expected")));
+        for (String earlier : chapters()) {
+            if (earlier.compareTo(chapter) < 0 && !referenceEarlier.contains(earlier)) {
+                dirs.add(ROOT.resolve(earlier).resolve("src/main"));
+                dirs.add(ROOT.resolve(earlier).resolve("pom.xml"));
+            }
+        }
         List<Path> inputs = new ArrayList<>();
-        for (Path dir : List.of(ROOT.resolve(chapter).resolve("src"), ROOT.resolve("solutions"), ROOT.resolve("testkit/src"),
-                ROOT.resolve("expected"))) {
+        for (Path dir : dirs) {
+            if (Files.isRegularFile(dir)) {
+                inputs.add(dir);
+            }
             if (Files.isDirectory(dir)) {
                 try (Stream<Path> walk = Files.walk(dir)) {
                     walk.filter(Files::isRegularFile).sorted().forEach(inputs::add);
@@ -298,9 +377,13 @@ public class Workbook {
                 + ROOT.relativize(guide) + ")" : hint.toString().strip());
     }
 
-    /** Every reference block of the task, with the learner's current method body for comparison. */
+    /**
+     * Every reference block of the task, printed as it can be pasted (in place of the TODO line),
+     * then the learner's current body of the same method, for comparison.
+     */
     static void solution(String chapter, int number) throws IOException {
-        task(chapter, number);
+        Task task = task(chapter, number);
+        System.out.println("task " + number + ": " + task.what() + " (" + task.testClass() + ")");
         Path reference = ROOT.resolve("solutions").resolve(chapter).resolve("src/main/java");
         try (Stream<Path> walk = Files.walk(reference)) {
             for (Path file : walk.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
@@ -308,17 +391,63 @@ public class Workbook {
                 for (int i = 0; i < lines.size(); i++) {
                     Matcher m = MARKER.matcher(lines.get(i));
                     if (m.matches() && Integer.parseInt(m.group(2)) == number) {
-                        System.out.println("== " + ROOT.relativize(file) + ":" + (i + 1) + "  " + m.group(3));
-                        for (int j = i + 1; j < lines.size() && !lines.get(j).strip().equals("// END-SOLUTION"); j++) {
-                            System.out.println("+ " + lines.get(j));
-                        }
-                        Path yours = ROOT.resolve(chapter).resolve("src/main/java").resolve(reference.relativize(file));
-                        System.out.println("   (yours: " + ROOT.relativize(yours) + ")");
-                        System.out.println();
+                        printBlock(chapter, reference, file, lines, i);
                     }
                 }
             }
         }
+    }
+
+    static void printBlock(String chapter, Path reference, Path file, List<String> lines, int marker) throws IOException {
+        // The block is the rest of a body (a method's, a lambda's, a try's): one level inside "outer".
+        String body = lines.get(marker).substring(0, lines.get(marker).indexOf('/'));
+        String outer = body.substring(Math.min(4, body.length()));
+        int start = above(lines, marker, outer);
+        int end = start;
+        while (end >= 0 && end < marker && !lines.get(end).strip().endsWith("{")) {
+            end++; // a header wrapped over several lines
+        }
+        int member = above(lines, marker, "    ");
+        Path yours = ROOT.resolve(chapter).resolve("src/main/java").resolve(reference.relativize(file));
+        String method = member < 0 ? "" : lines.get(member).strip() + (lines.get(member).strip().endsWith("{") ? "" : " ...");
+        System.out.println();
+        System.out.println("== " + ROOT.relativize(yours) + (method.isEmpty() ? "" : ", in " + method));
+        System.out.println("-- the reference (" + ROOT.relativize(file) + ":" + (marker + 2) + "), to paste in place of the TODO line:");
+        for (int j = marker + 1; j < lines.size() && !lines.get(j).strip().equals("// END-SOLUTION"); j++) {
+            System.out.println(lines.get(j));
+        }
+        System.out.println("-- yours now:");
+        List<String> mine = Files.exists(yours) ? Files.readAllLines(yours, StandardCharsets.UTF_8) : List.of();
+        int from = member < 0 ? -1 : mine.indexOf(lines.get(member));
+        int at = from < 0 || start < 0 || end >= marker ? -1 : indexOf(mine, lines.subList(start, end + 1), from);
+        if (at < 0) {
+            System.out.println("   (" + ROOT.relativize(yours) + " has no " + method + ")");
+            return;
+        }
+        for (int j = at + end - start + 1; j < mine.size() && !mine.get(j).startsWith(outer + "}"); j++) {
+            System.out.println(mine.get(j));
+        }
+    }
+
+    /** The nearest line above this one that starts exactly at this indentation, or -1. */
+    static int above(List<String> lines, int at, String indent) {
+        for (int j = at - 1; j >= 0; j--) {
+            String line = lines.get(j);
+            if (line.length() > indent.length() && line.startsWith(indent) && !Character.isWhitespace(line.charAt(indent.length()))) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    /** Where these consecutive lines start in a file, from line "from" on, or -1. */
+    static int indexOf(List<String> file, List<String> wanted, int from) {
+        for (int i = from; i + wanted.size() <= file.size(); i++) {
+            if (file.subList(i, i + wanted.size()).equals(wanted)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     static void restart(String chapter, boolean force) throws Exception {
@@ -337,6 +466,21 @@ public class Workbook {
                         + "\ncommit it first (git commit -am ...), or run: ./workbook restart " + chapter + " --force");
                 System.exit(1);
             }
+        }
+        // Regenerating deletes every .java file the skeleton does not have: say which, before.
+        Path reference = ROOT.resolve("solutions").resolve(chapter).resolve("src/main/java");
+        List<Path> added = new ArrayList<>();
+        if (Files.isDirectory(sources)) {
+            try (Stream<Path> walk = Files.walk(sources)) {
+                for (Path file : walk.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                    if (!Files.exists(reference.resolve(sources.relativize(file)))) {
+                        added.add(file);
+                    }
+                }
+            }
+        }
+        for (Path file : added) {
+            System.out.println("workbook: deleting " + ROOT.relativize(file) + ", a file you added (git keeps what you committed)");
         }
         Process write = new ProcessBuilder("java", ROOT.resolve("solutions/tools/Skeletons.java").toString(), "--write", chapter)
                 .directory(ROOT.toFile()).inheritIO().start();

@@ -152,7 +152,7 @@ public final class IdemDemo implements Subcommand {
             out.println("== Three meanings of delivery ==");
             out.printf("  %-15s %s%n", "at most once", "a message may be lost, but is never delivered twice");
             out.printf("  %-15s %s%n", "at least once", "a message is never lost, but may be delivered twice");
-            out.printf("  %-15s %s%n", "exactly once", "a message is **processed** once and only once");
+            out.printf("  %-15s %s%n", "exactly once", "a message is processed once and only once");
             out.println("the first two speak of *delivery*, the third of *processing* · the difference is not about words");
         }
 
@@ -205,7 +205,7 @@ public final class IdemDemo implements Subcommand {
             out.printf("%-13s %s%n", "timestamp", duplicate.timestamp() + " (the first write's, from the window)");
             out.printf("%-13s %s%n", "base_offset", result.baseOffset());
             out.println("log end offset " + orders.logEndOffset() + " (unchanged)");
-            out.println("**a duplicate is not an error** the broker answers success with the original offsets");
+            out.println("a duplicate is not an error: the broker answers success with the original offsets");
             out.println("and writes nothing to disk · the whole append path is skipped");
             claims.check(orders.logEndOffset() == leoBefore,
                     "the log end offset did not move on a duplicate: it stays " + leoBefore);
@@ -224,7 +224,7 @@ public final class IdemDemo implements Subcommand {
             IdempotentAppend result = send(pid, new SeqRange(skipTo, skipTo));
             out.printf("%-13s %s%n", "verdict", describe(result.verdict()));
             out.println("log end offset " + orders.logEndOffset() + " (unchanged)");
-            out.println("a gap means a write that went **missing**, not one that came twice");
+            out.println("a gap means a write that went missing, not one that came twice");
             out.println("so dedup turns a silent loss into a loud error");
             out.println("which may be worth more than the dedup itself");
             claims.check(result.verdict().equals(new Verdict.OutOfOrderSequenceNumber(expected, skipTo)),
@@ -329,7 +329,7 @@ public final class IdemDemo implements Subcommand {
             String windowBefore = smallState.get(pid).orElseThrow().window();
             String windowAfter = rebuilt.get(pid).map(ProducerStateEntry::window).orElse("[]");
             int sizeAfter = rebuilt.get(pid).map(e -> e.batches().size()).orElse(0);
-            out.println("2. the scan at open sees only what the **last segment** still holds");
+            out.println("2. the scan at open sees only what the last segment still holds");
             out.println("   " + SMALL_SEGMENT_BATCHES + " batches written to a partition with segment.bytes = "
                     + SMALL_SEGMENT_BYTES + " · segments " + segments);
             out.println("   window before restart " + windowBefore);
@@ -362,7 +362,7 @@ public final class IdemDemo implements Subcommand {
                     + " (ControlRecordType.java; KIP-98's prose swaps them)");
             out.println("Kafka's error codes: 45 OUT_OF_ORDER_SEQUENCE_NUMBER answers a gap;"
                     + " 46 DUPLICATE_SEQUENCE_NUMBER is thrown by no broker path");
-            out.println("and exactly-once was never a property of delivery · it is a property of the **result**");
+            out.println("and exactly-once was never a property of delivery · it is a property of the result");
             out.println("at a destination that can deduplicate · charging a card or sending an SMS is not covered");
             claims.check(leo >= hw && hw >= orders.logStartOffset(), "LEO >= HW on orders-0");
         }

@@ -54,7 +54,7 @@ class IdemReplayTest {
 
         assertThat(result.status()).as("the script is well formed: exit 0 (stderr: %s)", result.err()).isZero();
         assertThat(result.out().lines().toList())
-                .as("one line per batch with the seed's verdicts: APPEND at 0, 2, 4, 6, 7; the resend DUPLICATE 7..9;"
+                .as("one line per batch with its verdict: APPEND at 0, 2, 4, 6, 7; the resend DUPLICATE 7..9;"
                         + " the gap expected 10 got 13; five singles at 10..14; 7..9 now expected 15 got 7; the restart"
                         + " rebuilds the window; 14..14 still a DUPLICATE; pid 1001 appended at 15")
                 .containsExactly(

@@ -14,7 +14,7 @@ class BatchMetadataTest {
 
     @Test
     void theFirstSequenceAndOffsetAreCountedBackFromTheLastByTheOffsetDelta() {
-        // The seed's batch 7..9: three records at offsets 7, 8, 9, so offsetDelta = 2.
+        // The demo's batch 7..9: three records at offsets 7, 8, 9, so offsetDelta = 2.
         BatchMetadata batch = new BatchMetadata(9, 9L, 2, NOW_MS);
 
         assertThat(batch.firstSeq())

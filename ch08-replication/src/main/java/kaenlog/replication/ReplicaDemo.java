@@ -97,7 +97,7 @@ public final class ReplicaDemo implements Subcommand {
         out.println();
         out.println("every round the follower's LEO is above its own HW · it already holds the record");
         out.println("but does not know yet that it is committed · the next round's answer tells it");
-        out.println("the high watermark is an **exclusive** ceiling · records at offsets < HW are committed");
+        out.println("the high watermark is an exclusive ceiling · records at offsets < HW are committed");
         out.println();
     }
 
@@ -210,7 +210,7 @@ public final class ReplicaDemo implements Subcommand {
         out.printf(VERDICT_ROW, "the HW has reached it and the ISR is still full", committed.displayName());
         out.printf(VERDICT_ROW, "the HW has reached it, but the ISR shrank after the append",
                 afterAppend.displayName());
-        out.println("the first is error 19, checked **before** the append · the second is error 20, checked **after** it");
+        out.println("the first is error 19, checked before the append · the second is error 20, checked after it");
         out.println("both are retriable · which is why acks=all can write the same record twice");
         out.println("unless chapter 7's idempotent producer is there to catch the retry");
         out.println();
@@ -254,8 +254,8 @@ public final class ReplicaDemo implements Subcommand {
             right.truncateFollowerByLeaderEpoch();
             long lost = held - Math.max(right.leader().leo(), right.follower().leo());
             out.println("records lost: " + lost);
-            out.println("**the follower never truncates to its own high watermark** · it truncates to the leader's answer");
-            out.println("scenario 1 is data **loss** · scenario 2 of the same KIP is a **diverged** log");
+            out.println("the follower never truncates to its own high watermark · it truncates to the leader's answer");
+            out.println("scenario 1 is data loss · scenario 2 of the same KIP is a diverged log");
             out.println("which KIP-279 closes the rest of · both are drawn here, not driven");
             out.println();
             claims.check(answer.equals(Optional.of(new EpochEndOffset(0, 2))) && after == held,
@@ -299,10 +299,10 @@ public final class ReplicaDemo implements Subcommand {
                 out.printf("  %11s   %s%n", asked, answer);
             }
             out.println("asked for epoch 2, which never existed, and got epoch 1 back · that is the part KIP-279 fixed");
-            out.println("the comparison is `<=`, not `==` · so a follower can converge on the largest common epoch");
-            out.println("`Optional.empty()` means not found · not a magic value squeezed into an offset");
+            out.println("the comparison is <=, not == · so a follower can converge on the largest common epoch");
+            out.println("Optional.empty() means not found · not a magic value squeezed into an offset");
             out.println("only at the wire edge does the empty answer become (-1, -1)");
-            out.println("in memory it stays an `Optional<EpochEndOffset>` all the way");
+            out.println("in memory it stays an Optional<EpochEndOffset> all the way");
             out.println();
             claims.check(answers.equals(List.of(some(0, 5), some(1, 6), some(1, 6), some(3, 6), some(3, 6),
                     Optional.empty())), "the epoch lookup answers the largest epoch <= the one asked, and none for -1");
@@ -316,8 +316,8 @@ public final class ReplicaDemo implements Subcommand {
     private static void showRefusal(PrintStream out) {
         out.println("== What this capstone refuses to claim ==");
         out.println("two brokers in one process share one kernel, one page cache and the same power cord");
-        out.println("kaen-log shows the replication **protocol** in full, but it shows no fault tolerance");
-        out.println("at all, not the least bit · \"`acks=all` survives f failures\" is a claim this chapter will not make");
+        out.println("kaen-log shows the replication protocol in full, but it shows no fault tolerance");
+        out.println("at all, not the least bit · \"acks=all survives f failures\" is a claim this chapter will not make");
         out.println("and kaen-log's ISR is a TreeSet<Integer> in an IsrState that this demo alone holds");
         out.println("Kafka's is the Isr field of a PartitionRecord in the metadata log · the controller");
         out.println("writes it, and KRaft replicates that record with a Raft quorum");
@@ -326,7 +326,7 @@ public final class ReplicaDemo implements Subcommand {
 
     private static void showDrawnNotBuilt(PrintStream out) {
         out.println("== Three things drawn, not built ==");
-        out.println("1. a real timer · `shrinkIsr(nowMs)` really runs above, with a clock fed in by hand");
+        out.println("1. a real timer · shrinkIsr(nowMs) really runs above, with a clock fed in by hand");
         out.println("   what is missing is a thread that wakes up and calls it, which would make runs differ");
         out.println("2. KIP-279's fast leader failover · the largest-epoch-not-above lookup");
         out.println("   is built and tested · the leader switch A→B→A is a drawing");

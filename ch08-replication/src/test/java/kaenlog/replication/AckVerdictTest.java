@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class AckVerdictTest {
 
     @Test
-    void theSeedsThreeSituationsGetTheirThreeVerdicts() {
+    void theThreeSituationsGetTheirThreeVerdicts() {
         assertThat(AckVerdict.decide(5, 4, 2, 2))
                 .as("HW 4 has not reached the required offset 5: NotYet, keep the request waiting")
                 .isEqualTo(AckVerdict.NOT_YET);

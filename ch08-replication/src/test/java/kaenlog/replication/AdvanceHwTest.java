@@ -83,7 +83,7 @@ class AdvanceHwTest {
     }
 
     @Test
-    void theSeedsFourRoundsProposeOneLessThanTheLeadersLeo() {
+    void fourRoundsProposeOneLessThanTheLeadersLeo() {
         for (long round = 1; round <= 4; round++) {
             OptionalLong hw = HighWatermark.advanceHw(LEADER, round, Map.of(2, round - 1), Set.of(1, 2), 2);
             assertThat(hw)

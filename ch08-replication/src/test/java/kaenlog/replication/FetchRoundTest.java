@@ -70,7 +70,7 @@ class FetchRoundTest {
                 FetchRound round = c.fetchOnce(NOW);
                 assertThat(List.of(round.leaderLeo(), round.leaderHw(), round.followerLeo(), round.followerHw(),
                         round.responseHighWatermark()))
-                        .as("round %d: leader LEO %d HW %d, follower LEO %d HW %d, HW in response %d (the seed's "
+                        .as("round %d: leader LEO %d HW %d, follower LEO %d HW %d, HW in response %d (the demo's "
                                 + "rounds table)", r, r, r - 1, r, r - 1, r - 1)
                         .containsExactly((long) r, r - 1L, (long) r, r - 1L, r - 1L);
             }

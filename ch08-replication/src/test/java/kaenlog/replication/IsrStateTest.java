@@ -15,7 +15,7 @@ class IsrStateTest {
     private static final long LAG = IsrState.REPLICA_LAG_TIME_MAX_MS;
 
     @Test
-    void theSeedsFollowerIsRemovedOneMillisecondPastTheLimit() {
+    void aFollowerIsRemovedOneMillisecondPastTheLimit() {
         IsrState state = new IsrState(1, List.of(2), 2, T0);
         state.observe(2, 0, T0);
 

@@ -25,7 +25,7 @@ class LeaderEpochCacheTest {
     }
 
     @Test
-    void theSeedsTableAnswersEveryRow() {
+    void theEpochTableAnswersEveryRow() {
         LeaderEpochCache cache = cache(0, 0, 1, 5, 3, 6);
         long leo = 6;
 

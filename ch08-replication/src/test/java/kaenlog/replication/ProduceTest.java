@@ -23,7 +23,7 @@ class ProduceTest {
     @TempDir
     Path root;
 
-    /** The seed's state after four rounds: leader LEO 4 HW 3, then the follower dropped from the ISR. */
+    /** The state after four rounds: leader LEO 4 HW 3, then the follower dropped from the ISR. */
     private static Cluster afterFourRoundsAndAShrink(Path root, int minIsr) throws IOException {
         Cluster c = Cluster.open(root, minIsr, NOW);
         for (int r = 1; r <= 4; r++) {

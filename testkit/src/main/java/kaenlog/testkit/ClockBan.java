@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * No clock and no unseeded randomness in chapter code: time enters as {@code nowMs}, so every
- * demo and test is deterministic (the course bans {@code SystemTime::now()} the same way).
+ * demo and test is deterministic.
  */
 public final class ClockBan {
     /** "owner.name/parameter count" of every forbidden call. */

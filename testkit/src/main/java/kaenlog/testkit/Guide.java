@@ -15,7 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The course's rule for guides: every code or output block is a verbatim excerpt of a named file,
+ * The workbook's rule for guides: every code or output block is a verbatim excerpt of a named file,
  * so a guide cannot teach code the workbook does not have. A block is introduced by
  * {@code <!-- excerpt: path/from/the/root -->} on the line before its fence, and its lines must
  * appear, consecutively and exactly, in that file. Fences marked {@code sh} hold commands to type,

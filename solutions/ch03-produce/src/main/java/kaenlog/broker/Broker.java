@@ -34,8 +34,7 @@ import kaenlog.produce.Partition;
 import kaenlog.workbook.Todo;
 
 /**
- * A kaen-log broker on plain JDK threads and blocking I/O, like the course's original (Rust std, no
- * async runtime): one thread accepts connections, one thread per connection reads a request frame,
+ * A kaen-log broker on plain JDK threads and blocking I/O (no async runtime, no selector): one thread accepts connections, one thread per connection reads a request frame,
  * lets the {@link RequestHandler} for its apiKey answer, writes the response frame, and reads the
  * next. A third thread, the ticker, moves the broker's virtual time forward (no clock is read: it
  * sleeps {@code tickMs} and adds {@code tickMs}) and lets every partition expire what waited too long.

@@ -3,7 +3,7 @@ package kaenlog.produce;
 /**
  * kaen-log's own error table. The numbers are kaen-log's, not Kafka's wire numbers (Kafka's
  * NOT_ENOUGH_REPLICAS is 19, NOT_ENOUGH_REPLICAS_AFTER_APPEND 20, OUT_OF_ORDER_SEQUENCE_NUMBER 45):
- * the course never copied Kafka's table, and a learner should not mistake one for the other.
+ * kaen-log never copied Kafka's table, and a learner should not mistake one for the other.
  */
 public enum ErrorCode {
     NONE(0),

@@ -21,8 +21,8 @@ public record BatchMetadata(int lastSeq, long lastOffset, int offsetDelta, long 
      * <p>Sequences never go negative: after Integer.MAX_VALUE comes 0 (chapter 1's
      * {@code BatchHeader.incrementSequence}). Going back therefore wraps from 0 to Integer.MAX_VALUE,
      * as Kafka's {@code DefaultRecordBatch.decrementSequence} does, so a batch that straddles the wrap
-     * (..., MAX-1, MAX, 0, 1) still starts at MAX-1 and its resend is still recognised. The Rust seed
-     * uses {@code wrapping_sub}, which would give a negative number there; kaen-log for Java follows Kafka.
+     * (..., MAX-1, MAX, 0, 1) still starts at MAX-1 and its resend is still recognised. A plain
+     * {@code lastSeq - offsetDelta} would give a negative number there; kaen-log follows Kafka.
      */
     public int firstSeq() {
         // BEGIN-SOLUTION ch07 task 1: the first sequence, counted back from lastSeq (BatchMetadataTest)

@@ -81,8 +81,8 @@ public final class ProducerStateEntry {
      *
      * <p>After Integer.MAX_VALUE comes 0, not Integer.MIN_VALUE: Kafka's ProducerAppendInfo.inSequence
      * accepts {@code nextSeq == lastSeq + 1L} (computed in long, so no overflow) or
-     * {@code nextSeq == 0 && lastSeq == Integer.MAX_VALUE}. The Rust seed's {@code wrapping_add(1)}
-     * would expect Integer.MIN_VALUE there; kaen-log for Java follows Kafka, with chapter 1's
+     * {@code nextSeq == 0 && lastSeq == Integer.MAX_VALUE}. A plain {@code lastSeq + 1} in int would
+     * expect Integer.MIN_VALUE there; kaen-log follows Kafka, with chapter 1's
      * {@code BatchHeader.incrementSequence}.
      */
     public int expectedFirstSeq() {

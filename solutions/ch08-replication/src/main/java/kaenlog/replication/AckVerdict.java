@@ -1,8 +1,8 @@
 package kaenlog.replication;
 
 /**
- * How an acks=all write that is already in the leader's log stands (the course's
- * {@code AckVerdict}: NotYet, Committed, NotEnoughReplicasAfterAppend).
+ * How an acks=all write that is already in the leader's log stands: NotYet, Committed,
+ * NotEnoughReplicasAfterAppend.
  *
  * <p>The ISR is checked twice, at two different moments, and the two checks give two different
  * errors. Before the append, an ISR below {@code min.insync.replicas} refuses the write
@@ -19,7 +19,7 @@ public enum AckVerdict {
     /** The high watermark covers the write, but the ISR shrank below the minimum after the append. */
     NOT_ENOUGH_REPLICAS_AFTER_APPEND;
 
-    /** The verdict's name as the course prints it: NotYet, Committed, NotEnoughReplicasAfterAppend. */
+    /** The verdict's name as the demo prints it: NotYet, Committed, NotEnoughReplicasAfterAppend. */
     public String displayName() {
         return switch (this) {
             case NOT_YET -> "NotYet";
