@@ -195,7 +195,8 @@ public final class ConsumeCommand implements Subcommand {
                 response = OffsetFetch.Response.decode(client.call(ApiKeys.OFFSET_FETCH,
                         new OffsetFetch.Request(group, partition).encode()));
             } catch (EOFException e) {
-                throw new IOException("the broker does not answer OFFSET_FETCH: consumer groups come with chapter 6");
+                throw new IOException("the broker closed the connection instead of answering OFFSET_FETCH (a broker"
+                        + " without chapter 6 has no consumer groups; the broker's log says why)");
             }
             if (response.error() != ErrorCode.NONE) {
                 throw new IOException("group " + group + ": offset fetch failed: " + response.error());
