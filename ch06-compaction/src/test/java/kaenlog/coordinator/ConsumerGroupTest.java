@@ -104,6 +104,8 @@ class ConsumerGroupTest {
                     .isEqualTo(ErrorCode.INVALID_REQUEST);
             assertThat(commit(client, "g", "orders-0", -1)).as("a committed offset is not negative")
                     .isEqualTo(ErrorCode.INVALID_REQUEST);
+        } catch (IOException e) {
+            throw new AssertionError("the broker closed the connection instead of answering; its log:\n" + log(), e);
         }
     }
 
