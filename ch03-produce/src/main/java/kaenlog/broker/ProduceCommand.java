@@ -147,7 +147,9 @@ public final class ProduceCommand implements Subcommand {
                 BrokerClient.DEFAULT_PRODUCE_TIMEOUT_MS, batch));
         if (response.error() != ErrorCode.NONE) {
             err.println("klog produce: batch " + (summary.batches + 1) + " to " + to.partition() + " failed: "
-                    + response.error());
+                    + response.error() + (response.error() == ErrorCode.BATCH_TOO_LARGE
+                    ? " (a batch must fit in the partition's segment.bytes, which klog configs shows; try a smaller"
+                    + " --batch)" : ""));
             return false;
         }
         summary.add(lines.size(), response);

@@ -95,23 +95,28 @@ public final class Cleaner {
      * the closed segments, which nobody else writes, run outside it.
      */
     public Result clean(Log log, long nowMs, Guard guard) throws IOException {
-        List<List<Segment>> cleanableHolder = new ArrayList<>();
-        List<Map<Long, Long>> lastOffsetsHolder = new ArrayList<>();
-        long[] endOfRound = new long[1];
+        List<Segment> segments = new ArrayList<>();
+        List<Segment> cleanable = new ArrayList<>();
+        List<BatchHeader> activeHeaders = new ArrayList<>();
         guard.locked(() -> {
-            List<Segment> cleanable = Retention.candidates(log);
-            cleanableHolder.add(cleanable);
-            lastOffsetsHolder.add(lastOffsetsOfProducers(log));
-            endOfRound[0] = cleanable.isEmpty() ? -1 : log.segments().get(cleanable.size()).baseOffset();
+            segments.addAll(log.segments());
+            cleanable.addAll(Retention.candidates(log));
+            activeHeaders.addAll(log.activeSegment().headers());
         });
-        List<Segment> cleanable = cleanableHolder.get(0);
         if (cleanable.isEmpty()) {
             return new Result(List.of(), 0);
         }
+        // The closed segments change only through this cleaner (and retention, on the same thread).
+        Map<Long, Long> lastOffsets = new HashMap<>();
+        for (Segment closed : segments.subList(0, segments.size() - 1)) {
+            putLastOffsets(closed.headers(), lastOffsets);
+        }
+        putLastOffsets(activeHeaders, lastOffsets);
+        long endOfRound = segments.get(cleanable.size()).baseOffset();
         OffsetMap map = OffsetMap.of(batchesOf(cleanable));
         List<SegmentCleaned> cleaned = new ArrayList<>();
         for (Segment segment : cleanable) {
-            cleaned.add(cleanSegment(log, segment, map, lastOffsetsHolder.get(0), endOfRound[0], nowMs, guard));
+            cleaned.add(cleanSegment(log, segment, map, lastOffsets, endOfRound, nowMs, guard));
         }
         return new Result(cleaned, map.size());
     }
@@ -229,13 +234,18 @@ public final class Cleaner {
     public static Map<Long, Long> lastOffsetsOfProducers(Log log) throws IOException {
         Map<Long, Long> last = new HashMap<>();
         for (Segment segment : log.segments()) {
-            for (BatchHeader header : segment.headers()) {
-                if (header.hasProducerId() && !header.isControl()) {
-                    last.put(header.producerId(), header.lastOffset());
-                }
-            }
+            putLastOffsets(segment.headers(), last);
         }
         return last;
+    }
+
+    /** Producer id -> last offset of its data batches among {@code headers}, later ones winning. */
+    private static void putLastOffsets(List<BatchHeader> headers, Map<Long, Long> last) {
+        for (BatchHeader header : headers) {
+            if (header.hasProducerId() && !header.isControl()) {
+                last.put(header.producerId(), header.lastOffset());
+            }
+        }
     }
 
     private static List<RecordBatch> batchesOf(List<Segment> segments) throws IOException {
