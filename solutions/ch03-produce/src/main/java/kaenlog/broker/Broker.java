@@ -136,7 +136,12 @@ public final class Broker implements BrokerContext, Closeable {
         }
         Broker broker = new Broker(config, log, handlers, tasks, server, startMs);
         broker.logWhatItRuns(candidates);
-        broker.openPartitionsOnDisk();
+        try {
+            broker.openPartitionsOnDisk();
+        } catch (IOException | RuntimeException e) {
+            broker.close();
+            throw e;
+        }
         broker.startThreads();
         return broker;
     }
@@ -371,7 +376,7 @@ public final class Broker implements BrokerContext, Closeable {
                 runDueTasks();
             }
         } catch (InterruptedException stop) {
-            // close() interrupts the tasks thread
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -388,6 +393,9 @@ public final class Broker implements BrokerContext, Closeable {
                     continue;
                 }
                 for (Partition partition : List.copyOf(partitions.values())) {
+                    if (closed) {
+                        return;
+                    }
                     runTask(task, partition, now);
                 }
                 nextRunMs.put(task, now + config.configs().brokerLong(task.intervalKey()));
@@ -490,9 +498,8 @@ public final class Broker implements BrokerContext, Closeable {
         if (ticker != null) {
             ticker.interrupt();
         }
-        if (tasksThread != null) {
-            tasksThread.interrupt();
-        }
+        // The tasks thread is not interrupted: an interrupt closes a FileChannel in the middle of a
+        // segment swap. It sees `closed` after the task it runs (the swap is crash-safe either way).
         List<Connection> open = List.copyOf(connections);
         open.forEach(c -> closeQuietly(c.socket));
         waiting.forEach(f -> f.cancel(false));
