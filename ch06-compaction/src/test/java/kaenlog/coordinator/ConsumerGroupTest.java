@@ -82,6 +82,9 @@ class ConsumerGroupTest {
                 + " offsets log (broker log:%n%s)", log()).containsExactly(20L, 29L);
         assertThat(Files.isDirectory(tmp.resolve("data").resolve(GroupCoordinator.OFFSETS_PARTITION)))
                 .as("the commits live in the internal partition %s", GroupCoordinator.OFFSETS_PARTITION).isTrue();
+        assertThat(broker.configs().value(GroupCoordinator.OFFSETS_PARTITION, "cleanup.policy"))
+                .as("as Kafka's __consumer_offsets, the offsets partition is compacted: one commit per key stays")
+                .isEqualTo("compact");
     }
 
     @Test

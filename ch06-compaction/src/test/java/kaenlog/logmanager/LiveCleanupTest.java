@@ -213,13 +213,14 @@ class LiveCleanupTest {
                 .as("every key's latest record reaches the consumer").contains(last));
     }
 
-    /** Follows orders-0 from offset 0 until the producer is done and the log is read to its end. */
+    /** Follows orders-0 from offset 0, slowly, until the producer is done and the log is read to its end. */
     private void follow(List<Record> seen, AtomicBoolean producing) throws IOException, InterruptedException {
         try (BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, broker.port(), 10_000)) {
             long offset = 0;
             while (true) {
                 boolean last = !producing.get();
-                FetchResponse response = client.fetch(FetchRequest.consumer("orders-0", offset, 4096, 0));
+                // One batch per fetch and a pause after each: the consumer lags, so the cleaner works ahead of it.
+                FetchResponse response = client.fetch(FetchRequest.consumer("orders-0", offset, 1, 0));
                 if (response.error() != ErrorCode.NONE) {
                     throw new IllegalStateException("fetch at " + offset + ": " + response.error());
                 }
@@ -235,7 +236,7 @@ class LiveCleanupTest {
                 if (batches.isEmpty() && last) {
                     return;
                 }
-                Thread.sleep(batches.isEmpty() ? 1 : 0);
+                Thread.sleep(1);
             }
         }
     }
