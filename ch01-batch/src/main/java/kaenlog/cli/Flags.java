@@ -13,6 +13,7 @@ import java.util.Set;
  */
 public final class Flags {
     private final Map<String, String> values = new LinkedHashMap<>();
+    private final Map<String, List<String>> repeated = new LinkedHashMap<>();
     private final List<String> positional = new ArrayList<>();
 
     private Flags() {
@@ -23,6 +24,15 @@ public final class Flags {
      * those that do not (names without the leading dashes).
      */
     public static Flags parse(List<String> args, Set<String> valued, Set<String> switches) throws UsageException {
+        return parse(args, valued, switches, Set.of());
+    }
+
+    /**
+     * The same, with flags that may be given more than once ({@code --header a=1 --header b=2}):
+     * read them with {@link #all(String)}.
+     */
+    public static Flags parse(List<String> args, Set<String> valued, Set<String> switches, Set<String> repeatable)
+            throws UsageException {
         Flags flags = new Flags();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -31,6 +41,13 @@ public final class Flags {
                 continue;
             }
             String name = arg.substring(2);
+            if (repeatable.contains(name)) {
+                if (i + 1 >= args.size()) {
+                    throw new UsageException("--" + name + " needs a value");
+                }
+                flags.repeated.computeIfAbsent(name, k -> new ArrayList<>()).add(args.get(++i));
+                continue;
+            }
             if (flags.values.containsKey(name)) {
                 throw new UsageException("--" + name + " given twice");
             }
@@ -49,7 +66,12 @@ public final class Flags {
     }
 
     public boolean has(String name) {
-        return values.containsKey(name);
+        return values.containsKey(name) || repeated.containsKey(name);
+    }
+
+    /** Every value of a repeatable flag, in the order given (none: an empty list). */
+    public List<String> all(String name) {
+        return List.copyOf(repeated.getOrDefault(name, List.of()));
     }
 
     public String string(String name, String fallback) {

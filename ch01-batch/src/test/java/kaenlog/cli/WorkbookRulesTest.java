@@ -1,5 +1,7 @@
 package kaenlog.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import kaenlog.testkit.ClockBan;
 import kaenlog.testkit.Guide;
 import kaenlog.testkit.PassesOnSkeleton;
@@ -12,6 +14,14 @@ class WorkbookRulesTest {
     @Test
     void chapterCodeReadsNoClockAndNoUnseededRandomness() {
         ClockBan.assertNoClockIn("kaenlog.batch", "kaenlog.cli", "kaenlog.workbook");
+    }
+
+    @Test
+    void theWallClockIsReadAtOneDeclaredSeamAndNowhereElse() {
+        assertThat(ClockBan.classesReadingAClock("kaenlog.batch", "kaenlog.cli", "kaenlog.workbook"))
+                .as("the command-line edge reads the wall clock in %s and passes it in as nowMs; any other class"
+                        + " that reads a clock makes a demo or a test depend on when it runs", ClockBan.SEAM)
+                .containsExactly(ClockBan.SEAM);
     }
 
     @Test

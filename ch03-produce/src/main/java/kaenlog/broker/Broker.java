@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import kaenlog.batch.CorruptBatchException;
+import kaenlog.produce.ApiKeys;
 import kaenlog.produce.Frames;
 import kaenlog.produce.MalformedMessageException;
 import kaenlog.produce.Partition;
@@ -36,8 +37,11 @@ import kaenlog.workbook.Todo;
 /**
  * A kaen-log broker on plain JDK threads and blocking I/O (no async runtime, no selector): one thread accepts connections, one thread per connection reads a request frame,
  * lets the {@link RequestHandler} for its apiKey answer, writes the response frame, and reads the
- * next. A third thread, the ticker, moves the broker's virtual time forward (no clock is read: it
- * sleeps {@code tickMs} and adds {@code tickMs}) and lets every partition expire what waited too long.
+ * next. A third thread, the ticker, moves the broker's time forward (no clock is read here: it
+ * sleeps {@code tickMs} and adds {@code tickMs}, or asks the clock {@code klog serve} passed in) and
+ * lets every partition expire what waited too long. The time never goes back, not even across a
+ * restart ({@link TimeCheckpoint}). A fourth thread runs the chapters' {@link BackgroundTask}s
+ * (chapter 6: retention, the cleaner) when the broker's time says they are due.
  *
  * <p>One client cannot hurt another: anything malformed it sends (a frame too long or negative, a
  * frame cut off, bytes that do not decode, an unknown apiKey, a partition name that is not one)
@@ -49,6 +53,11 @@ public final class Broker implements BrokerContext, Closeable {
     private final BrokerConfig config;
     private final PrintStream log;
     private final Map<Short, RequestHandler> handlers;
+    private final List<BackgroundTask> tasks;
+    private final Map<BackgroundTask, Long> nextRunMs = new ConcurrentHashMap<>();
+    /** One task run at a time: the tasks thread and a test calling {@link #runDueTasks()}. */
+    private final Object tasksLock = new Object();
+    private long checkpointedMs;
     private final ServerSocket server;
     private final Map<String, Partition> partitions = new ConcurrentHashMap<>();
     /** Guards opening, ticking and closing partitions. */
@@ -61,6 +70,7 @@ public final class Broker implements BrokerContext, Closeable {
     private volatile boolean closed;
     private Thread acceptor;
     private Thread ticker;
+    private Thread tasksThread;
 
     /** One client connection and the thread that serves it. */
     private static final class Connection {
@@ -77,12 +87,18 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
-    private Broker(BrokerConfig config, PrintStream log, Map<Short, RequestHandler> handlers, ServerSocket server) {
+    private Broker(BrokerConfig config, PrintStream log, Map<Short, RequestHandler> handlers,
+                   List<BackgroundTask> tasks, ServerSocket server, long startMs) {
         this.config = config;
         this.log = log;
         this.handlers = handlers;
+        this.tasks = tasks;
         this.server = server;
-        this.nowMs = config.startNowMs();
+        this.nowMs = startMs;
+        this.checkpointedMs = startMs;
+        for (BackgroundTask task : tasks) {
+            nextRunMs.put(task, startMs + config.configs().brokerLong(task.intervalKey()));
+        }
     }
 
     /** Starts a broker with the handlers registered on the classpath (ServiceLoader). */
@@ -92,7 +108,10 @@ public final class Broker implements BrokerContext, Closeable {
         return start(config, log, found);
     }
 
-    /** Starts a broker with these handlers (the highest priority per apiKey wins). */
+    /**
+     * Starts a broker with these handlers (the highest priority per apiKey wins) and the background
+     * tasks of the {@link BrokerExtension}s on the classpath.
+     */
     public static Broker start(BrokerConfig config, PrintStream log, List<RequestHandler> candidates)
             throws IOException {
         if (candidates.isEmpty()) {
@@ -100,7 +119,12 @@ public final class Broker implements BrokerContext, Closeable {
                     + " META-INF/services/kaenlog.broker.RequestHandler on the classpath");
         }
         Map<Short, RequestHandler> handlers = chooseHandlers(candidates);
+        refuseKeysOutsideTheTable(handlers);
+        List<BackgroundTask> tasks = BrokerExtension.load().stream()
+                .flatMap(e -> e.backgroundTasks().stream()).toList();
         Files.createDirectories(config.dataDir());
+        // The broker's time never goes back: not below its last time before a restart.
+        long startMs = Math.max(config.startNowMs(), TimeCheckpoint.read(config.dataDir()));
         ServerSocket server = new ServerSocket();
         try {
             server.setReuseAddress(true);
@@ -109,7 +133,14 @@ public final class Broker implements BrokerContext, Closeable {
             server.close();
             throw e;
         }
-        Broker broker = new Broker(config, log, handlers, server);
+        Broker broker = new Broker(config, log, handlers, tasks, server, startMs);
+        broker.logWhatItRuns(candidates);
+        try {
+            broker.openPartitionsOnDisk();
+        } catch (IOException | RuntimeException e) {
+            broker.close();
+            throw e;
+        }
         broker.startThreads();
         return broker;
     }
@@ -124,6 +155,45 @@ public final class Broker implements BrokerContext, Closeable {
         throw new Todo("ch03 task 9: one handler per apiKey, the highest priority wins (BrokerTest)");
     }
 
+    /** Every key of a handler must be in chapter 3's table of api keys, the one list of them. */
+    private static void refuseKeysOutsideTheTable(Map<Short, RequestHandler> handlers) {
+        handlers.forEach((key, handler) -> {
+            if (ApiKeys.of(key).isEmpty()) {
+                throw new IllegalStateException(handler.getClass().getName() + " answers apiKey " + key
+                        + ", which kaenlog.produce.ApiKeys does not list: add the key to that table first");
+            }
+        });
+    }
+
+    /** The start-up lines: which class answers each api key (and which it replaced), the tasks. */
+    private void logWhatItRuns(List<RequestHandler> candidates) {
+        log.println("broker time " + nowMs + " ms" + (config.clock() == null ? " (virtual)" : " (wall clock)"));
+        handlers.forEach((key, handler) -> {
+            ApiKeys.ApiKey row = ApiKeys.of(key).orElseThrow();
+            List<String> replaced = candidates.stream().filter(c -> c.apiKey() == key && c != handler)
+                    .map(c -> c.getClass().getName() + " (chapter " + c.chapter() + ")").toList();
+            log.println("apiKey " + key + " " + row.name() + ": " + handler.getClass().getName() + " (chapter "
+                    + handler.chapter() + ")" + (replaced.isEmpty() ? "" : ", replacing " + String.join(", ", replaced)));
+        });
+        for (BackgroundTask task : tasks) {
+            log.println("task " + task.name() + ": " + task.getClass().getName() + ", every "
+                    + config.configs().brokerLong(task.intervalKey()) + " ms (" + task.intervalKey() + ")");
+        }
+        log.flush();
+    }
+
+    /** Opens (and recovers) every partition already in the data directory, so the tasks see them all. */
+    private void openPartitionsOnDisk() throws IOException {
+        List<String> names;
+        try (var dirs = Files.list(config.dataDir())) {
+            names = dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString())
+                    .filter(name -> PartitionNames.problem(name) == null).sorted().toList();
+        }
+        for (String name : names) {
+            partition(name);
+        }
+    }
+
     private void startThreads() {
         acceptor = new Thread(this::acceptLoop, "klog-broker-" + port() + "-acceptor");
         acceptor.setDaemon(true);
@@ -132,6 +202,11 @@ public final class Broker implements BrokerContext, Closeable {
             ticker = new Thread(this::tickLoop, "klog-broker-" + port() + "-ticker");
             ticker.setDaemon(true);
             ticker.start();
+            if (!tasks.isEmpty()) {
+                tasksThread = new Thread(this::tasksLoop, "klog-broker-" + port() + "-tasks");
+                tasksThread.setDaemon(true);
+                tasksThread.start();
+            }
         }
     }
 
@@ -207,7 +282,12 @@ public final class Broker implements BrokerContext, Closeable {
         try {
             while (!closed) {
                 Thread.sleep(config.tickMs());
-                advanceTime(config.tickMs());
+                if (config.clock() == null) {
+                    advanceTime(config.tickMs());
+                } else {
+                    advanceTimeTo(config.clock().getAsLong());
+                }
+                checkpointTime(false);
             }
         } catch (InterruptedException stop) {
             // close() interrupts the ticker
@@ -238,9 +318,77 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
+    /** Moves the broker's time to {@code targetMs} if that is later; an earlier time changes nothing. */
+    public void advanceTimeTo(long targetMs) throws IOException {
+        long now = nowMs;
+        if (targetMs > now) {
+            advanceTime(targetMs - now);
+        }
+    }
+
+    /** Writes the time to the data directory at most once a second of broker time, and at close. */
+    private void checkpointTime(boolean always) throws IOException {
+        long now = nowMs;
+        if (always || now - checkpointedMs >= 1000) {
+            TimeCheckpoint.write(config.dataDir(), now);
+            checkpointedMs = now;
+        }
+    }
+
+    private void tasksLoop() {
+        try {
+            while (!closed) {
+                Thread.sleep(config.tickMs());
+                runDueTasks();
+            }
+        } catch (InterruptedException stop) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs every background task whose time has come on every open partition, then schedules its
+     * next run one interval later. The tasks thread calls it; a test with {@code tickMs} 0 calls it
+     * itself after moving the time. A task that fails on one partition is logged and the others go on.
+     */
+    public void runDueTasks() {
+        synchronized (tasksLock) {
+            for (BackgroundTask task : tasks) {
+                long now = nowMs;
+                if (closed || now < nextRunMs.get(task)) {
+                    continue;
+                }
+                for (Partition partition : List.copyOf(partitions.values())) {
+                    if (closed) {
+                        return;
+                    }
+                    runTask(task, partition, now);
+                }
+                nextRunMs.put(task, now + config.configs().brokerLong(task.intervalKey()));
+            }
+        }
+    }
+
+    private void runTask(BackgroundTask task, Partition partition, long now) {
+        try {
+            task.run(partition, config.configs().of(partition.name()), now)
+                    .ifPresent(line -> log.println(task.name() + " " + partition.name() + ": " + line));
+        } catch (IOException | RuntimeException e) {
+            if (!closed) {
+                log.println(task.name() + " " + partition.name() + " failed: " + e.getClass().getSimpleName() + ": "
+                        + e.getMessage());
+            }
+        }
+    }
+
     @Override
     public long nowMs() {
         return nowMs;
+    }
+
+    @Override
+    public PartitionConfigs configs() {
+        return config.configs();
     }
 
     @Override
@@ -256,7 +404,7 @@ public final class Broker implements BrokerContext, Closeable {
             }
             Partition partition = partitions.get(name);
             if (partition == null) {
-                partition = Partition.open(name, dir, config.logConfig());
+                partition = Partition.open(name, dir, config.configs().logConfig(name, config.logConfig()));
                 partitions.put(name, partition);
             }
             return partition;
@@ -316,11 +464,17 @@ public final class Broker implements BrokerContext, Closeable {
         if (ticker != null) {
             ticker.interrupt();
         }
+        // The tasks thread is not interrupted: an interrupt closes a FileChannel in the middle of a
+        // segment swap. It sees `closed` after the task it runs (the swap is crash-safe either way).
         List<Connection> open = List.copyOf(connections);
         open.forEach(c -> closeQuietly(c.socket));
         waiting.forEach(f -> f.cancel(false));
         joinUninterruptibly(acceptor);
         joinUninterruptibly(ticker);
+        joinUninterruptibly(tasksThread);
+        synchronized (tasksLock) {
+            // a test's runDueTasks() may still be running: let it end before the partitions close
+        }
         open.forEach(c -> joinUninterruptibly(c.thread));
         synchronized (partitionsLock) {
             for (Partition partition : partitions.values()) {
@@ -331,6 +485,11 @@ public final class Broker implements BrokerContext, Closeable {
                 }
             }
             partitions.clear();
+        }
+        try {
+            checkpointTime(true);
+        } catch (IOException e) {
+            log.println("writing " + TimeCheckpoint.FILE_NAME + ": " + e.getMessage());
         }
         closedLatch.countDown();
     }

@@ -19,6 +19,9 @@ public interface BrokerContext {
      */
     long nowMs();
 
+    /** The configs the broker runs with: every partition's (Kafka's topic configs) and its own. */
+    PartitionConfigs configs();
+
     /**
      * Waits for a parked fetch or a pending acks=all produce to be answered. When the broker shuts
      * down, the wait is cancelled (a {@link java.util.concurrent.CancellationException}) and the

@@ -5,13 +5,10 @@ import kaenlog.cli.UsageException;
 
 /**
  * The flags every client subcommand shares (klog produce, klog consume, chapter 7's klog
- * idem-produce): where the broker is and which partition.
+ * idem-produce): where the broker is (port 9092 unless {@code --port} says otherwise) and which partition.
  */
 public record ClientFlags(String host, int port, String partition) {
     public static ClientFlags of(Flags flags) throws UsageException {
-        if (!flags.has("port")) {
-            throw new UsageException("--port is required: the port klog serve printed");
-        }
         if (!flags.has("partition")) {
             throw new UsageException("--partition is required, e.g. --partition orders-0");
         }
@@ -20,8 +17,16 @@ public record ClientFlags(String host, int port, String partition) {
         if (problem != null) {
             throw new UsageException(problem);
         }
-        return new ClientFlags(flags.string("host", BrokerConfig.DEFAULT_HOST),
-                flags.intValue("port", 0, 1, 65535), partition);
+        return new ClientFlags(host(flags), port(flags), partition);
+    }
+
+    public static String host(Flags flags) {
+        return flags.string("host", BrokerConfig.DEFAULT_HOST);
+    }
+
+    /** The port klog serve printed; 9092 by default, as for klog serve and Kafka's own tools. */
+    public static int port(Flags flags) throws UsageException {
+        return flags.intValue("port", ServeCommand.DEFAULT_PORT, 1, 65535);
     }
 
     public String address() {

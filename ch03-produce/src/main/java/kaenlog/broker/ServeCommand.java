@@ -5,16 +5,24 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
+import kaenlog.cli.WallClock;
 import kaenlog.log.LogConfig;
 
 /**
  * {@code klog serve --dir D}: a real broker on a real port, until Ctrl-C. Prints one line,
  * {@code listening on HOST:PORT} (with {@code --port 0} the port the system picked); the broker's
- * log (why a connection was closed) goes to stderr.
+ * log goes to stderr: at start its time, which class answers each api key and the background tasks,
+ * then why a connection was closed and what retention and the cleaner did.
+ *
+ * <p>Time is the wall clock, read at the edge (chapter 1's {@code WallClock}) and never backwards
+ * across a restart; {@code --now-ms} pins the start and lets the broker's time tick virtually.
+ * {@code --config KEY=VALUE} sets a config for every partition (or the broker: e.g.
+ * {@code log.retention.check.interval.ms}), {@code --partition-config P:KEY=VALUE} for one partition.
  */
 public final class ServeCommand implements Subcommand {
     public static final int DEFAULT_PORT = 9092;
@@ -27,7 +35,8 @@ public final class ServeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
-                + " [--segment-bytes N]";
+                + " [--segment-bytes N] [--config KEY=VALUE]... [--partition-config PARTITION:KEY=VALUE]..."
+                + "   (klog configs shows every key)";
     }
 
     @Override
@@ -35,20 +44,40 @@ public final class ServeCommand implements Subcommand {
         return "chapter 3: run a broker on a TCP port until interrupted";
     }
 
+    /** --segment-bytes (chapter 3's flag, kept) is --config segment.bytes=N. */
+    static PartitionConfigs configs(Flags flags) throws UsageException {
+        PartitionConfigs configs = PartitionConfigs.load();
+        try {
+            if (flags.has("segment-bytes")) {
+                configs = configs.with(LogConfigKeys.SEGMENT_BYTES + "="
+                        + flags.intValue("segment-bytes", LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE));
+            }
+            for (String assignment : flags.all("config")) {
+                configs = configs.with(assignment);
+            }
+            for (String assignment : flags.all("partition-config")) {
+                configs = configs.withPartition(assignment);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        return configs;
+    }
+
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes"), Set.of())
-                .noPositional();
+        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes"), Set.of(),
+                Set.of("config", "partition-config")).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");
         }
-        LogConfig logConfig = LogConfig.defaults().withSegmentBytes(
-                flags.intValue("segment-bytes", LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE));
+        LongSupplier time = WallClock.of(flags);
         BrokerConfig config = BrokerConfig.of(Path.of(flags.string("dir", "")))
                 .withHost(flags.string("host", BrokerConfig.DEFAULT_HOST))
                 .withPort(flags.intValue("port", DEFAULT_PORT, 0, 65535))
-                .withStartNowMs(flags.nowMs(0))
-                .withLogConfig(logConfig);
+                .withStartNowMs(time.getAsLong())
+                .withClock(flags.has("now-ms") ? null : time)
+                .withConfigs(configs(flags));
         Broker broker;
         try {
             broker = Broker.start(config, err);

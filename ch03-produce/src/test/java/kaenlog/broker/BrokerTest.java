@@ -385,7 +385,7 @@ class BrokerTest {
         ByteArrayOutputStream produced = new ByteArrayOutputStream();
         ByteArrayOutputStream produceErr = new ByteArrayOutputStream();
         int produceStatus = new ProduceCommand(new ByteArrayInputStream("one\ntwo\nthree\n".getBytes(StandardCharsets.UTF_8)))
-                .run(List.of("--port", port, "--partition", PARTITION, "--batch", "2"),
+                .run(List.of("--port", port, "--partition", PARTITION, "--batch", "2", "--now-ms", "1700000000000"),
                         new PrintStream(produced, true, StandardCharsets.UTF_8),
                         new PrintStream(produceErr, true, StandardCharsets.UTF_8));
         ByteArrayOutputStream consumed = new ByteArrayOutputStream();
@@ -402,8 +402,9 @@ class BrokerTest {
         assertThat(consumeStatus).as("klog consume succeeds (its stderr: %s; the broker's log:%n%s)", consumeErr,
                 serveErr).isZero();
         assertThat(consumed.toString(StandardCharsets.UTF_8))
-                .as("--from 1 skips offset 0 even though it is in the first batch fetched; key null is printed as null")
-                .isEqualTo("1\tnull\ttwo\n2\tnull\tthree\n");
+                .as("--from 1 skips offset 0 even though it is in the first batch fetched; each line is offset,"
+                        + " timestamp, key (null printed as null), value, headers (none: NO_HEADERS)")
+                .isEqualTo("1\t1700000000000\tnull\ttwo\tNO_HEADERS\n2\t1700000000000\tnull\tthree\tNO_HEADERS\n");
     }
 
     // ---- helpers --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class Ch06WorkbookRulesTest {
     @Test
     void chapterCodeReadsNoClockAndNoUnseededRandomness() {
-        ClockBan.assertNoClockIn("kaenlog.compaction", "kaenlog.groups");
+        ClockBan.assertNoClockIn("kaenlog.compaction", "kaenlog.groups", "kaenlog.logmanager", "kaenlog.coordinator");
     }
 
     @Test

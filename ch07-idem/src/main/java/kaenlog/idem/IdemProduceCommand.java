@@ -15,6 +15,7 @@ import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
+import kaenlog.cli.WallClock;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
 
@@ -45,7 +46,7 @@ public final class IdemProduceCommand implements Subcommand {
 
     @Override
     public String usage() {
-        return "--port P --partition NAME [--host 127.0.0.1] [--acks 1|all (default all)] [--batch N (default 100)]"
+        return "--partition NAME [--port P (default 9092)] [--host 127.0.0.1] [--acks 1|all (default all)] [--batch N (default 100)]"
                 + " [--max-in-flight 1..5 (default 5)] [--retries N (default 100)] [--now-ms MS]"
                 + "   (one record per line of stdin)";
     }
@@ -70,7 +71,7 @@ public final class IdemProduceCommand implements Subcommand {
         int maxInFlight = flags.intValue("max-in-flight", IdempotentProducer.MAX_IN_FLIGHT, 1,
                 IdempotentProducer.MAX_IN_FLIGHT);
         int retries = flags.intValue("retries", 100, 0, 1_000_000);
-        long nowMs = flags.nowMs(0);
+        long nowMs = WallClock.of(flags).getAsLong();
 
         List<List<String>> batches = batches(batchLines);
         if (batches.isEmpty()) {

@@ -47,6 +47,12 @@ public final class IdempotentProduceHandler implements RequestHandler {
         return PRIORITY;
     }
 
+    /** Chapter 7's code answering chapter 3's key. */
+    @Override
+    public int chapter() {
+        return 7;
+    }
+
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ProduceRequest request = ProduceRequest.decode(body);

@@ -3,18 +3,24 @@ package kaenlog.testkit;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnitAccess;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * No clock and no unseeded randomness in chapter code: time enters as {@code nowMs}, so every
- * demo and test is deterministic.
+ * demo and test is deterministic. One class is the declared seam, {@link #SEAM}: the command-line edge reads the wall clock there and
+ * passes it in, as a running broker must. No other class is allowed, whatever its name or package.
  */
 public final class ClockBan {
+    /** The only class allowed to read the wall clock (chapter 1's {@code kaenlog.cli.WallClock}). */
+    public static final String SEAM = "kaenlog.cli.WallClock";
+
     /** "owner.name/parameter count" of every forbidden call. */
     private static final Set<String> FORBIDDEN = Set.of(
             "java.lang.System.currentTimeMillis/0", "java.lang.System.nanoTime/0",
@@ -37,16 +43,35 @@ public final class ClockBan {
             });
 
     public static ArchRule rule() {
-        return noClasses().should().callCodeUnitWhere(READS_A_CLOCK)
-                .because("time enters chapter code as nowMs and randomness only with a seed");
+        return noClasses().that().doNotHaveFullyQualifiedName(SEAM).should().callCodeUnitWhere(READS_A_CLOCK)
+                .because("time enters chapter code as nowMs and randomness only with a seed; the wall clock is"
+                        + " read only at the edge, in " + SEAM);
     }
 
     /** Checks the main (non-test) classes of the given packages. */
     public static void assertNoClockIn(String... packages) {
-        JavaClasses classes = new ClassFileImporter()
+        rule().check(mainClasses(packages));
+    }
+
+    /**
+     * The main classes of these packages that read a clock, the seam included: a chapter's rules
+     * test asserts that this is exactly the seam, so a second reader cannot hide behind it.
+     */
+    public static Set<String> classesReadingAClock(String... packages) {
+        Set<String> readers = new TreeSet<>();
+        for (JavaClass c : mainClasses(packages)) {
+            if (c.getCodeUnitCallsFromSelf().stream().anyMatch(READS_A_CLOCK)
+                    || c.getMethodReferencesFromSelf().stream().anyMatch(READS_A_CLOCK)) {
+                readers.add(c.getName());
+            }
+        }
+        return readers;
+    }
+
+    private static JavaClasses mainClasses(String... packages) {
+        return new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
                 .importPackages(packages);
-        rule().check(classes);
     }
 }

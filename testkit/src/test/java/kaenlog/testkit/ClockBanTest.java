@@ -1,5 +1,6 @@
 package kaenlog.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -48,6 +49,21 @@ class ClockBanTest {
                     .as("the clock ban must catch %s", offender.getSimpleName())
                     .isInstanceOf(AssertionError.class);
         }
+    }
+
+    /** Named like the seam, but not it: the exemption is one fully qualified name, not a simple name. */
+    static class WallClock {
+        long nowMs() {
+            return System.currentTimeMillis();
+        }
+    }
+
+    @Test
+    void onlyTheDeclaredSeamMayReadTheClockNotAClassThatBorrowsItsName() {
+        assertThat(ClockBan.SEAM).as("the seam is chapter 1's command-line edge").isEqualTo("kaenlog.cli.WallClock");
+        assertThatThrownBy(() -> ClockBan.rule().check(new ClassFileImporter().importClasses(WallClock.class)))
+                .as("a class called WallClock elsewhere is not the seam: the clock ban must still catch it")
+                .isInstanceOf(AssertionError.class);
     }
 
     @Test

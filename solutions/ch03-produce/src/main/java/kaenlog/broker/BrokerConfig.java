@@ -1,6 +1,7 @@
 package kaenlog.broker;
 
 import java.nio.file.Path;
+import java.util.function.LongSupplier;
 import kaenlog.log.LogConfig;
 import kaenlog.produce.Frames;
 
@@ -16,9 +17,14 @@ import kaenlog.produce.Frames;
  *                      0 = no ticker, time moves only by {@link Broker#advanceTime} (tests)
  * @param logConfig     segment.bytes and index.interval.bytes of every partition
  * @param maxFrameBytes the largest request frame accepted (Kafka's socket.request.max.bytes)
+ * @param clock         null: the broker's time is virtual (the ticker adds {@code tickMs}); otherwise the
+ *                      ticker moves time to what this returns, never backwards ({@code klog serve} passes
+ *                      chapter 1's wall clock: chapter code reads none)
+ * @param configs       the partitions' and the broker's configs (Kafka's names); a partition's storage
+ *                      settings set there win over {@code logConfig}
  */
 public record BrokerConfig(Path dataDir, String host, int port, long startNowMs, int tickMs, LogConfig logConfig,
-                           int maxFrameBytes) {
+                           int maxFrameBytes, LongSupplier clock, PartitionConfigs configs) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_TICK_MS = 10;
 
@@ -29,6 +35,9 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
         if (tickMs < 0) {
             throw new IllegalArgumentException("tickMs must not be negative, not " + tickMs);
         }
+        if (configs == null) {
+            throw new IllegalArgumentException("configs must not be null: PartitionConfigs.load() has Kafka's defaults");
+        }
         if (maxFrameBytes < RequestEnvelope.HEADER_BYTES) {
             throw new IllegalArgumentException("maxFrameBytes is too small: " + maxFrameBytes);
         }
@@ -37,26 +46,34 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
     /** Loopback, a free port, time 0 ticking every 10 ms, Kafka's log defaults, 1 MiB frames. */
     public static BrokerConfig of(Path dataDir) {
         return new BrokerConfig(dataDir, DEFAULT_HOST, 0, 0, DEFAULT_TICK_MS, LogConfig.defaults(),
-                Frames.DEFAULT_MAX_FRAME_BYTES);
+                Frames.DEFAULT_MAX_FRAME_BYTES, null, PartitionConfigs.load());
     }
 
     public BrokerConfig withHost(String newHost) {
-        return new BrokerConfig(dataDir, newHost, port, startNowMs, tickMs, logConfig, maxFrameBytes);
+        return new BrokerConfig(dataDir, newHost, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock, configs);
     }
 
     public BrokerConfig withPort(int newPort) {
-        return new BrokerConfig(dataDir, host, newPort, startNowMs, tickMs, logConfig, maxFrameBytes);
+        return new BrokerConfig(dataDir, host, newPort, startNowMs, tickMs, logConfig, maxFrameBytes, clock, configs);
     }
 
     public BrokerConfig withStartNowMs(long nowMs) {
-        return new BrokerConfig(dataDir, host, port, nowMs, tickMs, logConfig, maxFrameBytes);
+        return new BrokerConfig(dataDir, host, port, nowMs, tickMs, logConfig, maxFrameBytes, clock, configs);
     }
 
     public BrokerConfig withTickMs(int newTickMs) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, newTickMs, logConfig, maxFrameBytes);
+        return new BrokerConfig(dataDir, host, port, startNowMs, newTickMs, logConfig, maxFrameBytes, clock, configs);
     }
 
     public BrokerConfig withLogConfig(LogConfig newLogConfig) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, newLogConfig, maxFrameBytes);
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, newLogConfig, maxFrameBytes, clock, configs);
+    }
+
+    public BrokerConfig withClock(LongSupplier newClock) {
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, newClock, configs);
+    }
+
+    public BrokerConfig withConfigs(PartitionConfigs newConfigs) {
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock, newConfigs);
     }
 }

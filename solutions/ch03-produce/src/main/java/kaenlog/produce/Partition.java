@@ -220,13 +220,18 @@ public final class Partition implements Closeable {
         // END-SOLUTION
     }
 
-    /** One read with the request's isolation; an offset out of range is an error answer. */
+    /**
+     * One read with the request's isolation; an offset out of range is an error answer that still
+     * carries the high watermark and the log start offset.
+     */
     private FetchResponse read(Log log, FetchRequest request) throws IOException {
         try {
             ByteBuffer records = log.read(request.fetchOffset(), request.maxBytes(), request.isolation());
             return new FetchResponse(name, ErrorCode.NONE, log.highWatermark(), log.logStartOffset(), records);
         } catch (OffsetOutOfRangeException e) {
-            return FetchResponse.error(name, ErrorCode.OFFSET_OUT_OF_RANGE);
+            // The bounds go with the error, so a consumer can start again where the log now starts.
+            return new FetchResponse(name, ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark(), log.logStartOffset(),
+                    ByteBuffer.allocate(0));
         }
     }
 

@@ -61,28 +61,68 @@ public final class Cleaner {
     }
 
     /**
+     * Runs a step of a cleaning while nobody else touches the log: the broker passes its partition's
+     * lock, so appends and fetches wait for one step at most; {@link #NONE} runs it as it is (one
+     * thread owns the log: the demo, the tests).
+     */
+    @FunctionalInterface
+    public interface Guard {
+        Guard NONE = Step::run;
+
+        void locked(Step step) throws IOException;
+
+        /** A step of a cleaning. */
+        @FunctionalInterface
+        interface Step {
+            void run() throws IOException;
+        }
+    }
+
+    /**
      * Cleans {@code log} at time {@code nowMs}. The cleanable segments are the ones retention may
      * consider: closed and wholly below the high watermark (Kafka: below the "first uncleanable
      * offset"); the active segment is never touched. The map is built over all of them first,
      * then each is rewritten and swapped in.
      */
     public Result clean(Log log, long nowMs) throws IOException {
-        List<Segment> cleanable = Retention.candidates(log);
+        return clean(log, nowMs, Guard.NONE);
+    }
+
+    /**
+     * The same while producers append and consumers fetch (Kafka's cleaner threads run beside the
+     * request handlers): what reads the active segment (which segments are cleanable, the producers'
+     * last offsets) and each segment swap run under {@code guard}; building the map and rewriting
+     * the closed segments, which nobody else writes, run outside it.
+     */
+    public Result clean(Log log, long nowMs, Guard guard) throws IOException {
+        List<Segment> segments = new ArrayList<>();
+        List<Segment> cleanable = new ArrayList<>();
+        List<BatchHeader> activeHeaders = new ArrayList<>();
+        guard.locked(() -> {
+            segments.addAll(log.segments());
+            cleanable.addAll(Retention.candidates(log));
+            activeHeaders.addAll(log.activeSegment().headers());
+        });
         if (cleanable.isEmpty()) {
             return new Result(List.of(), 0);
         }
+        // The closed segments change only through this cleaner (and retention, on the same thread).
+        Map<Long, Long> lastOffsets = new HashMap<>();
+        for (Segment closed : segments.subList(0, segments.size() - 1)) {
+            putLastOffsets(closed.headers(), lastOffsets);
+        }
+        putLastOffsets(activeHeaders, lastOffsets);
+        long endOfRound = segments.get(cleanable.size()).baseOffset();
         OffsetMap map = OffsetMap.of(batchesOf(cleanable));
-        Map<Long, Long> lastOffsets = lastOffsetsOfProducers(log);
-        long endOfRound = log.segments().get(cleanable.size()).baseOffset();
         List<SegmentCleaned> cleaned = new ArrayList<>();
         for (Segment segment : cleanable) {
-            cleaned.add(cleanSegment(log, segment, map, lastOffsets, endOfRound, nowMs));
+            cleaned.add(cleanSegment(log, segment, map, lastOffsets, endOfRound, nowMs, guard));
         }
         return new Result(cleaned, map.size());
     }
 
     private SegmentCleaned cleanSegment(Log log, Segment segment, OffsetMap map, Map<Long, Long> lastOffsets,
-                                        long endOfRound, long nowMs) throws IOException {
+                                        long endOfRound, long nowMs, Guard guard) throws IOException {
         List<ByteBuffer> kept = new ArrayList<>();
         int batches = 0;
         int records = 0;
@@ -99,9 +139,10 @@ public final class Cleaner {
             }
         }
         int bytesBefore = segment.size();
-        Segment replacement = swap.replace(log, segment, kept);
+        List<Segment> replacement = new ArrayList<>();
+        guard.locked(() -> replacement.add(swap.replace(log, segment, kept)));
         return new SegmentCleaned(segment.baseOffset(), batches, kept.size(), records, recordsKept, bytesBefore,
-                replacement.size());
+                replacement.get(0).size());
     }
 
     /**
@@ -193,13 +234,18 @@ public final class Cleaner {
     public static Map<Long, Long> lastOffsetsOfProducers(Log log) throws IOException {
         Map<Long, Long> last = new HashMap<>();
         for (Segment segment : log.segments()) {
-            for (BatchHeader header : segment.headers()) {
-                if (header.hasProducerId() && !header.isControl()) {
-                    last.put(header.producerId(), header.lastOffset());
-                }
-            }
+            putLastOffsets(segment.headers(), last);
         }
         return last;
+    }
+
+    /** Producer id -> last offset of its data batches among {@code headers}, later ones winning. */
+    private static void putLastOffsets(List<BatchHeader> headers, Map<Long, Long> last) {
+        for (BatchHeader header : headers) {
+            if (header.hasProducerId() && !header.isControl()) {
+                last.put(header.producerId(), header.lastOffset());
+            }
+        }
     }
 
     private static List<RecordBatch> batchesOf(List<Segment> segments) throws IOException {

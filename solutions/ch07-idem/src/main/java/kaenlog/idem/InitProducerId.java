@@ -1,5 +1,6 @@
 package kaenlog.idem;
 
+import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
 import kaenlog.produce.Wire;
 
@@ -13,8 +14,8 @@ import kaenlog.produce.Wire;
  * producerId int64 · producerEpoch int16.
  */
 public final class InitProducerId {
-    /** Chapter 3 reserved keys 0 (PRODUCE) and 1 (FETCH); kaen-log's numbering, not Kafka's (22). */
-    public static final short API_KEY = 2;
+    /** Chapter 3's table of api keys lists it; kaen-log's numbering, not Kafka's (22). */
+    public static final short API_KEY = ApiKeys.INIT_PRODUCER_ID;
 
     private InitProducerId() {
     }

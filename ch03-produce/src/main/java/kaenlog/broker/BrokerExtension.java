@@ -1,0 +1,39 @@
+package kaenlog.broker;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+/**
+ * What a chapter adds to the running broker besides request handlers: the configs it understands,
+ * the internal partitions it needs with their configs, and work the broker runs on a schedule.
+ * Found like {@link RequestHandler}s, with {@code ServiceLoader}
+ * ({@code META-INF/services/kaenlog.broker.BrokerExtension}), so chapter 3's broker never names a
+ * later chapter's class: chapter 6 brings retention, the cleaner and the group offsets partition.
+ */
+public interface BrokerExtension {
+    /** The configs this chapter reads, with Kafka's names and defaults. */
+    default List<ConfigKey> configKeys() {
+        return List.of();
+    }
+
+    /**
+     * Partitions the broker keeps for itself (their names start with {@code __}), each with the
+     * configs it is created with, e.g. {@code __consumer_offsets-0} with {@code cleanup.policy=compact}.
+     */
+    default Map<String, Map<String, String>> internalPartitions() {
+        return Map.of();
+    }
+
+    /** Work the broker runs on a schedule of its own time, e.g. chapter 6's retention check. */
+    default List<BackgroundTask> backgroundTasks() {
+        return List.of();
+    }
+
+    /** Every extension on the classpath, in a stable order (by class name). */
+    static List<BrokerExtension> load() {
+        return ServiceLoader.load(BrokerExtension.class).stream().map(ServiceLoader.Provider::get)
+                .sorted(Comparator.comparing(e -> e.getClass().getName())).toList();
+    }
+}

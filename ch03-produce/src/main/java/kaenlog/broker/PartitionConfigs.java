@@ -1,0 +1,221 @@
+package kaenlog.broker;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import kaenlog.log.LogConfig;
+
+/**
+ * The configs a broker runs with, Kafka's topic configs kept per partition: each key has Kafka's
+ * default, {@code klog serve --config KEY=VALUE} sets it for every partition (or the broker, for a
+ * broker key), {@code --partition-config P:KEY=VALUE} for one partition. A partition's value is,
+ * first found: its own override, the config an internal partition is created with, the broker-wide
+ * value, Kafka's default. Immutable: the broker takes its configs when it starts.
+ */
+public final class PartitionConfigs {
+    /** Where a value comes from (Kafka's DescribeConfigs names the same sources). */
+    public enum Source { PARTITION, INTERNAL, BROKER, DEFAULT }
+
+    /** One config as a partition (or the broker) sees it. */
+    public record Entry(String name, String value, Source source, ConfigKey key) {
+    }
+
+    private final Map<String, ConfigKey> keys;
+    private final Map<String, String> brokerWide;
+    private final Map<String, Map<String, String>> internal;
+    private final Map<String, Map<String, String>> overrides;
+
+    private PartitionConfigs(Map<String, ConfigKey> keys, Map<String, String> brokerWide,
+                             Map<String, Map<String, String>> internal, Map<String, Map<String, String>> overrides) {
+        this.keys = keys;
+        this.brokerWide = brokerWide;
+        this.internal = internal;
+        this.overrides = overrides;
+    }
+
+    /** Kafka's defaults for every key these extensions declare, and their internal partitions. */
+    public static PartitionConfigs of(List<BrokerExtension> extensions) {
+        Map<String, ConfigKey> keys = new TreeMap<>();
+        Map<String, Map<String, String>> internal = new TreeMap<>();
+        for (BrokerExtension extension : extensions) {
+            for (ConfigKey key : extension.configKeys()) {
+                if (keys.putIfAbsent(key.name(), key) != null) {
+                    throw new IllegalStateException("config " + key.name() + " is declared twice");
+                }
+            }
+            extension.internalPartitions().forEach((partition, configs) ->
+                    internal.computeIfAbsent(partition, p -> new TreeMap<>()).putAll(configs));
+        }
+        PartitionConfigs configs = new PartitionConfigs(keys, Map.of(), Map.of(), Map.of());
+        internal.forEach((partition, values) -> values.forEach((k, v) -> configs.check(k, v, ConfigKey.Scope.PARTITION)));
+        return new PartitionConfigs(keys, Map.of(), internal, Map.of());
+    }
+
+    /** Every key of every extension on the classpath. */
+    public static PartitionConfigs load() {
+        return of(BrokerExtension.load());
+    }
+
+    /** {@code KEY=VALUE} for every partition (a partition key) or for the broker (a broker key). */
+    public PartitionConfigs with(String assignment) {
+        String[] kv = split(assignment, "--config takes KEY=VALUE, e.g. cleanup.policy=compact");
+        ConfigKey key = key(kv[0]);
+        check(kv[0], kv[1], key.scope());
+        Map<String, String> wide = new TreeMap<>(brokerWide);
+        wide.put(kv[0], kv[1]);
+        return new PartitionConfigs(keys, Collections.unmodifiableMap(wide), internal, overrides);
+    }
+
+    /** {@code PARTITION:KEY=VALUE}: one partition's own value of a partition key. */
+    public PartitionConfigs withPartition(String assignment) {
+        int colon = assignment.indexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("--partition-config takes PARTITION:KEY=VALUE, e.g."
+                    + " orders-0:segment.bytes=1024, not '" + assignment + "'");
+        }
+        String partition = assignment.substring(0, colon);
+        String problem = PartitionNames.problem(partition);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        String[] kv = split(assignment.substring(colon + 1), "--partition-config takes PARTITION:KEY=VALUE");
+        check(kv[0], kv[1], ConfigKey.Scope.PARTITION);
+        Map<String, Map<String, String>> all = new TreeMap<>(overrides);
+        Map<String, String> own = new TreeMap<>(all.getOrDefault(partition, Map.of()));
+        own.put(kv[0], kv[1]);
+        all.put(partition, Collections.unmodifiableMap(own));
+        return new PartitionConfigs(keys, brokerWide, internal, Collections.unmodifiableMap(all));
+    }
+
+    /** The effective value of a partition key for {@code partition}. */
+    public String value(String partition, String name) {
+        return entry(partition, key(name)).value();
+    }
+
+    /** The value of a broker key. */
+    public String brokerValue(String name) {
+        ConfigKey key = key(name);
+        return brokerWide.getOrDefault(name, key.defaultValue());
+    }
+
+    public long brokerLong(String name) {
+        return Long.parseLong(brokerValue(name));
+    }
+
+    /** Every partition key as {@code partition} sees it, by name. */
+    public List<Entry> describe(String partition) {
+        List<Entry> entries = new ArrayList<>();
+        for (ConfigKey key : keys.values()) {
+            if (key.scope() == ConfigKey.Scope.PARTITION) {
+                entries.add(entry(partition, key));
+            }
+        }
+        return entries;
+    }
+
+    /** Every broker key, by name. */
+    public List<Entry> describeBroker() {
+        List<Entry> entries = new ArrayList<>();
+        for (ConfigKey key : keys.values()) {
+            if (key.scope() == ConfigKey.Scope.BROKER) {
+                String set = brokerWide.get(key.name());
+                entries.add(set != null ? new Entry(key.name(), set, Source.BROKER, key)
+                        : new Entry(key.name(), key.defaultValue(), Source.DEFAULT, key));
+            }
+        }
+        return entries;
+    }
+
+    /** The partitions the broker keeps for itself. */
+    public List<String> internalPartitions() {
+        return List.copyOf(internal.keySet());
+    }
+
+    /**
+     * Chapter 3's two storage settings of {@code partition}: each one set for it (or for every
+     * partition) wins, the rest come from {@code fallback}.
+     */
+    public LogConfig logConfig(String partition, LogConfig fallback) {
+        LogConfig config = fallback;
+        Entry segmentBytes = entry(partition, key(LogConfigKeys.SEGMENT_BYTES));
+        if (segmentBytes.source() != Source.DEFAULT) {
+            config = config.withSegmentBytes(Integer.parseInt(segmentBytes.value()));
+        }
+        Entry indexInterval = entry(partition, key(LogConfigKeys.INDEX_INTERVAL_BYTES));
+        if (indexInterval.source() != Source.DEFAULT) {
+            config = config.withIndexIntervalBytes(Integer.parseInt(indexInterval.value()));
+        }
+        return config;
+    }
+
+    /** One partition's configs, for the code that works on it. */
+    public View of(String partition) {
+        return new View(this, partition);
+    }
+
+    /** The configs of one partition. */
+    public record View(PartitionConfigs configs, String partition) {
+        public String value(String name) {
+            return configs.value(partition, name);
+        }
+
+        public long longValue(String name) {
+            return Long.parseLong(value(name));
+        }
+
+        public double doubleValue(String name) {
+            return Double.parseDouble(value(name));
+        }
+    }
+
+    private Entry entry(String partition, ConfigKey key) {
+        String name = key.name();
+        if (key.scope() != ConfigKey.Scope.PARTITION) {
+            throw new IllegalArgumentException(name + " is a broker config, not a partition's");
+        }
+        String own = overrides.getOrDefault(partition, Map.of()).get(name);
+        if (own != null) {
+            return new Entry(name, own, Source.PARTITION, key);
+        }
+        String internalValue = internal.getOrDefault(partition, Map.of()).get(name);
+        if (internalValue != null) {
+            return new Entry(name, internalValue, Source.INTERNAL, key);
+        }
+        String wide = brokerWide.get(name);
+        return wide != null ? new Entry(name, wide, Source.BROKER, key)
+                : new Entry(name, key.defaultValue(), Source.DEFAULT, key);
+    }
+
+    private ConfigKey key(String name) {
+        ConfigKey key = keys.get(name);
+        if (key == null) {
+            throw new IllegalArgumentException("unknown config '" + name + "' (this broker knows "
+                    + String.join(", ", keys.keySet()) + ")");
+        }
+        return key;
+    }
+
+    private void check(String name, String value, ConfigKey.Scope scope) {
+        ConfigKey key = key(name);
+        if (key.scope() != scope) {
+            throw new IllegalArgumentException(name + " is a " + key.scope().name().toLowerCase(Locale.ROOT)
+                    + " config: set it with " + (key.scope() == ConfigKey.Scope.BROKER ? "--config" : "--config or"
+                    + " --partition-config"));
+        }
+        String problem = key.check().apply(value);
+        if (problem != null) {
+            throw new IllegalArgumentException(name + "=" + value + ": " + name + " " + problem);
+        }
+    }
+
+    private static String[] split(String assignment, String usage) {
+        int eq = assignment.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException(usage + ", not '" + assignment + "'");
+        }
+        return new String[] {assignment.substring(0, eq), assignment.substring(eq + 1)};
+    }
+}

@@ -1,0 +1,19 @@
+package kaenlog.broker;
+
+import java.util.List;
+import kaenlog.log.LogConfig;
+
+/** Chapter 3's own configs: the two storage settings of {@link LogConfig}, per partition. */
+public final class LogConfigKeys implements BrokerExtension {
+    public static final String SEGMENT_BYTES = "segment.bytes";
+    public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return List.of(
+                ConfigKey.whole(SEGMENT_BYTES, LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE, ConfigKey.Scope.PARTITION, 3,
+                        "roll a new active segment when the next batch would not fit"),
+                ConfigKey.whole(INDEX_INTERVAL_BYTES, LogConfig.DEFAULT_INDEX_INTERVAL_BYTES, 0, Integer.MAX_VALUE,
+                        ConfigKey.Scope.PARTITION, 3, "bytes of batches between two sparse index entries"));
+    }
+}
