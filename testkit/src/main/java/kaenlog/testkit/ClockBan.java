@@ -14,8 +14,8 @@ import java.util.TreeSet;
 
 /**
  * No clock and no unseeded randomness in chapter code: time enters as {@code nowMs}, so every
- * demo and test is deterministic. One class is the declared seam, {@link #SEAM}: the command-line edge reads the wall clock there and
- * passes it in, as a running broker must. No other class is allowed, whatever its name or package.
+ * demo and test is deterministic. One class is the declared seam, {@link #SEAM}: the command-line
+ * edge reads the wall clock there and passes it in, as a running broker must. No other class is allowed, whatever its name or package.
  */
 public final class ClockBan {
     /** The only class allowed to read the wall clock (chapter 1's {@code kaenlog.cli.WallClock}). */
