@@ -118,7 +118,7 @@ public class MutationReport {
             System.out.println("|---|---|---|---|---|---|");
             for (var e : perTask.entrySet()) {
                 Task t = tasks.get(e.getKey());
-                System.out.println(e.getValue().row(t.key() + ": " + t.what().strip() + " (" + t.testClass() + ")"));
+                System.out.println(e.getValue().row(t.key() + " (" + t.testClass() + ")"));
             }
             System.out.println(inside.row("**task blocks**"));
             System.out.println(outside.row("outside task blocks"));
