@@ -4,8 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,7 +22,8 @@ import org.w3c.dom.NodeList;
  *
  *   java bench/MutationReport.java ch01-batch ch07-idem ...
  *
- * Reads chNN-* /target/pit-reports/mutations.xml and bench/mutation-equivalent.txt. A mutant lies in
+ * Reads chNN-* /target/pit-reports/mutations.xml and bench/mutation-equivalent.txt, and names any
+ * declaration of a mutated class that no surviving mutant matches any more (code moved on). A mutant lies in
  * a task when its line is between "// BEGIN-SOLUTION chNN task N: ..." and "// END-SOLUTION" of
  * the source file PIT names. Exit 1 when a mutant inside a task block survives (or is not covered)
  * and is not declared equivalent.
@@ -79,6 +82,8 @@ public class MutationReport {
         List<Declaration> declarations = readDeclarations(root.resolve("bench/mutation-equivalent.txt"));
         List<String> undeclared = new ArrayList<>();
         Tally all = new Tally();
+        Set<String> mutatedClasses = new HashSet<>();
+        Set<Declaration> used = new HashSet<>();
         for (String chapter : args) {
             Path xml = root.resolve(chapter).resolve("target/pit-reports/mutations.xml");
             if (!Files.exists(xml)) {
@@ -98,8 +103,13 @@ public class MutationReport {
                 Map<Integer, Task> fileBlocks = blocks.computeIfAbsent(path, p -> taskLines(sources.resolve(p), lines, p));
                 Task task = fileBlocks.get(m.line());
                 String text = lineText(lines.get(path), m.line());
-                boolean declared = declarations.stream().anyMatch(d -> d.clazz().equals(outerClass(m.clazz()))
-                        && d.source().equals(text) && d.description().equals(m.description()));
+                mutatedClasses.add(outerClass(m.clazz()));
+                List<Declaration> matching = declarations.stream().filter(d -> d.clazz().equals(outerClass(m.clazz()))
+                        && d.source().equals(text) && d.description().equals(m.description())).toList();
+                boolean declared = !matching.isEmpty();
+                if (!m.detected()) {
+                    used.addAll(matching);
+                }
                 if (task == null) {
                     outside.add(m, declared);
                     continue;
@@ -126,6 +136,8 @@ public class MutationReport {
         }
         System.out.println();
         System.out.println(all.row("**all chapters, task blocks**").replace("| **", "mutation: | **"));
+        declarations.stream().filter(d -> mutatedClasses.contains(d.clazz()) && !used.contains(d)).forEach(d -> System.out.println(
+                "stale declaration (no surviving mutant matches it any more; remove it): " + d.clazz() + " :: " + d.source()));
         if (!undeclared.isEmpty()) {
             System.out.println();
             System.out.println(undeclared.size() + " mutant(s) inside task blocks survive undeclared:");
