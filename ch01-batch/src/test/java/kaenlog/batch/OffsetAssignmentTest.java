@@ -116,6 +116,16 @@ class OffsetAssignmentTest {
     }
 
     @Test
+    void offsetZeroIsAValidBaseOffset() {
+        ByteBuffer batch = producerBatch();
+        RecordBatch.assignBaseOffset(batch, 7L);
+        RecordBatch.assignBaseOffset(batch, 0L);
+        assertThat(batch.getLong(BatchHeader.BASE_OFFSET_OFFSET))
+                .as("0 is the first offset of every partition: only negative offsets are refused (baseOffset < 0, not <= 0)")
+                .isZero();
+    }
+
+    @Test
     void theLeaderEpochCanBeStampedTheSameWay() {
         ByteBuffer batch = producerBatch();
         RecordBatch.assignBaseOffset(batch, 10L);

@@ -5,6 +5,7 @@ import static kaenlog.batch.BatchFields.assertCorruptAt;
 import static kaenlog.batch.BatchFields.bytesOf;
 import static kaenlog.batch.BatchFields.withCrcRecomputed;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -273,6 +274,39 @@ class RecordBatchDecodeTest {
         withCrcRecomputed(batch);
         assertCorrupt(() -> RecordBatch.decode(batch), "record[2].offsetDelta",
                 "no record may lie past the header's lastOffset (baseOffset + lastOffsetDelta)");
+    }
+
+    @Test
+    void eightBytesHoldTheBaseOffsetSoTheMissingBatchLengthIsAtByteEight() {
+        ByteBuffer in = ByteBuffer.wrap(bytesOf(goodBatch()), 0, BatchHeader.BATCH_LENGTH_OFFSET);
+        assertCorruptAt(() -> RecordBatch.decode(in), "batchLength", BatchHeader.BATCH_LENGTH_OFFSET,
+                "8 bytes hold a whole baseOffset: what is missing is batchLength, which starts at byte 8 "
+                        + "(byte 0 only while fewer than 8 bytes are there)");
+    }
+
+    @Test
+    void twelveBytesAreEnoughToReadTheBatchLength() {
+        ByteBuffer batch = goodBatch();
+        int batchLength = batch.getInt(BatchHeader.BATCH_LENGTH_OFFSET);
+        ByteBuffer in = ByteBuffer.wrap(bytesOf(batch), 0, BatchHeader.LOG_OVERHEAD);
+        assertCorruptAt(() -> RecordBatch.decode(in), "batchLength", BatchHeader.BATCH_LENGTH_OFFSET,
+                "12 bytes are the whole overhead: batchLength is readable, and it is truncation");
+        assertThatThrownBy(() -> RecordBatch.decode(in))
+                .as("with exactly 12 bytes the overhead is complete (remaining < 12 is truncated, not <= 12): the "
+                        + "error names the length " + batchLength + " the batch announces, and that nothing follows it")
+                .hasMessageContaining("length " + batchLength);
+    }
+
+    @Test
+    void aRecordCountThatCannotFitIsRefusedBeforeAnyRecordIsRead() {
+        ByteBuffer batch = goodBatch();
+        int recordBytes = batch.remaining() - BatchHeader.SIZE;
+        int count = recordBytes / 7 + 1; // one more record of the minimum 7 bytes than the bytes can hold
+        batch.putInt(BatchHeader.RECORD_COUNT_OFFSET, count);
+        withCrcRecomputed(batch);
+        assertCorruptAt(() -> RecordBatch.decode(batch), "recordCount", BatchHeader.RECORD_COUNT_OFFSET,
+                count + " records of at least 7 bytes cannot fit in the " + recordBytes + " bytes after the header: "
+                        + "the count is refused up front (bound: bytes / 7), not after reading the records that are there");
     }
 
     /** Three records at offsets 50..52 from an idempotent producer, with a tombstone and a null-valued header. */

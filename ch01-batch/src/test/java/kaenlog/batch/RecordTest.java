@@ -282,6 +282,15 @@ class RecordTest {
     }
 
     @Test
+    void aHeaderCountIsBoundedByHalfTheBytesLeft() {
+        // 3 headers, then 2 bytes: each header needs at least 2 (key length + value length), so 3 cannot fit
+        byte[] bytes = HexFormat.of().parseHex("10" + "0000000101" + "06" /* 3 headers */ + "0000");
+        assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].headerCount",
+                "3 headers of at least 2 bytes each cannot fit in the 2 bytes left: the count is refused as "
+                        + "headerCount before any header is read (bound: remaining / 2, not remaining * 2)");
+    }
+
+    @Test
     void aNullHeaderKeyIsCorrupt() {
         byte[] bytes = HexFormat.of().parseHex("10" + "0000000101" + "02" /* 1 header */ + "01" /* key -1 */ + "01");
         assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].header[0].key",

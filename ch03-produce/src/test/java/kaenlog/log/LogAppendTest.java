@@ -306,4 +306,52 @@ class LogAppendTest {
                     .isEqualTo(16);
         }
     }
+
+    // Task 3, found by mutation testing (bench/mutation): the edges of append's checks and of the roll rule.
+
+    @Test
+    void aProduceWithBytesAfterItsBatchIsRefusedSayingHowManyFollow() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            byte[] first = bytesOf(numbered(0, 2));
+            byte[] second = bytesOf(numbered(1, 3));
+            ByteBuffer two = ByteBuffer.allocate(first.length + second.length).put(first).put(second).flip();
+
+            assertThatThrownBy(() -> log.append(two))
+                    .as("a produce carries exactly one batch: a second batch after it is refused as CorruptBatchException,"
+                            + " and the message says how many bytes follow the first (%d = the buffer's %d minus the"
+                            + " batch's %d), so a client can see what it sent too much", second.length,
+                            first.length + second.length, first.length)
+                    .isInstanceOf(CorruptBatchException.class)
+                    .hasMessageContaining(second.length + " byte(s) follow it");
+            assertThat(log.logEndOffset()).as("nothing of it is written: LEO stays 0").isZero();
+        }
+    }
+
+    @Test
+    void aProducerBatchMustClaimExactlyItsRecordCountOfOffsets() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            ByteBuffer batch = numbered(0, 3);
+            batch.putInt(batch.position() + BatchHeader.LAST_OFFSET_DELTA_OFFSET, 3); // 3 records but 4 offsets
+            batch.putInt(batch.position() + BatchHeader.CRC_OFFSET, BatchCrc.compute(batch)); // still a valid batch
+
+            assertThatThrownBy(() -> log.append(batch))
+                    .as("3 records with lastOffsetDelta 3 would claim offsets 0..3: a producer numbers its records"
+                            + " 0..count-1, so lastOffsetDelta must be recordCount - 1 = 2 (only compaction leaves gaps)")
+                    .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.field())
+                            .as("the error names lastOffsetDelta; message: %s", e.getMessage())
+                            .isEqualTo("lastOffsetDelta"))
+                    .hasMessageContaining("must have lastOffsetDelta 2");
+            assertThat(log.logEndOffset())
+                    .as("a refused batch takes no offsets: LEO stays 0, not 4")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void anEmptySegmentNeverRollsEvenForABatchBiggerThanSegmentBytes() {
+        assertThat(Log.shouldRoll(0, 101, 100))
+                .as("activeSize 0: rolling would make a second empty segment with the same base offset (the same"
+                        + " file name); an empty segment never rolls, whatever the batch (activeSize > 0, not >= 0)")
+                .isFalse();
+    }
 }

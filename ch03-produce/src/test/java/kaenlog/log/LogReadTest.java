@@ -220,4 +220,20 @@ class LogReadTest {
             }
         }
     }
+
+    // Task 4, found by mutation testing (bench/mutation): the exact edge of the high watermark.
+
+    @Test
+    void aBatchWhoseLastOffsetIsTheHighWatermarkIsNotYetCommitted() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            log.stopEagerHighWatermark();
+            appendBatches(log, 3, 3);
+            log.updateHighWatermark(5);
+
+            assertThat(baseOffsets(log.read(0, BIG, FetchIsolation.HIGH_WATERMARK)))
+                    .as("HW 5 means offsets 0..4 are committed; the batch 3..5 ends AT the HW, so its offset 5 is not:"
+                            + " a consumer gets only the batch 0..2 (a batch is returned when lastOffset < HW, not <=)")
+                    .containsExactly(0L);
+        }
+    }
 }

@@ -226,4 +226,28 @@ class RecoveryTest {
         }
         return offsets;
     }
+
+    // Task 5, found by mutation testing (bench/mutation): recover() reports what it cut.
+
+    @Test
+    void recoverReturnsHowManyBytesItCut() throws IOException {
+        Path source = writeSource();
+        try (Log log = Log.open(source, LogConfig.defaults())) {
+            Segment active = log.activeSegment();
+            long good = Files.size(active.logFile());
+            appendBytes(active.logFile(), new byte[] {0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 50, 1}); // a torn 13-byte tail
+
+            assertThat(active.recover())
+                    .as("the file holds %d good bytes and a torn tail of 13: recover() truncates to the last good batch"
+                            + " and returns the bytes it cut (file size - where the good batches end), the figure a"
+                            + " broker logs after a crash", good)
+                    .isEqualTo(13L);
+            assertThat(Files.size(active.logFile()))
+                    .as("and the file is back to its %d good bytes", good)
+                    .isEqualTo(good);
+            assertThat(active.recover())
+                    .as("a second recover() finds nothing to cut: 0")
+                    .isZero();
+        }
+    }
 }

@@ -18,6 +18,7 @@ import java.util.function.Function;
 import kaenlog.testkit.Hex;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Task 6: frames. Every request and response travels as an int32 length, then that many bytes (as
@@ -259,5 +260,21 @@ class FramesTest {
             count += (int) skipped;
             return skipped;
         }
+    }
+
+    // Task 6, found by mutation testing (bench/mutation): a frame of several chunks.
+
+    @Test
+    @Timeout(30) // a guard, not a speed target: a wrong growth rule can spin forever on a read of 0 bytes
+    void aFrameOfSeveralChunksArrivesWhole() throws IOException {
+        byte[] payload = new byte[200_000]; // more than three 64 KiB chunks
+        new Random(7).nextBytes(payload);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Frames.writeFrame(out, payload);
+
+        assertThat(Frames.readFrame(new ByteArrayInputStream(out.toByteArray()), MAX))
+                .as("200,000 bytes arrive into a buffer that starts at one 64 KiB chunk and doubles each time it is"
+                        + " full (filled == its length), never past the frame's length; every byte comes back in order")
+                .isEqualTo(payload);
     }
 }

@@ -5,6 +5,7 @@ import static kaenlog.compaction.LogFixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
@@ -119,6 +120,25 @@ class RetentionBySizeTest {
                             + " old) and stops at segment 2 (exactly 4 h old is not older than 4 h)")
                     .containsExactly("0 by retention.bytes", "1 by retention.ms");
             assertThat(log.logStartOffset()).as("the log start offset ends at 2").isEqualTo(2L);
+        }
+    }
+
+    // Task 2, found by mutation testing (bench/mutation): the log exactly at the limit.
+
+    @Test
+    void anEmptySegmentGoesEvenWhenTheLogIsExactlyAtTheLimit() throws IOException {
+        try (Log log = logOfEqualSegments(2)) {
+            // Compaction (task 4) can leave a closed segment with no batch at all; chapter 3's swap does the same here.
+            Segment oldest = log.segments().get(0);
+            Files.write(Log.swapFileOf(oldest), new byte[0]);
+            log.replaceSegment(oldest, Log.swapFileOf(oldest));
+            long size = Retention.sizeInBytes(log);
+
+            assertThat(Retention.deletableBySize(log, size)).extracting(Segment::baseOffset)
+                    .as("the log is exactly at retention.bytes (%d): 'at or above' the limit still deletes, and the"
+                            + " empty segment 0 takes it to %d - 0 >= the limit, so it goes (return early only when the"
+                            + " size is below the limit, size < retention.bytes, not <=)", size, size)
+                    .containsExactly(0L);
         }
     }
 }

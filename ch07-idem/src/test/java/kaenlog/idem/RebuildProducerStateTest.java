@@ -245,4 +245,19 @@ class RebuildProducerStateTest {
                     .isEqualTo(new Verdict.Duplicate(0L, 1L, NOW_MS));
         }
     }
+
+    @Test
+    void aProducerWhoseEpochWasBumpedIsRebuiltWithTheNewestEpoch() {
+        List<BatchHeader> headers = List.of(
+                header(0, 0, 1000L, (short) 0, 0),
+                header(1, 0, 1000L, (short) 1, 0));
+
+        ProducerState state = Idempotence.rebuildProducerState(headers);
+
+        assertThat(state.get(1000L).orElseThrow().producerEpoch())
+                .as("the entry is created with the epoch of the producer's first header (0), but every later header "
+                        + "sets it again: after a bump to epoch 1 the rebuilt producer is at epoch 1, or a resend of its "
+                        + "epoch-1 batch would not be recognised as a duplicate (the duplicate check compares epochs)")
+                .isEqualTo((short) 1);
+    }
 }
