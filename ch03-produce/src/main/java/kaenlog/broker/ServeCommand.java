@@ -27,7 +27,7 @@ public final class ServeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
-                + " [--segment-bytes N]";
+                + " [--segment-bytes N] [--flush-messages N] [--flush-ms MS] (flush: default never, as in Kafka)";
     }
 
     @Override
@@ -37,13 +37,16 @@ public final class ServeCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes"), Set.of())
+        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes",
+                        "flush-messages", "flush-ms"), Set.of())
                 .noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");
         }
         LogConfig logConfig = LogConfig.defaults().withSegmentBytes(
-                flags.intValue("segment-bytes", LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE));
+                flags.intValue("segment-bytes", LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE))
+                .withFlushMessages(flags.longValue("flush-messages", LogConfig.NEVER, 1, Long.MAX_VALUE))
+                .withFlushMs(flags.longValue("flush-ms", LogConfig.NEVER, 0, Long.MAX_VALUE));
         BrokerConfig config = BrokerConfig.of(Path.of(flags.string("dir", "")))
                 .withHost(flags.string("host", BrokerConfig.DEFAULT_HOST))
                 .withPort(flags.intValue("port", DEFAULT_PORT, 0, 65535))

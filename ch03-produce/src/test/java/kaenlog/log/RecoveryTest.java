@@ -3,6 +3,7 @@ package kaenlog.log;
 import static kaenlog.log.LogFixtures.appendBatches;
 import static kaenlog.log.LogFixtures.appendBytes;
 import static kaenlog.log.LogFixtures.copyDir;
+import static kaenlog.log.LogFixtures.crashed;
 import static kaenlog.log.LogFixtures.flipByte;
 import static kaenlog.log.LogFixtures.numbered;
 import static kaenlog.log.LogFixtures.sizeOfBatch;
@@ -45,12 +46,16 @@ class RecoveryTest {
     @TempDir
     Path dir;
 
-    /** Writes five 2-record batches (offsets 0..9) into dir/source and closes the log. */
+    /**
+     * Writes five 2-record batches (offsets 0..9) into dir/source and leaves the log as a crash
+     * before any flush would: no clean-shutdown marker, no recovery point.
+     */
     private Path writeSource() throws IOException {
         Path source = dir.resolve("source");
         try (Log log = Log.open(source, LogConfig.defaults())) {
             appendBatches(log, BATCHES, RECORDS);
         }
+        crashed(source);
         return source;
     }
 
@@ -198,6 +203,7 @@ class RecoveryTest {
                 closedSizes.add(Files.size(s.logFile()));
             }
         }
+        crashed(dir);
         truncate(active, size / 2);
 
         try (Log log = Log.open(dir, config)) {

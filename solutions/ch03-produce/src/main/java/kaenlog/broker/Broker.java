@@ -290,7 +290,7 @@ public final class Broker implements BrokerContext, Closeable {
             }
             Partition partition = partitions.get(name);
             if (partition == null) {
-                partition = Partition.open(name, dir, config.logConfig());
+                partition = Partition.openOrOffline(name, dir, config.logConfig(), log::println);
                 partitions.put(name, partition);
             }
             return partition;

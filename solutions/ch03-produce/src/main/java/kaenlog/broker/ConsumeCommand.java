@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.ConnectException;
 import java.util.List;
 import java.util.Set;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.cli.Flags;
@@ -33,7 +34,7 @@ public final class ConsumeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--port P --partition NAME [--host 127.0.0.1] [--from OFFSET (default 0)] [--max N]"
-                + " [--wait-ms MS (default 500)]";
+                + " [--wait-ms MS (default 500)] [--skip-corrupt]";
     }
 
     @Override
@@ -43,14 +44,15 @@ public final class ConsumeCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("host", "port", "partition", "from", "max", "wait-ms"), Set.of())
+        Flags flags = Flags.parse(args, Set.of("host", "port", "partition", "from", "max", "wait-ms"),
+                        Set.of("skip-corrupt"))
                 .noPositional();
         ClientFlags from = ClientFlags.of(flags);
         long offset = flags.longValue("from", 0, 0, Long.MAX_VALUE - 1);
         long max = flags.longValue("max", Long.MAX_VALUE, 1, Long.MAX_VALUE);
         int waitMs = flags.intValue("wait-ms", 500, 0, Integer.MAX_VALUE);
         try (BrokerClient client = BrokerClient.connect(from.host(), from.port())) {
-            return consume(client, from.partition(), offset, max, waitMs, out, err);
+            return consume(client, from.partition(), offset, max, waitMs, flags.has("skip-corrupt"), out, err);
         } catch (ConnectException e) {
             err.println("klog consume: cannot connect to " + from.address() + ": " + e.getMessage());
         } catch (IOException e) {
@@ -60,12 +62,28 @@ public final class ConsumeCommand implements Subcommand {
     }
 
     private static int consume(BrokerClient client, String partition, long from, long max, int waitMs,
-                               PrintStream out, PrintStream err) throws IOException {
+                               boolean skipCorrupt, PrintStream out, PrintStream err) throws IOException {
         long offset = from;
         long printed = 0;
+        long skipped = 0;
         fetching:
         while (printed < max) {
             FetchResponse response = client.fetch(FetchRequest.consumer(partition, offset, FETCH_MAX_BYTES, waitMs));
+            if (response.error() == ErrorCode.CORRUPT_BATCH && response.records().remaining() >= BatchHeader.SIZE) {
+                // The broker found a stored batch that fails its checks and sent it back marked so.
+                BatchHeader corrupt = BatchHeader.readFrom(response.records().duplicate());
+                long last = corrupt.baseOffset() + Math.max(0, corrupt.lastOffsetDelta());
+                String where = "the batch at offsets " + corrupt.baseOffset() + ".." + last + " of " + partition;
+                if (!skipCorrupt || last < offset) {
+                    err.println("klog consume: " + where + " is corrupt on the broker (it fails its CRC check);"
+                            + " stopped at offset " + offset + " (--skip-corrupt skips such batches)");
+                    return Klog.FAILED;
+                }
+                err.println("klog consume: skipped " + where + ": corrupt on the broker (it fails its CRC check)");
+                skipped++;
+                offset = last + 1;
+                continue;
+            }
             if (response.error() != ErrorCode.NONE) {
                 err.println("klog consume: fetch from " + partition + " at offset " + offset + " failed: "
                         + response.error());
@@ -89,7 +107,8 @@ public final class ConsumeCommand implements Subcommand {
                 offset = batch.nextOffset();
             }
         }
-        err.println("consumed " + printed + " record(s) from " + partition + "; next offset " + offset);
+        err.println("consumed " + printed + " record(s) from " + partition + "; next offset " + offset
+                + (skipped > 0 ? "; skipped " + skipped + " corrupt batch(es)" : ""));
         return Klog.OK;
     }
 }
