@@ -308,4 +308,78 @@ class LogAppendTest {
                     .isEqualTo(16);
         }
     }
+
+    /**
+     * Issue case 1: a roll that failed half-way, as an older broker left it. The new segment's
+     * {@code .log} was made, its {@code .index} not, and the broker went on appending to the old
+     * segment (offsets 1..3). The empty file starts inside the old segment: it is the orphan of the
+     * failed roll, never the active segment.
+     */
+    @Test
+    void anEmptySegmentLeftInsideTheOneBeforeItByAFailedRollIsIgnoredAndNoOffsetIsGivenTwice() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 4, 1);
+        }
+        Path orphan = dir.resolve(Segment.fileName(1, Segment.LOG_SUFFIX));
+        Files.write(orphan, new byte[0]);
+
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThat(log.logEndOffset())
+                    .as("an empty 00000000000000000001.log inside segment 0 (which holds offsets 0..3) is the orphan of"
+                            + " a roll that failed; taken as the active segment it would drop the log end offset to 1"
+                            + " and offsets 1..3 would be given again")
+                    .isEqualTo(4);
+            assertThat(log.segments()).extracting(Segment::baseOffset).as("only the real segment is loaded")
+                    .containsExactly(0L);
+            assertThat(Files.exists(orphan)).as("the orphan is removed at open").isFalse();
+            assertThat(log.openEvents()).as("and opening says so").anyMatch(line -> line.contains(
+                    "00000000000000000001.log") && line.contains("orphan"));
+            assertThat(log.append(numbered(9, 1)).firstOffset()).as("the next append gets offset 4, not 1 again")
+                    .isEqualTo(4);
+            assertThat(recordOffsetsOf(log)).as("every offset once, in order").containsExactly(0L, 1L, 2L, 3L, 4L);
+        }
+    }
+
+    /**
+     * A roll whose index cannot be made (here: a directory stands where the file should go; in
+     * life, no inodes left) leaves the old layout, and the log stops taking writes: fail-stop.
+     * After a restart everything acknowledged is there, at its offsets.
+     */
+    @Test
+    void aRollThatFailsHalfWayLeavesTheOldLayoutAndTakesTheLogOffline() throws IOException {
+        int size = sizeOfBatch(1);
+        LogConfig config = LogConfig.defaults().withSegmentBytes(2 * size);
+        Path blocker = dir.resolve(Segment.fileName(2, Segment.INDEX_SUFFIX));
+        try (Log log = Log.open(dir, config)) {
+            appendBatches(log, 2, 1);
+            Files.createDirectory(blocker);
+            assertThatThrownBy(() -> log.append(numbered(2, 1)))
+                    .as("the roll before offset 2 cannot create its index: the append fails with a storage error")
+                    .isInstanceOf(StorageException.class);
+            assertThat(Files.exists(dir.resolve(Segment.fileName(2, Segment.LOG_SUFFIX))))
+                    .as("the half-made segment's .log is removed: the old layout stays").isFalse();
+            assertThat(log.offline()).as("the log is offline from the failed write on").isPresent();
+            Files.delete(blocker);
+            assertThatThrownBy(() -> log.append(numbered(3, 1)))
+                    .as("fail-stop: even with the cause gone, nothing more is appended until a restart recovers"
+                            + " the log (memory may not match the files after a half-done roll)")
+                    .isInstanceOf(StorageException.class);
+            assertThatThrownBy(() -> log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+                    .as("every request for an offline log gets the storage error, reads too")
+                    .isInstanceOf(StorageException.class);
+        }
+        try (Log log = Log.open(dir, config)) {
+            assertThat(log.logEndOffset()).as("after the restart: the two acknowledged batches, LEO 2").isEqualTo(2);
+            assertThat(log.append(numbered(2, 1)).firstOffset()).as("and the log rolls on").isEqualTo(2);
+            assertThat(log.segments()).extracting(Segment::baseOffset).containsExactly(0L, 2L);
+        }
+    }
+
+    private static List<Long> recordOffsetsOf(Log log) throws IOException {
+        List<Long> offsets = new ArrayList<>();
+        for (Segment segment : log.segments()) {
+            segment.batches().forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
+        }
+        return offsets;
+    }
 }
