@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import kaenlog.batch.RecordBatch;
 import kaenlog.testkit.Tmpfs;
+import kaenlog.testkit.TmpfsOrSkip;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -259,7 +260,7 @@ class LogReadTest {
      */
     @Test
     void aReadOnlyDirectoryServesReadsAndRefusesWrites() throws IOException {
-        try (Tmpfs tmpfs = Tmpfs.mountOrSkip(dir.resolve("mnt"), "size=1m", "aReadOnlyDirectoryServesReadsAndRefusesWrites")) {
+        try (Tmpfs tmpfs = TmpfsOrSkip.mount(dir.resolve("mnt"), "size=1m", "aReadOnlyDirectoryServesReadsAndRefusesWrites")) {
             Path logDir = tmpfs.dir().resolve("orders-0");
             try (Log log = Log.open(logDir, LogConfig.defaults())) {
                 appendBatches(log, 5, 2);

@@ -7,14 +7,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A small tmpfs mounted on a directory, so a storage-fault test can run out of space
  * ({@code size=}), out of inodes ({@code nr_inodes=}) or be remounted read-only, for real. Mounting
- * needs root (CI runs as root); where it is not permitted, {@link #mountOrSkip} skips the test
+ * needs root (CI runs as root); where it is not permitted, {@link TmpfsOrSkip} skips the test
  * with one printed line saying why, instead of passing silently. Always {@link #close()} it (try
- * with resources): that unmounts.
+ * with resources): that unmounts. Plain JDK, so that tools outside JUnit can use it too.
  */
 public final class Tmpfs implements AutoCloseable {
     private final Path dir;
@@ -42,17 +41,6 @@ public final class Tmpfs implements AutoCloseable {
             throw new NotPermitted("mount could not run: " + e.getMessage());
         }
         return new Tmpfs(dir);
-    }
-
-    /** {@link #mount}, or a JUnit assumption that fails (the test is skipped) after one line on stdout saying why. */
-    public static Tmpfs mountOrSkip(Path dir, String options, String test) {
-        try {
-            return mount(dir, options);
-        } catch (NotPermitted e) {
-            System.out.println("SKIPPED " + test + ": needs a tmpfs, and " + e.getMessage());
-            Assumptions.abort("needs a tmpfs: " + e.getMessage());
-            throw new IllegalStateException("unreachable");
-        }
     }
 
     public Path dir() {

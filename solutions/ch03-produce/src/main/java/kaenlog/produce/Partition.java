@@ -35,6 +35,8 @@ public final class Partition implements Closeable {
     /** The broker's log: what opening recovered, and the one line that says the partition went offline. */
     private final Consumer<String> events;
     private volatile boolean offline;
+    /** Why the partition could not be opened, when it could not. */
+    private StorageException openFailure;
     private final ReentrantLock lock = new ReentrantLock();
     private ReplicaGate gate;
     private final List<Parked> parkedFetches = new ArrayList<>();
@@ -88,13 +90,27 @@ public final class Partition implements Closeable {
         } catch (IOException | RuntimeException e) {
             events.accept("partition " + name + " is offline: it cannot be opened: " + e.getClass().getSimpleName()
                     + ": " + e.getMessage());
-            return new Partition(name, null, events);
+            Partition offline = new Partition(name, null, events);
+            offline.openFailure = new StorageException(dir, e instanceof IOException io ? io : new IOException(e));
+            return offline;
         }
     }
 
     /** True once a storage error took the partition offline (or it never opened). */
     public boolean isOffline() {
         return offline;
+    }
+
+    /**
+     * The error code for a storage failure thrown by the log (for a handler of a later chapter that
+     * appends through {@link #locked}): READ_ONLY_STORAGE for a refused write to a read-only log,
+     * else STORAGE_ERROR, the partition offline and the broker told once.
+     */
+    public ErrorCode storageError(IOException e) {
+        if (e instanceof ReadOnlyLogException) {
+            return ErrorCode.READ_ONLY_STORAGE;
+        }
+        return wentOffline(e instanceof StorageException storage ? storage : new StorageException(Path.of(name), e));
     }
 
     /**
@@ -129,7 +145,7 @@ public final class Partition implements Closeable {
      */
     public <T> T locked(LogAction<T> action) throws IOException {
         if (log == null) {
-            throw new IOException("partition " + name + " is offline: it could not be opened");
+            throw new StorageException(openFailure.file(), openFailure);
         }
         List<Completion<?>> done;
         T result;
@@ -166,10 +182,8 @@ public final class Partition implements Closeable {
         }
         try {
             return produceLocked(request, nowMs);
-        } catch (ReadOnlyLogException readOnly) {
-            return CompletableFuture.completedFuture(ProduceResponse.error(name, ErrorCode.READ_ONLY_STORAGE));
-        } catch (StorageException failed) {
-            return CompletableFuture.completedFuture(ProduceResponse.error(name, wentOffline(failed)));
+        } catch (ReadOnlyLogException | StorageException failed) {
+            return CompletableFuture.completedFuture(ProduceResponse.error(name, storageError(failed)));
         }
     }
 
