@@ -98,7 +98,8 @@ public final class Log implements Closeable {
         Path marker = dir.resolve(CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
         if (readOnly) {
-            openEvents.add("read-only: " + dir + " cannot be written; fetches are served, writes refused");
+            openEvents.add("read-only: its directory cannot be written; reads are served, writes refused, nothing"
+                    + " recovered");
         } else {
             finishInterruptedSwaps();
             removeOrphanIndexes();
@@ -566,7 +567,10 @@ public final class Log implements Closeable {
         try {
             if (offline == null && !readOnly) {
                 flush();
-                Files.write(dir.resolve(CLEAN_SHUTDOWN_FILE), new byte[0]);
+                try (FileChannel marker = FileChannel.open(dir.resolve(CLEAN_SHUTDOWN_FILE), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE)) {
+                    marker.force(true); // as Kafka's CleanShutdownFileHandler: the marker itself is on disk
+                }
             }
         } finally {
             closeSegments();
