@@ -375,6 +375,39 @@ class LogAppendTest {
         }
     }
 
+    /**
+     * flush.messages and flush.ms (Kafka's names, off by default): the log is forced to disk once
+     * that many messages are unflushed, or once that much time passed since the last flush (time is
+     * a parameter); every flush moves the recovery point, below which a crash recovers nothing.
+     */
+    @Test
+    void flushMessagesAndFlushMsMoveTheRecoveryPoint() throws IOException {
+        try (Log log = Log.open(dir.resolve("messages"), LogConfig.defaults().withFlushMessages(3))) {
+            appendBatches(log, 2, 1);
+            assertThat(log.recoveryPoint()).as("flush.messages 3: two unflushed messages are not flushed yet")
+                    .isZero();
+            log.append(numbered(2, 1));
+            assertThat(log.recoveryPoint()).as("the third one flushes: the recovery point moves to the LEO, 3")
+                    .isEqualTo(3);
+            assertThat(Files.readString(log.dir().resolve(Log.RECOVERY_POINT_FILE)).strip())
+                    .as("and is written to the checkpoint file").isEqualTo("3");
+        }
+        try (Log log = Log.open(dir.resolve("ms"), LogConfig.defaults().withFlushMs(100))) {
+            log.maybeFlush(LogFixtures.T0);
+            appendBatches(log, 2, 1);
+            log.maybeFlush(LogFixtures.T0 + 99);
+            assertThat(log.recoveryPoint()).as("flush.ms 100: 99 ms after the last flush, nothing is forced").isZero();
+            log.maybeFlush(LogFixtures.T0 + 100);
+            assertThat(log.recoveryPoint()).as("at 100 ms the log is flushed: recovery point 2").isEqualTo(2);
+        }
+        try (Log log = Log.open(dir.resolve("default"), LogConfig.defaults())) {
+            appendBatches(log, 5, 1);
+            log.maybeFlush(LogFixtures.T0);
+            log.maybeFlush(LogFixtures.T0 + 1_000_000_000L);
+            assertThat(log.recoveryPoint()).as("by default (as in Kafka) the log never flushes by itself").isZero();
+        }
+    }
+
     private static List<Long> recordOffsetsOf(Log log) throws IOException {
         List<Long> offsets = new ArrayList<>();
         for (Segment segment : log.segments()) {
