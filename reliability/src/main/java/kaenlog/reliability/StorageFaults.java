@@ -41,6 +41,8 @@ import kaenlog.testkit.Tmpfs;
  */
 public final class StorageFaults {
     static final String PARTITION = "faults-0";
+    /** A partition written before the fault: it must be served on while {@link #PARTITION} is offline. */
+    static final String OTHER = "other-0";
     private static final int READ_TIMEOUT_MS = 20_000;
 
     /** One kind of fault, a row of the report. */
@@ -192,6 +194,9 @@ public final class StorageFaults {
             if (fault == Fault.READ_ONLY) {
                 produce(broker, run, 200, 4, 100);
             } else {
+                try (BrokerClient client = BrokerClient.connect(broker.host(), broker.port(), READ_TIMEOUT_MS)) {
+                    client.produce(OTHER, ProduceRequest.ACKS_ALL, batch(run, 1, 10));
+                }
                 produce(broker, run, 100_000, fault == Fault.ENOSPC ? 8 : 2, fault == Fault.ENOSPC ? 1000 : 100);
                 checkFailStop(broker, run);
             }
@@ -220,11 +225,17 @@ public final class StorageFaults {
         try (BrokerClient client = BrokerClient.connect(broker.host(), broker.port(), READ_TIMEOUT_MS)) {
             ProduceResponse again = client.produce(PARTITION, ProduceRequest.ACKS_ALL, batch(run, 1, 10));
             FetchResponse fetch = client.fetch(FetchRequest.consumer(PARTITION, 0, 1024, 0));
-            run.notes.add("then a produce: " + again.error() + ", a fetch: " + fetch.error());
+            FetchResponse other = client.fetch(FetchRequest.consumer(OTHER, 0, 1024, 0));
+            run.notes.add("then a produce: " + again.error() + ", a fetch: " + fetch.error() + "; a fetch from " + OTHER
+                    + ": " + other.error() + " with " + RecordBatch.decodeAll(other.records().duplicate()).size() + " batch(es)");
             if (again.error() != ErrorCode.STORAGE_ERROR || fetch.error() != ErrorCode.STORAGE_ERROR) {
                 run.problems.add("fail-stop: after a storage error every request must get STORAGE_ERROR");
             }
+            if (other.error() != ErrorCode.NONE || !other.records().hasRemaining()) {
+                run.problems.add("another partition must be served on while " + PARTITION + " is offline");
+            }
         }
+        broker.awaitLog(line -> line.contains("is offline"), 10_000); // stderr reaches us through a pipe
         List<String> offline = broker.log().stream().filter(line -> line.contains("is offline")).toList();
         if (offline.size() != 1) {
             run.problems.add("expected one 'is offline' line in the broker's log, found " + offline.size());
