@@ -86,7 +86,9 @@ public final class Tmpfs implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        // One line, so that a skipped test says why in one line.
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip()
+                .replaceAll("\\s*\\R\\s*", " ");
         return process.exitValue() == 0 ? null : "exit " + process.exitValue() + (output.isEmpty() ? "" : ": " + output);
     }
 
