@@ -296,6 +296,8 @@ public final class Partition implements Closeable {
             return FetchResponse.error(name, ErrorCode.OFFSET_OUT_OF_RANGE);
         } catch (CorruptRecordException e) {
             return new FetchResponse(name, ErrorCode.CORRUPT_BATCH, log.highWatermark(), log.logStartOffset(), e.batch());
+        } catch (StorageException e) {
+            return FetchResponse.error(name, wentOffline(e)); // a parked fetch re-read after the failure, too
         }
     }
 

@@ -292,6 +292,8 @@ class ProduceTest {
                 brokerLog::add)) {
             assertThat(partition.produce(request(ProduceRequest.ACKS_ALL, numbered(0, 1)), T0).join().error())
                     .as("setup: the first produce is written").isEqualTo(ErrorCode.NONE);
+            CompletableFuture<FetchResponse> parked = partition.fetch(FetchRequest.consumer(NAME, 1, 1024, 500), T0);
+            assertThat(parked).as("setup: a fetch waits for offset 1").isNotDone();
             Files.createDirectory(partitionDir.resolve(kaenlog.log.Segment.fileName(1, kaenlog.log.Segment.INDEX_SUFFIX)));
 
             ProduceResponse failed = partition.produce(request(ProduceRequest.ACKS_ALL, numbered(1, 1)), T0).join();
@@ -304,6 +306,11 @@ class ProduceTest {
                     .as("fail-stop: the next produce too").isEqualTo(ErrorCode.STORAGE_ERROR);
             assertThat(partition.fetch(FetchRequest.consumer(NAME, 0, 1024, 0), T0).join().error())
                     .as("and a fetch").isEqualTo(ErrorCode.STORAGE_ERROR);
+            partition.tick(T0 + 500);
+            assertThat(parked.join().error())
+                    .as("a fetch parked before the failure is answered STORAGE_ERROR at its deadline (and the tick"
+                            + " that answers it does not fail)")
+                    .isEqualTo(ErrorCode.STORAGE_ERROR);
             assertThat(brokerLog).as("still one line: the partition went offline once").hasSize(1);
         }
     }
