@@ -404,7 +404,8 @@ public final class Broker implements BrokerContext, Closeable {
             }
             Partition partition = partitions.get(name);
             if (partition == null) {
-                partition = Partition.open(name, dir, config.configs().logConfig(name, config.logConfig()));
+                partition = Partition.openOrOffline(name, dir, config.configs().logConfig(name, config.logConfig()),
+                        log::println);
                 partitions.put(name, partition);
             }
             return partition;

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.cli.Flags;
@@ -51,7 +52,7 @@ public final class ConsumeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--partition NAME [--port P (default 9092)] [--host 127.0.0.1] [--from beginning|end|OFFSET"
-                + " (default beginning)] [--group G] [--max N] [--follow] [--wait-ms MS (default 500)]"
+                + " (default beginning)] [--group G] [--max N] [--follow] [--wait-ms MS (default 500)] [--skip-corrupt]"
                 + "   (prints OFFSET TAB TIMESTAMP TAB KEY TAB VALUE TAB HEADERS)";
     }
 
@@ -79,7 +80,7 @@ public final class ConsumeCommand implements Subcommand {
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
         Flags flags = Flags.parse(args, Set.of("host", "port", "partition", "from", "max", "wait-ms", "group"),
-                Set.of("follow")).noPositional();
+                Set.of("follow", "skip-corrupt")).noPositional();
         ClientFlags from = ClientFlags.of(flags);
         Start start = Start.of(flags.string("from", "beginning"));
         long max = flags.longValue("max", Long.MAX_VALUE, 1, Long.MAX_VALUE);
@@ -90,7 +91,7 @@ public final class ConsumeCommand implements Subcommand {
         }
         boolean follow = flags.has("follow");
         try (BrokerClient client = BrokerClient.connect(from.host(), from.port())) {
-            Consumer consumer = new Consumer(client, from.partition(), group, out, err);
+            Consumer consumer = new Consumer(client, from.partition(), group, flags.has("skip-corrupt"), out, err);
             return consumer.run(start, max, waitMs, follow);
         } catch (ConnectException e) {
             err.println("klog consume: cannot connect to " + from.address() + ": " + e.getMessage());
@@ -105,13 +106,17 @@ public final class ConsumeCommand implements Subcommand {
         private final BrokerClient client;
         private final String partition;
         private final String group;
+        private final boolean skipCorrupt;
+        private long skipped;
         private final PrintStream out;
         private final PrintStream err;
 
-        Consumer(BrokerClient client, String partition, String group, PrintStream out, PrintStream err) {
+        Consumer(BrokerClient client, String partition, String group, boolean skipCorrupt, PrintStream out,
+                 PrintStream err) {
             this.client = client;
             this.partition = partition;
             this.group = group;
+            this.skipCorrupt = skipCorrupt;
             this.out = out;
             this.err = err;
         }
@@ -131,6 +136,14 @@ public final class ConsumeCommand implements Subcommand {
             fetching:
             while (printed < max) {
                 FetchResponse response = client.fetch(FetchRequest.consumer(partition, offset, FETCH_MAX_BYTES, waitMs));
+                if (response.error() == ErrorCode.CORRUPT_BATCH && response.records().remaining() >= BatchHeader.SIZE) {
+                    long next = corruptBatch(response, offset);
+                    if (next < 0) {
+                        return Klog.FAILED;
+                    }
+                    offset = next;
+                    continue;
+                }
                 if (response.error() != ErrorCode.NONE) {
                     reportFetchError(response, offset);
                     return Klog.FAILED;
@@ -160,8 +173,27 @@ public final class ConsumeCommand implements Subcommand {
                 commit(offset);
             }
             err.println("consumed " + printed + " record(s) from " + partition + "; next offset " + offset
-                    + (group == null ? "" : "; committed for group " + group));
+                    + (group == null ? "" : "; committed for group " + group)
+                    + (skipped > 0 ? "; skipped " + skipped + " corrupt batch(es)" : ""));
             return Klog.OK;
+        }
+
+        /**
+         * The broker found a stored batch that fails its checks and sent it back marked so: stop there
+         * and say which offsets (-1), or, with --skip-corrupt, go on after it (the next offset).
+         */
+        private long corruptBatch(FetchResponse response, long offset) {
+            BatchHeader corrupt = BatchHeader.readFrom(response.records().duplicate());
+            long last = corrupt.baseOffset() + Math.max(0, corrupt.lastOffsetDelta());
+            String where = "the batch at offsets " + corrupt.baseOffset() + ".." + last + " of " + partition;
+            if (!skipCorrupt || last < offset) {
+                err.println("klog consume: " + where + " is corrupt on the broker (it fails its CRC check);"
+                        + " stopped at offset " + offset + " (--skip-corrupt skips such batches)");
+                return -1;
+            }
+            err.println("klog consume: skipped " + where + ": corrupt on the broker (it fails its CRC check)");
+            skipped++;
+            return last + 1;
         }
 
         /** The offset to start at when no commit says it; -1 when the broker refused. */

@@ -135,7 +135,7 @@ public final class PartitionConfigs {
     }
 
     /**
-     * Chapter 3's two storage settings of {@code partition}: each one set for it (or for every
+     * Chapter 3's storage settings of {@code partition}: each one set for it (or for every
      * partition) wins, the rest come from {@code fallback}.
      */
     public LogConfig logConfig(String partition, LogConfig fallback) {
@@ -147,6 +147,14 @@ public final class PartitionConfigs {
         Entry indexInterval = entry(partition, key(LogConfigKeys.INDEX_INTERVAL_BYTES));
         if (indexInterval.source() != Source.DEFAULT) {
             config = config.withIndexIntervalBytes(Integer.parseInt(indexInterval.value()));
+        }
+        Entry flushMessages = entry(partition, key(LogConfigKeys.FLUSH_MESSAGES));
+        if (flushMessages.source() != Source.DEFAULT) {
+            config = config.withFlushMessages(Long.parseLong(flushMessages.value()));
+        }
+        Entry flushMs = entry(partition, key(LogConfigKeys.FLUSH_MS));
+        if (flushMs.source() != Source.DEFAULT) {
+            config = config.withFlushMs(Long.parseLong(flushMs.value()));
         }
         return config;
     }

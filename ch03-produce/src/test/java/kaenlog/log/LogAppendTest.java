@@ -273,7 +273,9 @@ class LogAppendTest {
             bases = log.segments().stream().map(Segment::baseOffset).toList();
         }
         for (String name : fileNames(dir)) {
-            files.put(name, Files.readAllBytes(dir.resolve(name)));
+            if (name.endsWith(Segment.LOG_SUFFIX) || name.endsWith(Segment.INDEX_SUFFIX)) {
+                files.put(name, Files.readAllBytes(dir.resolve(name)));
+            }
         }
 
         try (Log log = Log.open(dir, config)) {
@@ -288,7 +290,7 @@ class LogAppendTest {
             for (Map.Entry<String, byte[]> file : files.entrySet()) {
                 byte[] now = Files.readAllBytes(dir.resolve(file.getKey()));
                 assertThat(now)
-                        .as("%s is byte for byte what was written: opening a clean log changes nothing%n%s",
+                        .as("%s is byte for byte what was written: opening a cleanly closed log changes no segment file%n%s",
                                 file.getKey(), Hex.firstDifference(file.getValue(), now, i -> "byte " + i))
                         .isEqualTo(file.getValue());
             }
@@ -353,5 +355,112 @@ class LogAppendTest {
                 .as("activeSize 0: rolling would make a second empty segment with the same base offset (the same"
                         + " file name); an empty segment never rolls, whatever the batch (activeSize > 0, not >= 0)")
                 .isFalse();
+    }
+
+    /**
+     * Issue case 1: a roll that failed half-way, as an older broker left it. The new segment's
+     * {@code .log} was made, its {@code .index} not, and the broker went on appending to the old
+     * segment (offsets 1..3). The empty file starts inside the old segment: it is the orphan of the
+     * failed roll, never the active segment.
+     */
+    @Test
+    void anEmptySegmentLeftInsideTheOneBeforeItByAFailedRollIsIgnoredAndNoOffsetIsGivenTwice() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 4, 1);
+        }
+        Path orphan = dir.resolve(Segment.fileName(1, Segment.LOG_SUFFIX));
+        Files.write(orphan, new byte[0]);
+
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThat(log.logEndOffset())
+                    .as("an empty 00000000000000000001.log inside segment 0 (which holds offsets 0..3) is the orphan of"
+                            + " a roll that failed; taken as the active segment it would drop the log end offset to 1"
+                            + " and offsets 1..3 would be given again")
+                    .isEqualTo(4);
+            assertThat(log.segments()).extracting(Segment::baseOffset).as("only the real segment is loaded")
+                    .containsExactly(0L);
+            assertThat(Files.exists(orphan)).as("the orphan is removed at open").isFalse();
+            assertThat(log.openEvents()).as("and opening says so").anyMatch(line -> line.contains(
+                    "00000000000000000001.log") && line.contains("orphan"));
+            assertThat(log.append(numbered(9, 1)).firstOffset()).as("the next append gets offset 4, not 1 again")
+                    .isEqualTo(4);
+            assertThat(recordOffsetsOf(log)).as("every offset once, in order").containsExactly(0L, 1L, 2L, 3L, 4L);
+        }
+    }
+
+    /**
+     * A roll whose index cannot be made (here: a directory stands where the file should go; in
+     * life, no inodes left) leaves the old layout, and the log stops taking writes: fail-stop.
+     * After a restart everything acknowledged is there, at its offsets.
+     */
+    @Test
+    void aRollThatFailsHalfWayLeavesTheOldLayoutAndTakesTheLogOffline() throws IOException {
+        int size = sizeOfBatch(1);
+        LogConfig config = LogConfig.defaults().withSegmentBytes(2 * size);
+        Path blocker = dir.resolve(Segment.fileName(2, Segment.INDEX_SUFFIX));
+        try (Log log = Log.open(dir, config)) {
+            appendBatches(log, 2, 1);
+            Files.createDirectory(blocker);
+            assertThatThrownBy(() -> log.append(numbered(2, 1)))
+                    .as("the roll before offset 2 cannot create its index: the append fails with a storage error")
+                    .isInstanceOf(StorageException.class);
+            assertThat(Files.exists(dir.resolve(Segment.fileName(2, Segment.LOG_SUFFIX))))
+                    .as("the half-made segment's .log is removed: the old layout stays").isFalse();
+            assertThat(log.offline()).as("the log is offline from the failed write on").isPresent();
+            Files.delete(blocker);
+            assertThatThrownBy(() -> log.append(numbered(3, 1)))
+                    .as("fail-stop: even with the cause gone, nothing more is appended until a restart recovers"
+                            + " the log (memory may not match the files after a half-done roll)")
+                    .isInstanceOf(StorageException.class);
+            assertThatThrownBy(() -> log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+                    .as("every request for an offline log gets the storage error, reads too")
+                    .isInstanceOf(StorageException.class);
+        }
+        try (Log log = Log.open(dir, config)) {
+            assertThat(log.logEndOffset()).as("after the restart: the two acknowledged batches, LEO 2").isEqualTo(2);
+            assertThat(log.append(numbered(2, 1)).firstOffset()).as("and the log rolls on").isEqualTo(2);
+            assertThat(log.segments()).extracting(Segment::baseOffset).containsExactly(0L, 2L);
+        }
+    }
+
+    /**
+     * flush.messages and flush.ms (Kafka's names, off by default): the log is forced to disk once
+     * that many messages are unflushed, or once that much time passed since the last flush (time is
+     * a parameter); every flush moves the recovery point, below which a crash recovers nothing.
+     */
+    @Test
+    void flushMessagesAndFlushMsMoveTheRecoveryPoint() throws IOException {
+        try (Log log = Log.open(dir.resolve("messages"), LogConfig.defaults().withFlushMessages(3))) {
+            appendBatches(log, 2, 1);
+            assertThat(log.recoveryPoint()).as("flush.messages 3: two unflushed messages are not flushed yet")
+                    .isZero();
+            log.append(numbered(2, 1));
+            assertThat(log.recoveryPoint()).as("the third one flushes: the recovery point moves to the LEO, 3")
+                    .isEqualTo(3);
+            assertThat(Files.readString(log.dir().resolve(Log.RECOVERY_POINT_FILE)).strip())
+                    .as("and is written to the checkpoint file").isEqualTo("3");
+        }
+        try (Log log = Log.open(dir.resolve("ms"), LogConfig.defaults().withFlushMs(100))) {
+            log.maybeFlush(LogFixtures.T0);
+            appendBatches(log, 2, 1);
+            log.maybeFlush(LogFixtures.T0 + 99);
+            assertThat(log.recoveryPoint()).as("flush.ms 100: 99 ms after the last flush, nothing is forced").isZero();
+            log.maybeFlush(LogFixtures.T0 + 100);
+            assertThat(log.recoveryPoint()).as("at 100 ms the log is flushed: recovery point 2").isEqualTo(2);
+        }
+        try (Log log = Log.open(dir.resolve("default"), LogConfig.defaults())) {
+            appendBatches(log, 5, 1);
+            log.maybeFlush(LogFixtures.T0);
+            log.maybeFlush(LogFixtures.T0 + 1_000_000_000L);
+            assertThat(log.recoveryPoint()).as("by default (as in Kafka) the log never flushes by itself").isZero();
+        }
+    }
+
+    private static List<Long> recordOffsetsOf(Log log) throws IOException {
+        List<Long> offsets = new ArrayList<>();
+        for (Segment segment : log.segments()) {
+            segment.batches().forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
+        }
+        return offsets;
     }
 }

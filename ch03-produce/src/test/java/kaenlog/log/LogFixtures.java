@@ -114,6 +114,15 @@ public final class LogFixtures {
         }
     }
 
+    /**
+     * Makes a closed log look like one whose broker died before it ever flushed: no clean-shutdown
+     * marker (so the next open recovers) and no recovery point (so it recovers every batch).
+     */
+    public static void crashed(Path logDir) throws IOException {
+        Files.deleteIfExists(logDir.resolve(Log.CLEAN_SHUTDOWN_FILE));
+        Files.deleteIfExists(logDir.resolve(Log.RECOVERY_POINT_FILE));
+    }
+
     /** Cuts a file at {@code size} bytes, as a crash in the middle of a write leaves it. */
     public static void truncate(Path file, long size) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {

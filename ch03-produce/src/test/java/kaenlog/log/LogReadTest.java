@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import kaenlog.batch.RecordBatch;
+import kaenlog.testkit.Tmpfs;
+import kaenlog.testkit.TmpfsOrSkip;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -234,6 +236,62 @@ class LogReadTest {
                     .as("HW 5 means offsets 0..4 are committed; the batch 3..5 ends AT the HW, so its offset 5 is not:"
                             + " a consumer gets only the batch 0..2 (a batch is returned when lastOffset < HW, not <=)")
                     .containsExactly(0L);
+        }
+    }
+
+    /**
+     * A stored batch that fails its CRC (bit rot, after it was written and checked) is never
+     * served as if it were good: the batches before it are returned, and a read that starts at it
+     * throws {@link CorruptRecordException} with its offsets, so the broker can say which ones.
+     */
+    @Test
+    void aStoredBatchThatFailsItsCrcIsNeverServedAsGood() throws IOException {
+        int size = sizeOfBatch(3);
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 4, 3);
+        }
+        LogFixtures.flipByte(dir.resolve(Segment.fileName(0, Segment.LOG_SUFFIX)), 2 * size + size - 2);
+
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThat(baseOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                    .as("a read from 0 stops before the corrupt batch at offsets 6..8: the good ones come first")
+                    .containsExactly(0L, 3L);
+            assertThatThrownBy(() -> log.read(6, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+                    .as("a read that starts at the corrupt batch throws CorruptRecordException naming its offsets")
+                    .isInstanceOfSatisfying(CorruptRecordException.class, e -> {
+                        assertThat(e.baseOffset()).isEqualTo(6);
+                        assertThat(e.lastOffset()).isEqualTo(8);
+                        assertThat(e.batch().remaining()).as("with the batch's stored bytes").isEqualTo(size);
+                    });
+            assertThat(baseOffsets(log.read(9, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                    .as("the batches after it are served").containsExactly(9L);
+        }
+    }
+
+    /**
+     * Issue case 4: a data directory on a file system mounted read-only is opened read-only: it is
+     * read as it is (nothing recovered, nothing cut), reads work, and every write is refused with
+     * {@link ReadOnlyLogException} instead of failing half-way. Needs a tmpfs (root); skipped with a
+     * printed reason elsewhere.
+     */
+    @Test
+    void aReadOnlyDirectoryServesReadsAndRefusesWrites() throws IOException {
+        try (Tmpfs tmpfs = TmpfsOrSkip.mount(dir.resolve("mnt"), "size=1m", "aReadOnlyDirectoryServesReadsAndRefusesWrites")) {
+            Path logDir = tmpfs.dir().resolve("orders-0");
+            try (Log log = Log.open(logDir, LogConfig.defaults())) {
+                appendBatches(log, 5, 2);
+            }
+            tmpfs.remountReadOnly();
+            try (Log log = Log.open(logDir, LogConfig.defaults())) {
+                assertThat(log.readOnly()).as("a directory that cannot be written is opened read-only").isTrue();
+                assertThat(recordOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                        .as("every record is read").containsExactlyElementsOf(java.util.stream.LongStream.range(0, 10)
+                                .boxed().toList());
+                assertThatThrownBy(() -> log.append(LogFixtures.numbered(5, 2)))
+                        .as("a write is refused up front, with a clear error").isInstanceOf(ReadOnlyLogException.class);
+                assertThat(log.offline()).as("a refused write does not take the log offline: reads go on").isEmpty();
+            }
+            tmpfs.remountReadWrite();
         }
     }
 }

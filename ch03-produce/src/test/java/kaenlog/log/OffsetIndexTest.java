@@ -174,7 +174,9 @@ class OffsetIndexTest {
 
     /** The three ways an index file can be wrong after a crash or a disk fault. */
     enum BrokenIndex {
-        DELETED, FIVE_GARBAGE_BYTES, ENTRIES_THAT_DO_NOT_GROW
+        DELETED, FIVE_GARBAGE_BYTES, ENTRIES_THAT_DO_NOT_GROW,
+        /** Still sorted, still inside the segment, and wrong: the entry's batch does not end at that offset. */
+        AN_ENTRY_WITH_A_LOWERED_OFFSET
     }
 
     @ParameterizedTest(name = "{0}")
@@ -199,13 +201,19 @@ class OffsetIndexTest {
             case FIVE_GARBAGE_BYTES -> Files.write(indexFile, new byte[] {1, 2, 3, 4, 5});
             case ENTRIES_THAT_DO_NOT_GROW -> Files.write(indexFile, ByteBuffer.allocate(16)
                     .putInt(10).putInt(900).putInt(5).putInt(1_000).array());
+            case AN_ENTRY_WITH_A_LOWERED_OFFSET -> {
+                ByteBuffer entries = ByteBuffer.wrap(Files.readAllBytes(indexFile));
+                int lowered = entries.getInt(0) + 1; // between the first entry's offset and the second's
+                entries.putInt(OffsetIndex.ENTRY_SIZE, lowered);
+                Files.write(indexFile, entries.array());
+            }
         }
 
         try (Log log = Log.open(dir, config)) {
             Segment closed = log.segments().get(0);
             assertThat(closed.indexEntries())
                     .as("%s: Log.open must not trust an index it cannot use (missing, a partial 8-byte entry, offsets"
-                            + " that go backwards); it rebuilds it from the segment's batches, giving the same entries",
+                            + " that go backwards, an entry whose batch does not end at its offset); it rebuilds it from the segment's batches, giving the same entries",
                             broken)
                     .containsExactlyElementsOf(before);
             assertThat(Files.size(closed.indexFile()))

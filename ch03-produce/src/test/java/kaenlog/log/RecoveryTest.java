@@ -3,11 +3,13 @@ package kaenlog.log;
 import static kaenlog.log.LogFixtures.appendBatches;
 import static kaenlog.log.LogFixtures.appendBytes;
 import static kaenlog.log.LogFixtures.copyDir;
+import static kaenlog.log.LogFixtures.crashed;
 import static kaenlog.log.LogFixtures.flipByte;
 import static kaenlog.log.LogFixtures.numbered;
 import static kaenlog.log.LogFixtures.sizeOfBatch;
 import static kaenlog.log.LogFixtures.truncate;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -20,6 +22,7 @@ import java.util.Random;
 import java.util.stream.LongStream;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.RecordBatch;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,12 +48,16 @@ class RecoveryTest {
     @TempDir
     Path dir;
 
-    /** Writes five 2-record batches (offsets 0..9) into dir/source and closes the log. */
+    /**
+     * Writes five 2-record batches (offsets 0..9) into dir/source and leaves the log as a crash
+     * before any flush would: no clean-shutdown marker, no recovery point.
+     */
     private Path writeSource() throws IOException {
         Path source = dir.resolve("source");
         try (Log log = Log.open(source, LogConfig.defaults())) {
             appendBatches(log, BATCHES, RECORDS);
         }
+        crashed(source);
         return source;
     }
 
@@ -198,6 +205,7 @@ class RecoveryTest {
                 closedSizes.add(Files.size(s.logFile()));
             }
         }
+        crashed(dir);
         truncate(active, size / 2);
 
         try (Log log = Log.open(dir, config)) {
@@ -248,6 +256,151 @@ class RecoveryTest {
             assertThat(active.recover())
                     .as("a second recover() finds nothing to cut: 0")
                     .isZero();
+        }
+    }
+
+    /** Byte {@code at} from the end of batch {@code i} of {@link LogFixtures#appendBatches}: inside its last record, covered by the CRC. */
+    private static int insideLastRecordOf(int i, int size) {
+        return i * size + size - 2;
+    }
+
+    /**
+     * Issue case 3. After a clean shutdown nothing is recovered: the clean-shutdown marker says
+     * every byte was flushed. One flipped byte in batch 50 of 100 is bit rot, not a torn write;
+     * cutting there would throw away 50 acknowledged batches. The batch is reported when it is
+     * read, with its offsets; every other batch stays.
+     */
+    @Test
+    void afterACleanShutdownNothingIsRecoveredAndAFlippedByteLosesNoOtherBatch() throws IOException {
+        int size = sizeOfBatch(1);
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            appendBatches(log, 100, 1);
+        }
+        assertThat(Files.exists(dir.resolve(Log.CLEAN_SHUTDOWN_FILE)))
+                .as("close() is a clean shutdown: it flushes and leaves the clean-shutdown marker").isTrue();
+        Path file = dir.resolve(FIRST_SEGMENT);
+        flipByte(file, insideLastRecordOf(50, size));
+
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThat(log.logEndOffset())
+                    .as("after a clean shutdown the log is not recovered: all 100 batches stay, LEO 100 (recovering"
+                            + " would cut at the flipped batch 50 and lose 50 acknowledged ones)")
+                    .isEqualTo(100);
+            assertThat(Files.size(file)).as("not a byte is cut").isEqualTo(100L * size);
+            assertThat(log.openEvents()).as("nothing was recovered, so nothing is reported as cut")
+                    .noneMatch(line -> line.contains("recovery cut"));
+            assertThat(Files.exists(dir.resolve(Log.CLEAN_SHUTDOWN_FILE)))
+                    .as("open deletes the marker: a crash from now on is an unclean shutdown").isFalse();
+            assertThat(LogFixtures.recordOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                    .as("a read from 0 returns the good batches before the corrupt one, never the corrupt one")
+                    .containsExactlyElementsOf(LongStream.range(0, 50).boxed().toList());
+            assertThatThrownBy(() -> log.read(50, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+                    .as("a read of the corrupt batch says so, with its offsets")
+                    .isInstanceOfSatisfying(CorruptRecordException.class, e -> {
+                        assertThat(e.baseOffset()).isEqualTo(50);
+                        assertThat(e.lastOffset()).isEqualTo(50);
+                    });
+            assertThat(LogFixtures.recordOffsets(log.read(51, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                    .as("and everything after it is still served")
+                    .containsExactlyElementsOf(LongStream.range(51, 100).boxed().toList());
+        }
+    }
+
+    /**
+     * After an unclean shutdown only the batches from the recovery point on are checked: a flush
+     * moved it to 80, so a flipped byte in batch 50 is kept (reported when read) and one in batch
+     * 90 is cut with everything after it, and the broker's log says exactly what: file, byte,
+     * offsets, how many batches.
+     */
+    @Test
+    void afterAnUncleanShutdownRecoveryStartsAtTheRecoveryPointAndSaysWhatItCut() throws IOException {
+        int size = sizeOfBatch(1);
+        Path crash = dir.resolve("crash");
+        try (Log log = Log.open(dir.resolve("live"), LogConfig.defaults())) {
+            appendBatches(log, 80, 1);
+            log.flush();
+            assertThat(log.recoveryPoint()).as("a flush moves the recovery point to the log end offset").isEqualTo(80);
+            for (int i = 80; i < 100; i++) {
+                log.append(numbered(i, 1));
+            }
+            copyDir(log.dir(), crash); // what a SIGKILL leaves: the files as written, no clean-shutdown marker
+        }
+        Path file = crash.resolve(FIRST_SEGMENT);
+        flipByte(file, insideLastRecordOf(50, size));
+        flipByte(file, insideLastRecordOf(90, size));
+
+        try (Log log = Log.open(crash, LogConfig.defaults())) {
+            assertThat(log.logEndOffset())
+                    .as("batch 90 (past the recovery point 80) fails its CRC: recovery cuts it and the rest, LEO 90")
+                    .isEqualTo(90);
+            assertThat(Files.size(file)).as("the file ends where batch 90 began").isEqualTo(90L * size);
+            assertThat(log.openEvents())
+                    .as("the cut is reported: the file, the byte, how many batches with which offsets")
+                    .anyMatch(line -> line.contains("recovery cut " + FIRST_SEGMENT + " at byte " + 90 * size)
+                            && line.contains("10 whole batch(es) with offsets 90..99"));
+            assertThatThrownBy(() -> log.read(50, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+                    .as("batch 50 is below the recovery point: flushed, acknowledged, not cut; its damage is"
+                            + " reported when it is read")
+                    .isInstanceOf(CorruptRecordException.class);
+            assertThat(LogFixtures.recordOffsets(log.read(51, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                    .as("51..89 are all there").containsExactlyElementsOf(LongStream.range(51, 90).boxed().toList());
+        }
+    }
+
+    /**
+     * Issue case 2, as an older broker left it: a write failed half-way (no space) and a roll came
+     * after it, so a closed segment ends in part of a batch. No clean shutdown, no recovery point:
+     * recovery checks every segment and cuts that tail, which no producer was ever told was written.
+     */
+    @Test
+    void aTornTailInAClosedSegmentIsCutAndTheLogStaysReadable() throws IOException {
+        int size = sizeOfBatch(1);
+        LogConfig config = LogConfig.defaults().withSegmentBytes(3 * size);
+        try (Log log = Log.open(dir, config)) {
+            appendBatches(log, 6, 1);
+            assertThat(log.segments()).extracting(Segment::baseOffset).as("setup").containsExactly(0L, 3L);
+        }
+        crashed(dir);
+        Path closed = dir.resolve(FIRST_SEGMENT);
+        byte[] half = Arrays.copyOf(Files.readAllBytes(closed), size / 2);
+        appendBytes(closed, half);
+
+        try (Log log = Log.open(dir, config)) {
+            assertThat(Files.size(closed)).as("the half batch after the closed segment's last one is cut")
+                    .isEqualTo(3L * size);
+            assertThat(log.openEvents()).as("and the cut is reported")
+                    .anyMatch(line -> line.contains("recovery cut " + FIRST_SEGMENT + " at byte " + 3 * size));
+            assertThat(LogFixtures.recordOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+                    .as("every acknowledged record is readable at its offset")
+                    .containsExactly(0L, 1L, 2L, 3L, 4L, 5L);
+            assertThat(log.append(numbered(6, 1)).firstOffset()).as("and appends go on at 6").isEqualTo(6);
+        }
+    }
+
+    /** Issue case 4: a log that fails to open closes every file it opened, on every try. */
+    @Test
+    void aLogThatFailsToOpenLeaksNoFileChannel() throws IOException {
+        Path fds = Path.of("/proc/self/fd");
+        Assumptions.assumeTrue(Files.isDirectory(fds), "counting open files needs /proc/self/fd");
+        try (Log log = Log.open(dir, LogConfig.defaults().withSegmentBytes(sizeOfBatch(1)))) {
+            appendBatches(log, 3, 1);
+        }
+        // A directory where segment 5's log file should be: opening it fails after 0..2 are open.
+        Files.createDirectory(dir.resolve(Segment.fileName(5, Segment.LOG_SUFFIX)));
+        long before = openFiles(fds);
+        for (int i = 0; i < 20; i++) {
+            assertThatThrownBy(() -> Log.open(dir, LogConfig.defaults())).as("the log cannot be opened")
+                    .isInstanceOf(IOException.class);
+        }
+        assertThat(openFiles(fds) - before)
+                .as("20 failed opens of a log of 3 segments: the segments opened before the failure are closed again"
+                        + " (each open would otherwise leak 6 FileChannels)")
+                .isLessThan(6);
+    }
+
+    private static long openFiles(Path fds) throws IOException {
+        try (var list = Files.list(fds)) {
+            return list.count();
         }
     }
 }

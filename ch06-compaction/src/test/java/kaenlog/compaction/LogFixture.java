@@ -93,10 +93,12 @@ final class LogFixture {
         return all.array();
     }
 
-    /** The file names in {@code dir}, sorted. */
+    /** The file names in {@code dir}, sorted, but for chapter 3's recovery point and clean-shutdown marker. */
     static List<String> files(Path dir) throws IOException {
         try (Stream<Path> list = Files.list(dir)) {
-            return list.map(p -> p.getFileName().toString()).sorted().toList();
+            return list.map(p -> p.getFileName().toString())
+                    .filter(name -> !name.equals(Log.RECOVERY_POINT_FILE) && !name.equals(Log.CLEAN_SHUTDOWN_FILE))
+                    .sorted().toList();
         }
     }
 }

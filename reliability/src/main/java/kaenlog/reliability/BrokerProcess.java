@@ -42,15 +42,22 @@ public final class BrokerProcess implements AutoCloseable {
      * @param maxHeap      the -Xmx of the broker JVM, e.g. "64m"
      * @param segmentBytes klog serve's --segment-bytes, 0 for its default
      * @param jvmArgs      the JVM's options besides -Xmx and -cp
+     * @param serveArgs    more flags for klog serve (e.g. --flush-messages 1)
      */
-    public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs) {
+    public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs,
+                          List<String> serveArgs) {
         public Options {
             jvmArgs = List.copyOf(jvmArgs);
+            serveArgs = List.copyOf(serveArgs);
         }
 
         /** The caller's own classpath, a 128 MiB heap, klog serve's default segment size, {@link #DEFAULT_JVM_ARGS}. */
         public static Options ofThisClasspath() {
-            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS);
+            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS, List.of());
+        }
+
+        public Options withServeArgs(List<String> args) {
+            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, args);
         }
 
         /** These options after the current ones (e.g. a debugger agent). */
@@ -61,15 +68,15 @@ public final class BrokerProcess implements AutoCloseable {
         }
 
         public Options withMaxHeap(String heap) {
-            return new Options(classpath, heap, segmentBytes, jvmArgs);
+            return new Options(classpath, heap, segmentBytes, jvmArgs, serveArgs);
         }
 
         public Options withSegmentBytes(int bytes) {
-            return new Options(classpath, maxHeap, bytes, jvmArgs);
+            return new Options(classpath, maxHeap, bytes, jvmArgs, serveArgs);
         }
 
         public Options withJvmArgs(List<String> args) {
-            return new Options(classpath, maxHeap, segmentBytes, args);
+            return new Options(classpath, maxHeap, segmentBytes, args, serveArgs);
         }
     }
 
@@ -99,6 +106,7 @@ public final class BrokerProcess implements AutoCloseable {
         if (options.segmentBytes() > 0) {
             command.addAll(List.of("--segment-bytes", Integer.toString(options.segmentBytes())));
         }
+        command.addAll(options.serveArgs());
         Process process = new ProcessBuilder(command).start();
         List<String> stdout = new ArrayList<>();
         List<String> stderr = new ArrayList<>();

@@ -76,11 +76,18 @@ public final class ReliabilityReport {
             }
         }
         out.println("(crashes: crashes after which every check held; '-': does not apply)");
+        out.println();
+        StorageFaults.Result storage = StorageFaults.run(Files.createDirectories(root.resolve("storage")), options);
+        storage.table().forEach(out::println);
         for (Figures f : scenarios) {
             out.println();
             out.println(f.rows().get(0).scenario() + ":");
             f.details().forEach(line -> out.println("  " + line));
         }
+
+        out.println();
+        out.println("storage faults:");
+        storage.details().forEach(line -> out.println("  " + line));
 
         out.println();
         out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
@@ -108,7 +115,7 @@ public final class ReliabilityReport {
                 + utf8.keyThrew() + ", OffsetCommitValue.decode (metadata) threw " + utf8.valueThrew()
                 + " (expected: CorruptOffsetRecordException naming the field)");
 
-        boolean ok = scenarios.stream().allMatch(Figures::ok);
+        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok();
         out.println();
         out.println(ok ? "every scenario of the issue held" : "SOME SCENARIOS FAILED: see FAILED above");
         return ok ? 0 : 1;

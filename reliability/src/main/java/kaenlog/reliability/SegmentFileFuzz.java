@@ -17,6 +17,7 @@ import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
+import kaenlog.log.CorruptRecordException;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.OffsetOutOfRangeException;
@@ -28,8 +29,8 @@ import kaenlog.log.OffsetOutOfRangeException;
  * log, a closed segment's index) or moves one batch's baseOffset (outside the CRC, so only the
  * offset checks can catch it), then the log is opened ({@code Log.open}: recovery) and read from
  * its start to its end. Allowed: a {@link CorruptBatchException} (a closed segment is trusted
- * only as far as its batch headers; damage inside a batch surfaces when it is read) and an
- * {@link OffsetOutOfRangeException}. Anything else, or a hang, is a finding.
+ * only as far as its batch headers), a {@link CorruptRecordException} (damage inside a batch
+ * surfaces when it is read, with the batch's offsets) and an {@link OffsetOutOfRangeException}. Anything else, or a hang, is a finding.
  */
 public final class SegmentFileFuzz {
     static final LogConfig CONFIG = new LogConfig(700, 100);
@@ -182,7 +183,7 @@ public final class SegmentFileFuzz {
                 offset = next;
             }
             return "ok";
-        } catch (CorruptBatchException | OffsetOutOfRangeException typed) {
+        } catch (CorruptBatchException | CorruptRecordException | OffsetOutOfRangeException typed) {
             return "typed";
         } catch (Throwable t) {
             return t.toString();

@@ -3,10 +3,12 @@ package kaenlog.broker;
 import java.util.List;
 import kaenlog.log.LogConfig;
 
-/** Chapter 3's own configs: the two storage settings of {@link LogConfig}, per partition. */
+/** Chapter 3's own configs: the storage settings of {@link LogConfig}, per partition. */
 public final class LogConfigKeys implements BrokerExtension {
     public static final String SEGMENT_BYTES = "segment.bytes";
     public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
+    public static final String FLUSH_MESSAGES = "flush.messages";
+    public static final String FLUSH_MS = "flush.ms";
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -14,6 +16,11 @@ public final class LogConfigKeys implements BrokerExtension {
                 ConfigKey.whole(SEGMENT_BYTES, LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE, ConfigKey.Scope.PARTITION, 3,
                         "roll a new active segment when the next batch would not fit"),
                 ConfigKey.whole(INDEX_INTERVAL_BYTES, LogConfig.DEFAULT_INDEX_INTERVAL_BYTES, 0, Integer.MAX_VALUE,
-                        ConfigKey.Scope.PARTITION, 3, "bytes of batches between two sparse index entries"));
+                        ConfigKey.Scope.PARTITION, 3, "bytes of batches between two sparse index entries"),
+                ConfigKey.whole(FLUSH_MESSAGES, LogConfig.NEVER, 1, Long.MAX_VALUE, ConfigKey.Scope.PARTITION, 3,
+                        "fsync after this many records (Kafka's default: never; the page cache and replicas are"
+                                + " the durability)"),
+                ConfigKey.whole(FLUSH_MS, LogConfig.NEVER, 0, Long.MAX_VALUE, ConfigKey.Scope.PARTITION, 3,
+                        "fsync when the oldest unflushed record is this old (Kafka's default: never)"));
     }
 }

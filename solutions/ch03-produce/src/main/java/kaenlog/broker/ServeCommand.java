@@ -36,6 +36,7 @@ public final class ServeCommand implements Subcommand {
     public String usage() {
         return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
                 + " [--segment-bytes N] [--config KEY=VALUE]... [--partition-config PARTITION:KEY=VALUE]..."
+                + " [--flush-messages N] [--flush-ms MS] (flush: default never, as in Kafka)"
                 + "   (klog configs shows every key)";
     }
 
@@ -44,13 +45,24 @@ public final class ServeCommand implements Subcommand {
         return "chapter 3: run a broker on a TCP port until interrupted";
     }
 
-    /** --segment-bytes (chapter 3's flag, kept) is --config segment.bytes=N. */
+    /**
+     * --segment-bytes (chapter 3's flag, kept) is --config segment.bytes=N; --flush-messages and
+     * --flush-ms are --config flush.messages=N and flush.ms=MS.
+     */
     static PartitionConfigs configs(Flags flags) throws UsageException {
         PartitionConfigs configs = PartitionConfigs.load();
         try {
             if (flags.has("segment-bytes")) {
                 configs = configs.with(LogConfigKeys.SEGMENT_BYTES + "="
                         + flags.intValue("segment-bytes", LogConfig.DEFAULT_SEGMENT_BYTES, 1024, Integer.MAX_VALUE));
+            }
+            if (flags.has("flush-messages")) {
+                configs = configs.with(LogConfigKeys.FLUSH_MESSAGES + "="
+                        + flags.longValue("flush-messages", LogConfig.NEVER, 1, Long.MAX_VALUE));
+            }
+            if (flags.has("flush-ms")) {
+                configs = configs.with(LogConfigKeys.FLUSH_MS + "=" + flags.longValue("flush-ms", LogConfig.NEVER, 0,
+                        Long.MAX_VALUE));
             }
             for (String assignment : flags.all("config")) {
                 configs = configs.with(assignment);
@@ -66,7 +78,8 @@ public final class ServeCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes"), Set.of(),
+        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes", "flush-messages",
+                        "flush-ms"), Set.of(),
                 Set.of("config", "partition-config")).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");

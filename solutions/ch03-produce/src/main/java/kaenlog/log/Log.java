@@ -3,12 +3,16 @@ package kaenlog.log;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -31,41 +35,166 @@ public final class Log implements Closeable {
     static final String CLEANED_SUFFIX = ".cleaned";
     static final String SWAP_SUFFIX = ".swap";
     static final String DELETED_SUFFIX = ".deleted";
+    /**
+     * Written by {@link #close()} after everything was flushed, deleted by {@link #open}: when it is
+     * there, the log was shut down cleanly and nothing needs recovering (Kafka's LogLoader reads
+     * the same file, one per log directory; kaen-log keeps one per partition, as partitions open
+     * on first use).
+     */
+    public static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+    /**
+     * The recovery point: every offset below it was flushed to disk. Written (to a temporary file,
+     * then renamed over the old one) after every flush; after an unclean shutdown recovery checks
+     * only the batches from there on. Kafka keeps the points of all partitions of a log directory
+     * in one file of this name.
+     */
+    public static final String RECOVERY_POINT_FILE = "recovery-point-offset-checkpoint";
 
     private final Path dir;
     private final LogConfig config;
+    private final boolean readOnly;
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
+    private final List<String> openEvents = new ArrayList<>();
     private long logStartOffset;
     private long highWatermark;
     private boolean eagerHighWatermark = true;
+    private long recoveryPoint;
+    private long lastFlushMs = -1;
+    private StorageException offline;
+    private boolean closed;
 
-    private Log(Path dir, LogConfig config) {
+    private Log(Path dir, LogConfig config, boolean readOnly) {
         this.dir = dir;
         this.config = config;
+        this.readOnly = readOnly;
     }
 
     /**
      * Opens (or creates) the log in {@code dir}: finishes or discards what an interrupted segment
-     * swap left behind (chapter 6), loads the closed segments, and recovers the active one by
-     * truncating a torn tail. The high watermark starts at the log end offset when eager and at
-     * the log start offset otherwise (it is not persisted here).
+     * swap left behind (chapter 6), removes the orphans of a failed roll, and loads the segments.
+     * After a clean shutdown ({@link #CLEAN_SHUTDOWN_FILE}) nothing is recovered. After an
+     * unclean one, the batches from the recovery point on are recovered: checked one by one and
+     * cut at the first bad one, every complete batch before it surviving. What opening did is
+     * told in {@link #openEvents()}. A directory that cannot be written is opened read-only. The
+     * high watermark starts at the log end offset (it is not persisted here). On failure nothing
+     * stays open.
      */
     public static Log open(Path dir, LogConfig config) throws IOException {
-        Files.createDirectories(dir);
-        Log log = new Log(dir, config);
-        log.finishInterruptedSwaps();
-        List<Long> baseOffsets = log.segmentBaseOffsets();
-        if (baseOffsets.isEmpty()) {
-            log.segments.put(0L, Segment.create(dir, 0, config.indexIntervalBytes()));
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir);
         }
-        for (int i = 0; i < baseOffsets.size(); i++) {
-            long base = baseOffsets.get(i);
-            boolean active = i == baseOffsets.size() - 1;
-            log.segments.put(base, Segment.open(dir, base, config.indexIntervalBytes(), active));
+        Log log = new Log(dir, config, !Files.isWritable(dir));
+        try {
+            log.load();
+        } catch (IOException | RuntimeException e) {
+            log.closeSegmentsQuietly();
+            throw e;
         }
-        log.logStartOffset = log.segments.firstKey();
-        log.highWatermark = log.logEndOffset();
         return log;
+    }
+
+    private void load() throws IOException {
+        Path marker = dir.resolve(CLEAN_SHUTDOWN_FILE);
+        boolean clean = Files.exists(marker);
+        if (readOnly) {
+            openEvents.add("read-only: its directory cannot be written; reads are served, writes refused, nothing"
+                    + " recovered");
+        } else {
+            finishInterruptedSwaps();
+            removeOrphanIndexes();
+        }
+        long checkpoint = clean || readOnly ? Long.MAX_VALUE : readRecoveryPoint();
+        List<Long> baseOffsets = segmentBaseOffsets();
+        if (!clean && !readOnly && !baseOffsets.isEmpty()) {
+            openEvents.add("no clean shutdown: recovering the batches from offset " + checkpoint
+                    + " (the recovery point) on");
+        }
+        for (long base : baseOffsets) {
+            Segment segment = Segment.open(dir, base, config.indexIntervalBytes(), checkpoint, clean, readOnly,
+                    openEvents);
+            Segment previous = segments.isEmpty() ? null : segments.lastEntry().getValue();
+            if (previous != null && base < previous.nextOffset()) {
+                dropOrphan(segment, previous);
+                continue;
+            }
+            segments.put(base, segment);
+        }
+        if (segments.isEmpty()) {
+            if (readOnly) {
+                throw new ReadOnlyLogException(dir, "create the first segment");
+            }
+            segments.put(0L, Segment.create(dir, 0, config.indexIntervalBytes()));
+        }
+        if (clean && !readOnly) {
+            Files.delete(marker); // from now on a crash is an unclean shutdown
+        }
+        logStartOffset = segments.firstKey();
+        highWatermark = logEndOffset();
+        recoveryPoint = Math.min(checkpoint, logEndOffset());
+    }
+
+    /**
+     * A segment that starts below the end of the one before it. Empty, it is the orphan of a roll
+     * that failed half-way (its {@code .log} made, its {@code .index} not, the old segment written
+     * on): it holds nothing and is removed. With batches, two segments claim the same offsets,
+     * which no write of this log can cause: the log refuses to open rather than guess.
+     */
+    private void dropOrphan(Segment segment, Segment previous) throws IOException {
+        String name = segment.logFile().getFileName().toString();
+        if (!segment.isEmpty()) {
+            segment.close();
+            throw new CorruptBatchException("baseOffset", BatchHeader.BASE_OFFSET_OFFSET, "segment " + name
+                    + " starts at offset " + segment.baseOffset() + ", inside " + previous.logFile().getFileName()
+                    + " (offsets " + previous.baseOffset() + ".." + (previous.nextOffset() - 1) + "): two segments hold"
+                    + " the same offsets");
+        }
+        if (readOnly) {
+            segment.close();
+        } else {
+            segment.delete();
+        }
+        openEvents.add("ignored " + name + ": an empty segment starting at " + segment.baseOffset() + ", inside "
+                + previous.logFile().getFileName() + " (which ends at " + previous.nextOffset() + "): the orphan of a"
+                + " roll that failed" + (readOnly ? "" : "; removed"));
+    }
+
+    /** An index whose log file is missing belongs to no segment (a roll that failed after it). */
+    private void removeOrphanIndexes() throws IOException {
+        List<Path> orphans;
+        try (Stream<Path> files = Files.list(dir)) {
+            orphans = files.filter(p -> Segment.parseBaseOffset(p.getFileName().toString(), Segment.INDEX_SUFFIX)
+                    .isPresent()).filter(p -> !Files.exists(p.resolveSibling(p.getFileName().toString()
+                    .replace(Segment.INDEX_SUFFIX, Segment.LOG_SUFFIX)))).sorted().toList();
+        }
+        for (Path orphan : orphans) {
+            Files.delete(orphan);
+            openEvents.add("removed " + orphan.getFileName() + ": an index without its log");
+        }
+        Files.deleteIfExists(dir.resolve(RECOVERY_POINT_FILE + ".tmp"));
+    }
+
+    /** The checkpointed recovery point; 0 (recover everything) when there is none or it is unreadable. */
+    private long readRecoveryPoint() throws IOException {
+        Path file = dir.resolve(RECOVERY_POINT_FILE);
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        String text = Files.readString(file, StandardCharsets.UTF_8).strip();
+        try {
+            long point = Long.parseLong(text);
+            if (point >= 0) {
+                return point;
+            }
+        } catch (NumberFormatException unreadable) {
+            // fall through: recover everything
+        }
+        openEvents.add(RECOVERY_POINT_FILE + " holds '" + text + "', not an offset: recovering every segment");
+        return 0;
+    }
+
+    /** What {@link #open} did beyond loading: recoveries (file, byte, offsets cut), orphans removed, indexes rebuilt. */
+    public List<String> openEvents() {
+        return List.copyOf(openEvents);
     }
 
     private List<Long> segmentBaseOffsets() throws IOException {
@@ -112,6 +241,7 @@ public final class Log implements Closeable {
      * bytes, as Kafka's broker does with a request's records (no copy of the batch is made).
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
+        ensureWritable("append");
         // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
         BatchHeader header = RecordBatch.validate(batch.duplicate());
         if (header.sizeInBytes() != batch.remaining()) {
@@ -145,6 +275,7 @@ public final class Log implements Closeable {
      * (chapter 8): nothing is reassigned. Each batch must start at or after the log end offset.
      */
     public void appendAsFollower(ByteBuffer batches) throws IOException {
+        ensureWritable("append");
         ByteBuffer in = batches.duplicate();
         while (in.hasRemaining()) {
             int start = in.position();
@@ -157,18 +288,64 @@ public final class Log implements Closeable {
         }
     }
 
-    /** Rolls if needed, writes, and moves the high watermark when it is eager. */
+    /**
+     * Rolls if needed, writes, moves the high watermark when it is eager, and flushes when
+     * {@code flush.messages} messages are not flushed yet. A write that fails takes the log offline.
+     */
     private void write(ByteBuffer batch) throws IOException {
+        ensureWritable("append");
         if (batch.remaining() > config.segmentBytes()) {
             throw new BatchTooLargeException(batch.remaining(), config.segmentBytes());
         }
         if (shouldRoll(activeSegment().size(), batch.remaining(), config.segmentBytes())) {
             roll();
         }
-        activeSegment().append(batch);
+        try {
+            activeSegment().append(batch);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
         if (eagerHighWatermark) {
             highWatermark = logEndOffset();
         }
+        if (logEndOffset() - recoveryPoint >= config.flushMessages()) {
+            flush();
+        }
+    }
+
+    /**
+     * Fail-stop (Kafka's LogDirFailureChannel): after a write failed half-way, what is in memory
+     * may not match the files, so the log takes nothing more; recovery at the next open decides
+     * what the files hold.
+     */
+    private StorageException goOffline(IOException e) {
+        if (offline == null) {
+            offline = e instanceof StorageException storage ? storage : new StorageException(dir, e);
+        }
+        return offline;
+    }
+
+    /** Throws when the log is offline (every call) or read-only (writes). */
+    private void ensureWritable(String what) throws IOException {
+        ensureOnline();
+        if (readOnly) {
+            throw new ReadOnlyLogException(dir, what);
+        }
+    }
+
+    private void ensureOnline() throws StorageException {
+        if (offline != null) {
+            throw new StorageException(offline.file(), offline);
+        }
+    }
+
+    /** The storage failure that took this log offline, if one did. */
+    public Optional<StorageException> offline() {
+        return Optional.ofNullable(offline);
+    }
+
+    public boolean readOnly() {
+        return readOnly;
     }
 
     /** A new active segment when the batch would push a non-empty one past segment.bytes. */
@@ -180,12 +357,18 @@ public final class Log implements Closeable {
 
     /** Starts a new active segment at the log end offset (the old one becomes closed). */
     public void roll() throws IOException {
+        ensureWritable("roll");
         long base = logEndOffset();
         if (activeSegment().isEmpty()) {
             return;
         }
-        activeSegment().flush();
-        segments.put(base, Segment.create(dir, base, config.indexIntervalBytes()));
+        try {
+            activeSegment().flush();
+            segments.put(base, Segment.create(dir, base, config.indexIntervalBytes()));
+            checkpointRecoveryPoint(base);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
     }
 
     /**
@@ -195,6 +378,7 @@ public final class Log implements Closeable {
      * a consumer. Below the log start offset or past the log end offset is an error.
      */
     public ByteBuffer read(long fetchOffset, int maxBytes, FetchIsolation isolation) throws IOException {
+        ensureOnline();
         // BEGIN-SOLUTION ch03 task 4: read whole batches up to the isolation's bound (LogReadTest)
         if (fetchOffset < logStartOffset || fetchOffset > logEndOffset()) {
             throw new OffsetOutOfRangeException(fetchOffset, logStartOffset, logEndOffset());
@@ -209,7 +393,14 @@ public final class Log implements Closeable {
                 if (header.lastOffset() >= bound || !fits) {
                     return concat(batches, total);
                 }
-                batches.add(segment.batchAt(position));
+                try {
+                    batches.add(segment.validBatchAt(position));
+                } catch (CorruptRecordException corrupt) {
+                    if (batches.isEmpty()) {
+                        throw corrupt; // said out loud, with its offsets, never served as good bytes
+                    }
+                    return concat(batches, total); // the good batches first; the next read reports it
+                }
                 total += header.sizeInBytes();
                 position += header.sizeInBytes();
             }
@@ -220,6 +411,7 @@ public final class Log implements Closeable {
 
     /** Removes every batch whose last offset is at or past {@code offset} (a follower truncating, chapter 8). */
     public void truncateTo(long offset) throws IOException {
+        ensureWritable("truncate");
         if (offset >= logEndOffset()) {
             return;
         }
@@ -227,10 +419,17 @@ public final class Log implements Closeable {
             throw new IllegalArgumentException("cannot truncate to " + offset + ", below the log start offset "
                     + logStartOffset);
         }
-        while (segments.size() > 1 && segments.lastKey() >= offset) {
-            segments.pollLastEntry().getValue().delete();
+        try {
+            while (segments.size() > 1 && segments.lastKey() >= offset) {
+                segments.pollLastEntry().getValue().delete();
+            }
+            activeSegment().truncateTo(offset);
+            if (recoveryPoint > logEndOffset()) {
+                checkpointRecoveryPoint(logEndOffset());
+            }
+        } catch (IOException e) {
+            throw goOffline(e);
         }
-        activeSegment().truncateTo(offset);
         highWatermark = Math.min(highWatermark, logEndOffset());
     }
 
@@ -257,13 +456,18 @@ public final class Log implements Closeable {
      * offset moves to the next segment's base offset.
      */
     public void deleteSegment(Segment segment) throws IOException {
+        ensureWritable("delete a segment");
         if (segment == activeSegment()) {
             throw new IllegalArgumentException("the active segment is never deleted");
         }
         if (segments.remove(segment.baseOffset()) != segment) {
             throw new IllegalArgumentException("segment " + segment.baseOffset() + " is not part of this log");
         }
-        segment.delete();
+        try {
+            segment.delete();
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
         logStartOffset = Math.max(logStartOffset, segments.firstKey());
         highWatermark = Math.max(highWatermark, logStartOffset);
     }
@@ -275,17 +479,23 @@ public final class Log implements Closeable {
      * rebuilt. A crash anywhere in between is finished by {@link #open}.
      */
     public Segment replaceSegment(Segment old, Path swapFile) throws IOException {
+        ensureWritable("replace a segment");
         if (old == activeSegment()) {
             throw new IllegalArgumentException("the active segment is never compacted");
         }
         if (!swapFile.equals(old.logFile().resolveSibling(old.logFile().getFileName() + SWAP_SUFFIX))) {
             throw new IllegalArgumentException(swapFile + " is not the swap file of " + old.logFile());
         }
-        old.close();
-        // The old index first: a crash after the move must not pair the new log with the old index.
-        Files.deleteIfExists(old.indexFile());
-        Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        Segment replacement = Segment.open(dir, old.baseOffset(), config.indexIntervalBytes(), false);
+        try {
+            old.close();
+            // The old index first: a crash after the move must not pair the new log with the old index.
+            Files.deleteIfExists(old.indexFile());
+            Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+        Segment replacement = Segment.open(dir, old.baseOffset(), config.indexIntervalBytes(), Long.MAX_VALUE, true,
+                false, openEvents);
         segments.put(old.baseOffset(), replacement);
         return replacement;
     }
@@ -329,16 +539,111 @@ public final class Log implements Closeable {
         return config;
     }
 
+    /**
+     * Writes every segment that holds unflushed offsets to disk ({@code fsync}) and moves the
+     * recovery point to the log end offset. A read-only log has nothing to flush.
+     */
     public void flush() throws IOException {
-        for (Segment segment : segments.values()) {
-            segment.flush();
+        ensureOnline();
+        if (readOnly) {
+            return;
+        }
+        long end = logEndOffset();
+        try {
+            for (Segment segment : segments.tailMap(segments.floorKey(Math.max(recoveryPoint, logStartOffset))).values()) {
+                segment.flush();
+            }
+            checkpointRecoveryPoint(end);
+        } catch (IOException e) {
+            throw goOffline(e);
         }
     }
 
+    /**
+     * {@code flush.ms}: flushes when that much time passed since the last flush this method made
+     * (the partition calls it on every tick; time is a parameter, as everywhere in chapter code).
+     */
+    public void maybeFlush(long nowMs) throws IOException {
+        if (lastFlushMs < 0 || logEndOffset() == recoveryPoint) {
+            lastFlushMs = nowMs;
+            return;
+        }
+        if (offline == null && !readOnly && nowMs - lastFlushMs >= config.flushMs()) {
+            flush();
+            lastFlushMs = nowMs;
+        }
+    }
+
+    /** Offsets below it are on disk: a roll and a flush move it, recovery after a crash starts there. */
+    public long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    /** Writes the recovery point to a temporary file, forces it, and renames it over the old one (atomic). */
+    private void checkpointRecoveryPoint(long point) throws IOException {
+        Path file = dir.resolve(RECOVERY_POINT_FILE);
+        Path tmp = dir.resolve(RECOVERY_POINT_FILE + ".tmp");
+        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer text = ByteBuffer.wrap((point + "\n").getBytes(StandardCharsets.UTF_8));
+            while (text.hasRemaining()) {
+                out.write(text);
+            }
+            out.force(true);
+        } catch (IOException e) {
+            throw new StorageException(tmp, e);
+        }
+        try {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new StorageException(file, e);
+        }
+        recoveryPoint = point;
+    }
+
+    /**
+     * A clean shutdown: flushes, then writes {@link #CLEAN_SHUTDOWN_FILE} so that the next open
+     * recovers nothing, then closes the files. An offline or read-only log only closes its files:
+     * without the marker, the next open recovers.
+     */
     @Override
     public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (offline == null && !readOnly) {
+                flush();
+                try (FileChannel marker = FileChannel.open(dir.resolve(CLEAN_SHUTDOWN_FILE), StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE)) {
+                    marker.force(true); // as Kafka's CleanShutdownFileHandler: the marker itself is on disk
+                }
+            }
+        } finally {
+            closeSegments();
+        }
+    }
+
+    private void closeSegments() throws IOException {
+        IOException failure = null;
         for (Map.Entry<Long, Segment> entry : segments.entrySet()) {
-            entry.getValue().close();
+            try {
+                entry.getValue().close();
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void closeSegmentsQuietly() {
+        try {
+            closeSegments();
+        } catch (IOException ignored) {
+            // opening failed: that failure is the one thrown
         }
     }
 

@@ -46,6 +46,13 @@ public final class OffsetIndex implements Closeable {
     }
 
     /**
+     * An index kept in memory only, never written: a read-only log rebuilds a damaged index this way.
+     */
+    static OffsetIndex inMemory(Path file, long baseOffset) {
+        return new OffsetIndex(file, baseOffset);
+    }
+
+    /**
      * The index stored in {@code file}, or null when it is missing or cannot be right for a log of
      * {@code logSize} bytes (a partial entry, offsets that do not grow, positions past the end):
      * the caller then rebuilds it from the log.
@@ -69,8 +76,10 @@ public final class OffsetIndex implements Closeable {
             }
             index.entries.add(entry);
         }
-        index.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
-        index.channel.position(index.channel.size());
+        if (Files.isWritable(file)) { // read-only, the entries are kept in memory only
+            index.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
+            index.channel.position(index.channel.size());
+        }
         return index;
     }
 
@@ -83,7 +92,7 @@ public final class OffsetIndex implements Closeable {
         }
         ByteBuffer entry = ByteBuffer.allocate(ENTRY_SIZE);
         entry.putInt(Math.toIntExact(offset - baseOffset)).putInt(position).flip();
-        while (entry.hasRemaining()) {
+        while (channel != null && entry.hasRemaining()) {
             channel.write(entry);
         }
         entries.add(new Entry(offset, position));
@@ -118,8 +127,10 @@ public final class OffsetIndex implements Closeable {
         while (!entries.isEmpty() && lastEntry().position() >= position) {
             entries.remove(entries.size() - 1);
         }
-        channel.truncate((long) entries.size() * ENTRY_SIZE);
-        channel.position(channel.size());
+        if (channel != null) {
+            channel.truncate((long) entries.size() * ENTRY_SIZE);
+            channel.position(channel.size());
+        }
     }
 
     public List<Entry> entries() {
@@ -135,11 +146,15 @@ public final class OffsetIndex implements Closeable {
     }
 
     void flush() throws IOException {
-        channel.force(true);
+        if (channel != null) {
+            channel.force(true);
+        }
     }
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        if (channel != null) {
+            channel.close();
+        }
     }
 }

@@ -72,47 +72,203 @@ public final class Segment implements Closeable {
         // END-SOLUTION
     }
 
-    /** A new, empty segment. */
+    /**
+     * A new, empty segment: its {@code .log}, then its {@code .index}. When either cannot be made
+     * (no space, no inodes) the half-made segment is closed and its {@code .log} removed, so a
+     * failed roll leaves the old layout; should the removal fail too, {@code Log.open} recognises
+     * an empty segment below the previous one's end as the orphan of a failed roll.
+     */
     static Segment create(Path dir, long baseOffset, int indexIntervalBytes) throws IOException {
         Segment segment = new Segment(dir, baseOffset, indexIntervalBytes);
-        segment.log = FileChannel.open(segment.logFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        segment.index = OffsetIndex.create(segment.indexFile(), baseOffset);
-        return segment;
+        try {
+            segment.log = FileChannel.open(segment.logFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new StorageException(segment.logFile(), e);
+        }
+        try {
+            segment.index = OffsetIndex.create(segment.indexFile(), baseOffset);
+            return segment;
+        } catch (IOException e) {
+            segment.closeQuietly();
+            try {
+                Files.deleteIfExists(segment.logFile());
+            } catch (IOException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            throw new StorageException(segment.indexFile(), e);
+        }
     }
 
     /**
-     * An existing segment. A closed one trusts its bytes (they were validated when written) and
-     * reads only batch headers to learn its offsets and timestamps; its index is loaded, or
-     * rebuilt when missing or corrupt. The active one is recovered instead: see {@link #recover}.
+     * An existing segment. Batches whose last offset is below {@code recoverFrom} (the recovery
+     * point: they were flushed, or the log was shut down cleanly) are trusted: only their headers
+     * are read, to learn offsets and timestamps. The batches from there on are recovered: checked
+     * batch by batch and cut at the first bad one (see {@link #recover}); what was cut is added to
+     * {@code events}. The index is loaded and checked against the batches it points at, or rebuilt
+     * (always, when anything was recovered). On failure nothing stays open.
+     *
+     * <p>A damaged header in the trusted part is thrown as a {@link CorruptBatchException} after
+     * a clean shutdown: those bytes may hold acknowledged records, and cutting them is not
+     * recovery. After an unclean one, recovery starts there instead (a torn tail that a failed
+     * write left behind in a segment that was rolled afterwards).
+     *
+     * @param readOnly open the files for reading only: nothing is cut or rewritten, the index
+     *                 lives in memory when it has to be rebuilt
      */
-    static Segment open(Path dir, long baseOffset, int indexIntervalBytes, boolean active) throws IOException {
+    static Segment open(Path dir, long baseOffset, int indexIntervalBytes, long recoverFrom, boolean clean,
+                        boolean readOnly, List<String> events) throws IOException {
         Segment segment = new Segment(dir, baseOffset, indexIntervalBytes);
-        segment.log = FileChannel.open(segment.logFile(), StandardOpenOption.READ, StandardOpenOption.WRITE);
-        if (active) {
-            segment.index = OffsetIndex.create(segment.indexFile(), baseOffset);
-            segment.recover();
+        try {
+            segment.load(recoverFrom, clean, readOnly, events);
             return segment;
+        } catch (IOException | RuntimeException e) {
+            segment.closeQuietly();
+            throw e;
         }
-        long fileSize = segment.log.size();
-        segment.index = OffsetIndex.load(segment.indexFile(), baseOffset, fileSize);
-        boolean rebuild = segment.index == null;
-        if (rebuild) {
-            segment.index = OffsetIndex.create(segment.indexFile(), baseOffset);
+    }
+
+    private void load(long recoverFrom, boolean clean, boolean readOnly, List<String> events) throws IOException {
+        log = readOnly ? FileChannel.open(logFile(), StandardOpenOption.READ)
+                : FileChannel.open(logFile(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        long fileSize = log.size();
+        OffsetIndex stored = OffsetIndex.load(indexFile(), baseOffset, fileSize);
+        // Read-only, nothing can be cut: the segment ends before its first broken header, and a
+        // batch whose CRC fails is reported when it is read.
+        long trustedEnd = readOnly ? scanTrusted(fileSize, Long.MAX_VALUE, false)
+                : scanTrusted(fileSize, recoverFrom, clean);
+        boolean recovering = trustedEnd < fileSize && !readOnly;
+        if (readOnly && trustedEnd < fileSize) {
+            events.add("read-only: " + logFile().getFileName() + " is read up to byte " + trustedEnd + "; the "
+                    + (fileSize - trustedEnd) + " byte(s) after it do not start a whole batch and are not served");
         }
-        for (long position = 0; position < fileSize; ) {
-            BatchHeader header = segment.headerAt(position);
-            if (header.magic() != BatchHeader.MAGIC || header.batchLength() < BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD
-                    || position + BatchHeader.LOG_OVERHEAD + (long) header.batchLength() > fileSize
-                    || header.lastOffsetDelta() < 0
-                    || !segment.follows(header)) {
-                throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "closed segment "
-                        + segment.logFile().getFileName() + " has a broken batch at byte " + position);
+        if (stored != null && !recovering && agrees(stored)) {
+            index = stored;
+            return;
+        }
+        if (stored != null) {
+            stored.close();
+            if (!recovering) {
+                events.add("index " + indexFile().getFileName() + " does not match its log (an entry points at no"
+                        + " batch holding its offset): rebuilt from the log");
             }
-            segment.track(header, (int) position, rebuild);
+        }
+        index = readOnly ? OffsetIndex.inMemory(indexFile(), baseOffset) : OffsetIndex.create(indexFile(), baseOffset);
+        resetTo(0);
+        scanTrusted(trustedEnd, Long.MAX_VALUE, false);
+        if (recovering) {
+            recoverTail(fileSize, events);
+        }
+    }
+
+    /**
+     * Reads batch headers from byte 0 up to the first batch whose last offset reaches
+     * {@code recoverFrom}, checking only what a header can show (magic, a length that fits, offsets
+     * that grow). Returns where it stopped. With {@code clean}, a broken header is thrown; else
+     * recovery takes over from it.
+     */
+    private long scanTrusted(long end, long recoverFrom, boolean clean) throws IOException {
+        boolean indexIt = index != null;
+        for (long position = 0; position < end; ) {
+            BatchHeader header = wholeHeaderAt(position, end);
+            if (header == null && clean) {
+                throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "segment "
+                        + logFile().getFileName() + " has a broken batch at byte " + position + " after a clean shutdown:"
+                        + " not cut, as it may hold acknowledged records");
+            }
+            if (header == null || header.lastOffset() >= recoverFrom) {
+                return position;
+            }
+            track(header, (int) position, indexIt);
             position += header.sizeInBytes();
         }
-        return segment;
+        return end;
+    }
+
+    /**
+     * The header at {@code position} when it looks like one of a whole batch that can come next
+     * (magic, a length that fits before {@code end}, offsets that grow); null otherwise. The CRC is
+     * not checked: only the header is read.
+     */
+    private BatchHeader wholeHeaderAt(long position, long end) throws IOException {
+        if (end - position < BatchHeader.SIZE) {
+            return null;
+        }
+        BatchHeader header = headerAt(position);
+        try {
+            boolean whole = header.magic() == BatchHeader.MAGIC
+                    && header.batchLength() >= BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD
+                    && position + BatchHeader.LOG_OVERHEAD + (long) header.batchLength() <= end
+                    && header.lastOffsetDelta() >= 0 && follows(header);
+            return whole ? header : null;
+        } catch (CorruptBatchException overflows) {
+            return null; // a last offset past Long.MAX_VALUE
+        }
+    }
+
+    /** {@link #wholeHeaderAt} without the rule that offsets grow: a survey, not a check. */
+    private BatchHeader wholeHeaderAtAnyOffset(long position, long end) throws IOException {
+        long savedNext = nextOffset;
+        nextOffset = Long.MIN_VALUE;
+        try {
+            return wholeHeaderAt(position, end);
+        } finally {
+            nextOffset = savedNext;
+        }
+    }
+
+    /** Whether every entry of a stored index points at the start of a batch whose last offset it names. */
+    private boolean agrees(OffsetIndex stored) throws IOException {
+        for (OffsetIndex.Entry entry : stored.entries()) {
+            BatchHeader header = entry.position() < size ? wholeHeaderAtAnyOffset(entry.position(), size) : null;
+            if (header == null || header.lastOffset() != entry.offset()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Recovers the batches after the trusted ones and says what was cut: the file, the byte, the
+     * whole batches (how many, which offsets) and the torn bytes after them.
+     */
+    private void recoverTail(long fileSize, List<String> events) throws IOException {
+        // Before the cut: where the batches after the trusted ones start, as their headers say.
+        List<Long> starts = new ArrayList<>();
+        List<BatchHeader> headers = new ArrayList<>();
+        long wholeEnd = size;
+        for (long at = size; ; ) {
+            BatchHeader h = wholeHeaderAtAnyOffset(at, fileSize);
+            if (h == null) {
+                break;
+            }
+            starts.add(at);
+            headers.add(h);
+            at += h.sizeInBytes();
+            wholeEnd = at;
+        }
+        long cut = truncateTornTail();
+        if (cut == 0) {
+            return;
+        }
+        List<BatchHeader> lost = new ArrayList<>();
+        for (int i = 0; i < starts.size(); i++) {
+            if (starts.get(i) >= size) {
+                lost.add(headers.get(i));
+            }
+        }
+        StringBuilder line = new StringBuilder("recovery cut " + logFile().getFileName() + " at byte " + size + ": "
+                + cut + " byte(s)");
+        if (!lost.isEmpty()) {
+            BatchHeader last = lost.get(lost.size() - 1);
+            line.append(", ").append(lost.size()).append(" whole batch(es) with offsets ").append(lost.get(0).baseOffset())
+                    .append("..").append(last.baseOffset() + last.lastOffsetDelta()).append(" (the first fails its checks)");
+        }
+        long torn = size + cut - Math.max(wholeEnd, size);
+        if (torn > 0) {
+            line.append(", ").append(torn).append(" byte(s) that are no whole batch");
+        }
+        events.add(line.append("; the segment goes on at offset ").append(nextOffset).toString());
     }
 
     /**
@@ -126,11 +282,15 @@ public final class Segment implements Closeable {
         return truncateTornTail();
     }
 
-    /** The walk of {@link #recover}: size, next offset and index are empty when it starts. */
+    /**
+     * The walk of {@link #recover}: it starts at the segment's current {@link #size} (0, or the end
+     * of the batches below the recovery point, already checked), with next offset and index up to
+     * there.
+     */
     private long truncateTornTail() throws IOException {
         // BEGIN-SOLUTION ch03 task 5: recover by truncating a torn tail (RecoveryTest)
         long fileSize = log.size();
-        int position = 0;
+        int position = size;
         while (position < fileSize) {
             BatchHeader header;
             try {
@@ -168,10 +328,19 @@ public final class Segment implements Closeable {
         BatchHeader header = BatchHeader.readFrom(batch.duplicate());
         int position = size;
         ByteBuffer bytes = batch.duplicate();
-        while (bytes.hasRemaining()) {
-            log.write(bytes, position + (batch.remaining() - bytes.remaining()));
+        try {
+            while (bytes.hasRemaining()) {
+                log.write(bytes, position + (batch.remaining() - bytes.remaining()));
+            }
+        } catch (IOException e) {
+            // Part of the batch may be in the file past size: only recovery (after a restart) may cut it.
+            throw new StorageException(logFile(), e);
         }
-        track(header, position, true);
+        try {
+            track(header, position, true);
+        } catch (IOException e) {
+            throw new StorageException(indexFile(), e);
+        }
     }
 
     /** Book-keeping after a batch at {@code position}: size, next offset, max timestamp, index. */
@@ -203,6 +372,24 @@ public final class Segment implements Closeable {
     /** The raw bytes of the batch at {@code position}. */
     public ByteBuffer batchAt(long position) throws IOException {
         return FileBatches.readAt(log, position, size);
+    }
+
+    /**
+     * The bytes of the batch at {@code position} after checking them (CRC, records): a batch that
+     * fails is thrown as a {@link CorruptRecordException} carrying its bytes and offsets, so that
+     * corrupt bytes are never served as if they were good.
+     */
+    public ByteBuffer validBatchAt(long position) throws IOException {
+        ByteBuffer bytes = batchAt(position);
+        try {
+            RecordBatch.validate(bytes.duplicate());
+            return bytes;
+        } catch (CorruptBatchException corrupt) {
+            BatchHeader header = BatchHeader.readFrom(bytes.duplicate());
+            long last = header.baseOffset() + Math.max(0, header.lastOffsetDelta());
+            throw new CorruptRecordException(logFile(), position, header.baseOffset(),
+                    last < header.baseOffset() ? header.baseOffset() : last, bytes, corrupt);
+        }
     }
 
     /**
@@ -249,8 +436,16 @@ public final class Segment implements Closeable {
     /** Removes every batch whose last offset is at or past {@code offset}. */
     void truncateTo(long offset) throws IOException {
         int position = positionOf(offset);
-        log.truncate(position);
-        index.truncateToPosition(position);
+        try {
+            log.truncate(position);
+        } catch (IOException e) {
+            throw new StorageException(logFile(), e);
+        }
+        try {
+            index.truncateToPosition(position);
+        } catch (IOException e) {
+            throw new StorageException(indexFile(), e);
+        }
         resetTo(0);
         for (long at = 0; at < position; ) {
             BatchHeader header = headerAt(at);
@@ -301,14 +496,38 @@ public final class Segment implements Closeable {
     }
 
     void flush() throws IOException {
-        log.force(true);
-        index.flush();
+        try {
+            log.force(true);
+        } catch (IOException e) {
+            throw new StorageException(logFile(), e);
+        }
+        try {
+            index.flush();
+        } catch (IOException e) {
+            throw new StorageException(indexFile(), e);
+        }
     }
 
     @Override
     public void close() throws IOException {
-        log.close();
-        index.close();
+        try {
+            if (log != null) {
+                log.close();
+            }
+        } finally {
+            if (index != null) {
+                index.close();
+            }
+        }
+    }
+
+    /** Closes whatever is open, after a failure that is already being thrown. */
+    void closeQuietly() {
+        try {
+            close();
+        } catch (IOException ignored) {
+            // the failure being thrown says more
+        }
     }
 
     /** Closes and removes both files. */

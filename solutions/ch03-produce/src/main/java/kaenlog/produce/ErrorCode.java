@@ -18,7 +18,15 @@ public enum ErrorCode {
     INVALID_REQUEST(7),
     BATCH_TOO_LARGE(8),
     /** Chapter 7: a gap in an idempotent producer's sequence numbers. */
-    OUT_OF_ORDER_SEQUENCE_NUMBER(9);
+    OUT_OF_ORDER_SEQUENCE_NUMBER(9),
+    /**
+     * The partition is offline: a write to its files failed (no space, no inodes, an I/O error), or
+     * it could not be opened. Nothing more is written to it until the broker restarts and recovers
+     * it (Kafka's KAFKA_STORAGE_ERROR).
+     */
+    STORAGE_ERROR(10),
+    /** The partition's directory is read-only: fetches are served, produces refused. */
+    READ_ONLY_STORAGE(11);
 
     private final short code;
 

@@ -24,6 +24,7 @@ import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.log.FetchIsolation;
+import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.OffsetIndex;
 import kaenlog.log.Segment;
@@ -335,17 +336,25 @@ public final class ProduceDemo implements Subcommand {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.truncate(kept);
         }
+        // A crash leaves no clean-shutdown marker; this one came before any flush, so no recovery point either.
+        Files.delete(dir.resolve(Log.CLEAN_SHUTDOWN_FILE));
+        Files.delete(dir.resolve(Log.RECOVERY_POINT_FILE));
         out.println("  3 batches of 2 records written: " + file.getFileName() + " is " + size + " bytes, log end offset 6");
-        out.println("  closed, then the last batch cut in half: " + (last / 2) + " of its " + last
-                + " bytes kept, the file is " + kept + " bytes");
-        try (Partition p = Partition.open("torn-0", dir, LogConfig.defaults())) {
+        out.println("  a crash before any flush (no clean-shutdown marker, no recovery point), the last batch cut in half:");
+        out.println("    " + (last / 2) + " of its " + last + " bytes kept, the file is " + kept + " bytes");
+        List<String> brokerLog = new ArrayList<>();
+        try (Partition p = Partition.open("torn-0", dir, LogConfig.defaults(), brokerLog::add)) {
             long recovered = Files.size(file);
             long leo = p.locked(log -> log.logEndOffset());
             List<ByteBuffer> after =
                     RecordBatch.sliceAll(p.locked(log -> log.read(0, MAX_BYTES, FetchIsolation.LOG_END)));
             boolean intact = after.size() == 2 && after.get(0).equals(before.get(0)) && after.get(1).equals(before.get(1))
                     && after.stream().allMatch(BatchCrc::isValid);
-            out.println("  reopened: recovery checks the active segment batch by batch and truncates at the torn one");
+            out.println("  reopened: recovery checks every batch from the recovery point on and truncates at the torn one;");
+            out.println("  the broker's log says what it cut:");
+            brokerLog.forEach(line -> out.println("    " + line));
+            claims.check(brokerLog.stream().anyMatch(line -> line.contains("recovery cut " + file.getFileName())),
+                    "recovery after a crash says in the broker's log what it cut");
             out.println("    " + (kept - recovered) + " bytes cut, the file is " + recovered + " bytes, log end offset 6 -> "
                     + leo);
             out.println("    batches 0..1 and 2..3 intact (same bytes, CRC valid): " + yes(intact));

@@ -11,6 +11,8 @@ import kaenlog.broker.CloseConnectionException;
 import kaenlog.broker.RequestHandler;
 import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.Log;
+import kaenlog.log.ReadOnlyLogException;
+import kaenlog.log.StorageException;
 import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
 import kaenlog.produce.Partition;
@@ -57,7 +59,12 @@ public final class IdempotentProduceHandler implements RequestHandler {
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ProduceRequest request = ProduceRequest.decode(body);
         Partition partition = broker.partition(request.partition());
-        ProduceResponse response = partition.locked(log -> produce(log, request));
+        ProduceResponse response;
+        try {
+            response = partition.locked(log -> produce(log, request));
+        } catch (StorageException | ReadOnlyLogException failed) { // chapter 3's fail-stop and read-only logs
+            response = ProduceResponse.error(request.partition(), partition.storageError(failed));
+        }
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             if (response.error() != ErrorCode.NONE) {
                 throw new CloseConnectionException("an acks=0 produce to " + request.partition() + " failed with "
