@@ -60,11 +60,20 @@ public class Workbook {
             case "hint" -> hint(chapter(args, 1), taskNumber(args, 2));
             case "solution" -> solution(chapter(args, 1), taskNumber(args, 2));
             case "restart" -> restart(chapter(args, 1), args.length > 2 && args[2].equals("--force"));
+            // The maintainer's commands (README, "The maintainer's loop").
+            case "regen" -> System.exit(Regen.main(ROOT, rest(args)));
+            case "check" -> System.exit(TaskTables.main(ROOT, rest(args)));
+            case "skeletons" -> System.exit(Skeletons.main(ROOT, rest(args)));
+            case "gate" -> System.exit(Gate.main(ROOT, rest(args)));
             default -> {
                 System.err.println("workbook: unknown command '" + args[0] + "'");
                 usage(2);
             }
         }
+    }
+
+    static String[] rest(String[] args) {
+        return java.util.Arrays.copyOfRange(args, 1, args.length);
     }
 
     static void usage(int status) {
@@ -73,7 +82,12 @@ public class Workbook {
                        ./workbook watch chNN        rerun a chapter's tests whenever a file in it changes
                        ./workbook hint chNN N       the hint for task N
                        ./workbook solution chNN N   the reference's code for task N, beside yours
-                       ./workbook restart chNN [--force]   regenerate the chapter's skeleton""");
+                       ./workbook restart chNN [--force]   regenerate the chapter's skeleton
+                maintainer:
+                       ./workbook regen             skeletons, golden files, guides' task tables and excerpts from solutions/
+                       ./workbook check             guides' task tables, hints and test classes agree with the markers
+                       ./workbook gate [chNN...]    every task solvable in order (after mvn -Psolutions verify)
+                       ./workbook skeletons [--write]   check (or write) the skeletons only""");
         System.exit(status);
     }
 
@@ -336,9 +350,7 @@ public class Workbook {
                 System.exit(1);
             }
         }
-        Process write = new ProcessBuilder("java", ROOT.resolve("solutions/tools/Skeletons.java").toString(), "--write", chapter)
-                .directory(ROOT.toFile()).inheritIO().start();
-        System.exit(write.waitFor());
+        System.exit(Skeletons.main(ROOT, new String[] {"--write", chapter}));
     }
 
     // ---------------------------------------------------------------- chapters and tasks

@@ -1,0 +1,7 @@
+import java.nio.file.Path;
+
+public final class Regen {
+    static int main(Path root, String[] args) throws Exception {
+        return 1;
+    }
+}
