@@ -121,8 +121,9 @@ public final class Progress {
         if (diff == null || untracked == null) {
             return List.of("(cannot tell: git diff failed)");
         }
-        diff.lines().filter(l -> !l.isBlank()).forEach(l -> edited.add(l.replace('\t', ' ')));
-        untracked.lines().filter(l -> !l.isBlank()).forEach(l -> edited.add("? " + l));
+        String against = " (against " + base + ")";
+        diff.lines().filter(l -> !l.isBlank()).forEach(l -> edited.add(l.replace('\t', ' ') + against));
+        untracked.lines().filter(l -> !l.isBlank()).forEach(l -> edited.add("? " + l + " (a file the workbook does not have)"));
         return edited;
     }
 
