@@ -42,13 +42,20 @@ import javax.tools.ToolProvider;
  */
 public final class Gate {
     /**
-     * The Maven arguments of a build with every chapter on the reference, whose surefire reports
-     * give the gate its test classes and classpath. The gate runs it only when a chapter has no
-     * reports yet (CI runs the same command just before the gate). Earlier chapters are always on
-     * the reference.
+     * The ONE place the tools name Maven for a build with every chapter on the reference (earlier
+     * chapters included: -Dearlier=reference keeps them there whatever the learner's default is).
+     * The gate runs it (with "test") only when a chapter has no surefire reports yet, for their test
+     * classes and classpath (CI runs mvn -Psolutions verify just before); regen adds the golden flags.
      */
-    static final List<String> REFERENCE_BUILD = List.of("mvn", "-B", "-q", "-Psolutions", "-Dearlier=reference",
-            "test", "-Dsurefire.printSummary=false");
+    static final List<String> MAVEN_REFERENCE = List.of("mvn", "-B", "-q", "-Psolutions", "-Dearlier=reference");
+    static final List<String> REFERENCE_BUILD = concat(MAVEN_REFERENCE, "test", "-Dsurefire.printSummary=false");
+
+    static List<String> concat(List<String> head, String... tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(tail));
+        return List.copyOf(all);
+    }
+
     /** The pom's systemPropertyVariables that the tests read; chapter.kind is a learner's here. */
     static final List<String> TEST_PROPERTIES = List.of("demo.args", "golden.file", "golden.write", "workbook.root");
     static final long STATE_TIMEOUT_SECONDS = 300;
