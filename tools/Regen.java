@@ -27,8 +27,9 @@ import java.util.stream.Stream;
  */
 public final class Regen {
     /** The Maven command that rewrites the golden files from the reference (the golden tests only). */
-    static final List<String> GOLDEN_WRITE = Gate.concat(Gate.MAVEN_REFERENCE, "test", "-Dgolden.write=true", "-Dtest=*DemoGoldenTest", "-Dsurefire.failIfNoSpecifiedTests=false",
-            "-Dmaven.test.failure.ignore=true", "-Dsurefire.printSummary=false");
+    static final List<String> GOLDEN_WRITE = Gate.concat(Gate.MAVEN_REFERENCE, "test", "-Dgolden.write=true",
+            "-Dtest=*DemoGoldenTest", "-Dsurefire.failIfNoSpecifiedTests=false", "-Dmaven.test.failure.ignore=true",
+            "-Dsurefire.printSummary=false");
     static final Pattern EXCERPT = Pattern.compile("^<!-- excerpt: (\\S+) -->$");
 
     private Regen() {

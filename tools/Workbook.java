@@ -70,7 +70,7 @@ public class Workbook {
 
     static void usage(int status) {
         (status == 0 ? System.out : System.err).println("""
-                usage: ./workbook status [chNN...]  tasks passed, next task and demo per chapter
+                usage: ./workbook status [chNN...]  tasks passed, next task and demo per chapter (--json: as JSON)
                        ./workbook watch chNN        rerun a chapter's tests whenever a file in it changes
                        ./workbook hint chNN N       the hint for task N
                        ./workbook solution chNN N   the reference's code for task N, beside yours
@@ -150,7 +150,8 @@ public class Workbook {
             try (var in = Files.newBufferedReader(cached, StandardCharsets.UTF_8)) {
                 p.load(in);
             }
-            if (fingerprint.equals(p.getProperty("fingerprint"))) {
+            // A cache written before the per-task results were kept has no "tasks": measure again.
+            if (fingerprint.equals(p.getProperty("fingerprint")) && p.getProperty("tasks") != null) {
                 return Progress.fromProperties(chapter, p, Progress.editedTests(ROOT, chapter));
             }
         }
