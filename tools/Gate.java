@@ -104,6 +104,7 @@ public final class Gate {
 
     static String check(Path root, String chapter, int jobs, List<String> problems) throws Exception {
         String id = chapter.substring(0, 4);
+        long start = System.nanoTime();
         List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
         Map<String, Integer> taskOf = new LinkedHashMap<>();
         tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
@@ -133,6 +134,11 @@ public final class Gate {
             }
         }
         Map<String, String> properties = Reports.properties(Reports.files(reports).get(0));
+        if (!"reference".equals(properties.get("chapter.kind"))) {
+            problems.add(chapter + ": the surefire reports in " + root.relativize(reports) + " are of a run on "
+                    + properties.get("chapter.kind") + " code, not the reference: run mvn -Psolutions verify first");
+            return chapter + ": not checked";
+        }
         List<String> classpath = testClasspath(root, chapter, properties, problems);
         if (classpath == null) {
             return chapter + ": not checked";
@@ -211,8 +217,8 @@ public final class Gate {
         long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter)
                 || p.contains(chapter + "/")).count();
         return String.format("%s: %d tasks, %d tests (%d in task classes, %d whole-chapter, %d @PassesOnSkeleton),"
-                + " %d states: %s", chapter, tasks.size(), tests, taskTests, chapterTests, declared, tasks.size(),
-                mine == 0 ? "all held" : mine + " problem(s)");
+                + " %d states: %s (%d s)", chapter, tasks.size(), tests, taskTests, chapterTests, declared, tasks.size(),
+                mine == 0 ? "all held" : mine + " problem(s)", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
     }
 
     /** The task number of the TODO a test failed on, 0 when it failed on none of this chapter's. */
