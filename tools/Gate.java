@@ -119,6 +119,12 @@ public final class Gate {
             problems.add(chapter + ": no surefire reports in " + root.relativize(reports) + ": run mvn -Psolutions verify first");
             return chapter + ": not checked";
         }
+        Map<String, String> properties = Reports.properties(Reports.files(reports).get(0));
+        if (!"reference".equals(properties.get("chapter.kind"))) {
+            problems.add(chapter + ": the surefire reports in " + root.relativize(reports) + " are of a run on "
+                    + properties.get("chapter.kind") + " code, not the reference: run mvn -Psolutions verify first");
+            return chapter + ": not checked";
+        }
         Map<String, Integer> expectedCounts = new TreeMap<>();
         for (Reports.Outcome o : reference) {
             expectedCounts.merge(o.className(), 1, Integer::sum);
@@ -132,12 +138,6 @@ public final class Gate {
                 problems.add(t.blocks().get(0).where() + ": task " + t.number() + " names " + t.testClass()
                         + ", but surefire ran no test class of that name in " + chapter);
             }
-        }
-        Map<String, String> properties = Reports.properties(Reports.files(reports).get(0));
-        if (!"reference".equals(properties.get("chapter.kind"))) {
-            problems.add(chapter + ": the surefire reports in " + root.relativize(reports) + " are of a run on "
-                    + properties.get("chapter.kind") + " code, not the reference: run mvn -Psolutions verify first");
-            return chapter + ": not checked";
         }
         List<String> classpath = testClasspath(root, chapter, properties, problems);
         if (classpath == null) {
