@@ -15,15 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import javax.xml.parsers.DocumentBuilderFactory;
-import org.w3c.dom.Document;
-import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 /**
  * The learner's companion: where am I, what next, a hint, the solution of one task, start over.
@@ -41,19 +36,13 @@ import org.w3c.dom.NodeList;
  * while nothing it depends on has changed.
  */
 public class Workbook {
-    static final Pattern MARKER = Pattern.compile("^\\s*// BEGIN-SOLUTION (ch\\d\\d) task (\\d+): (.+) \\((\\w+)\\)\\s*$");
     static final Path ROOT = Path.of(System.getProperty("workbook.root", ".")).toAbsolutePath().normalize();
     static final Path CACHE = ROOT.resolve("build/workbook");
 
     record Task(int number, String what, String testClass) {
     }
 
-    /** earlier: which earlier chapters the run used, e.g. "ch01 yours, ch03 reference" ("-" for none). */
     record Result(String chapter, int passed, int total, String next, String failure, String demo, String earlier) {
-        /** Every task passes on the learner's code: a later chapter may build on it. */
-        boolean green() {
-            return total > 0 && passed == total;
-        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -67,6 +56,12 @@ public class Workbook {
             case "solution" -> solution(chapter(args, 1), taskNumber(args, 2));
             case "restart" -> restart(chapter(args, 1), args.length > 2 && args[2].equals("--force"));
             case "quiz" -> Quiz.command(chapter(args, 1), java.util.Arrays.copyOfRange(args, 2, args.length));
+            // The maintainer's commands (README, "The maintainer's loop").
+            case "regen" -> System.exit(Regen.main(ROOT, rest(args)));
+            case "check" -> System.exit(TaskTables.main(ROOT, rest(args)));
+            case "skeletons" -> System.exit(Skeletons.main(ROOT, rest(args)));
+            case "gate" -> System.exit(Gate.main(ROOT, rest(args)));
+            case "selftest" -> System.exit(SelfTest.main(ROOT, rest(args)));
             default -> {
                 System.err.println("workbook: unknown command '" + args[0] + "'");
                 usage(2);
@@ -74,35 +69,58 @@ public class Workbook {
         }
     }
 
+    static String[] rest(String[] args) {
+        return java.util.Arrays.copyOfRange(args, 1, args.length);
+    }
+
     static void usage(int status) {
         (status == 0 ? System.out : System.err).println("""
-                usage: ./workbook status [chNN...]  tasks passed, next task and demo per chapter
+                usage: ./workbook status [chNN...]  tasks passed, next task and demo per chapter (--json: as JSON)
                        ./workbook watch chNN        rerun a chapter's tests whenever a file in it changes
                        ./workbook hint chNN N       the hint for task N
                        ./workbook solution chNN N   the reference's code for task N, beside yours
                        ./workbook restart chNN [--force]   regenerate the chapter's skeleton
-                       ./workbook quiz chNN [ANSWER...]     the guide's questions, one at a time, each answer explained""");
+                       ./workbook quiz chNN [ANSWER...]     the guide's questions, one at a time, each answer explained
+                maintainer:
+                       ./workbook regen             skeletons, golden files, guides' task tables and excerpts from solutions/
+                       ./workbook check             guides' task tables, hints and test classes agree with the markers
+                       ./workbook selftest          the tools' own tests
+                       ./workbook gate [chNN...]    every task solvable in order (after mvn -Psolutions verify)
+                       ./workbook skeletons [--write]   check (or write) the skeletons only""");
         System.exit(status);
     }
 
     // ---------------------------------------------------------------- status
 
     static void status(String[] only) throws Exception {
+        boolean json = false;
         List<String> chapters = new ArrayList<>();
         for (String wanted : only) {
-            chapters.add(chapter(new String[] {wanted}, 0));
+            if (wanted.equals("--json")) {
+                json = true;
+            } else {
+                chapters.add(chapter(new String[] {wanted}, 0));
+            }
         }
         if (chapters.isEmpty()) {
             chapters = chapters();
         }
-        List<Result> results = new ArrayList<>();
+        List<Progress.ChapterProgress> progress = new ArrayList<>();
         for (String chapter : chapters) {
-            results.add(resultOf(chapter));
+            progress.add(progressOf(chapter));
+        }
+        if (json) {
+            System.out.println(Progress.json(progress));
+            return;
+        }
+        List<Result> results = new ArrayList<>();
+        for (Progress.ChapterProgress p : progress) {
+            results.add(toResult(p, describeEarlier(p.chapter(), referenceEarlier(p.chapter()))));
         }
         System.out.printf("%-18s %7s  %-68s %-18s %s%n", "chapter", "tasks", "next", "demo", "earlier chapters");
         for (Result r : results) {
-            System.out.printf("%-18s %3d/%-3d  %-68s %-18s %s%n", r.chapter(), r.passed(), r.total(), clip(r.next(), 68), r.demo(),
-                    r.earlier());
+            System.out.printf("%-18s %3d/%-3d  %-68s %-18s %s%n", r.chapter(), r.passed(), r.total(), clip(r.next(), 68),
+                    r.demo(), r.earlier());
         }
         if (results.stream().anyMatch(r -> r.earlier().contains("reference"))) {
             System.out.println();
@@ -117,24 +135,33 @@ public class Workbook {
                         + r.chapter().substring(0, 4) + " N for the reference's code)");
             }
         }
-    }
-
-    /** The chapter's result, from the cache when nothing it depends on changed since it was computed. */
-    static Result resultOf(String chapter) throws Exception {
-        Result known = RESULTS.get(chapter);
-        if (known != null) {
-            return known;
+        for (Progress.ChapterProgress p : progress) {
+            if (!p.editedTests().isEmpty()) {
+                System.out.println();
+                System.out.println(p.chapter() + ": these test files differ from the workbook's (you write src/main/java;"
+                        + " a test made green by editing it does not count):");
+                p.editedTests().forEach(e -> System.out.println("  " + e));
+            }
         }
-        Result result = cachedOrRun(chapter);
-        RESULTS.put(chapter, result);
-        return result;
     }
 
-    static final Map<String, Result> RESULTS = new LinkedHashMap<>();
+    /** The status line of a chapter: tasks done, the first task not done and why, the demo. */
+    static Result toResult(Progress.ChapterProgress p, String earlier) {
+        Progress.TaskProgress next = p.next();
+        if (!p.compiled()) {
+            return new Result(p.chapter(), 0, p.tasks().size(), "does not compile", p.problem(), "-", earlier);
+        }
+        return new Result(p.chapter(), p.done(), p.tasks().size(),
+                next == null ? "all tasks done" : "task " + next.number() + ": " + next.title() + " (" + next.testClass() + ")",
+                next == null ? "" : next.problem(), p.demo(), earlier);
+    }
+
+    static final Map<String, Progress.ChapterProgress> PROGRESS = new LinkedHashMap<>();
 
     /**
-     * The earlier chapters to take from the reference for a run of this chapter: those not green on
-     * the learner's code. The others are the learner's own (mvn -PchNN test's default).
+     * The earlier chapters to take from the reference for a run of this chapter: those whose tasks
+     * are not all done on the learner's code. The others are the learner's own (mvn -PchNN test's
+     * default).
      */
     static List<String> referenceEarlier(String chapter) throws Exception {
         List<String> reference = new ArrayList<>();
@@ -142,7 +169,8 @@ public class Workbook {
             if (earlier.compareTo(chapter) >= 0) {
                 break;
             }
-            if (!resultOf(earlier).green()) {
+            Progress.ChapterProgress p = progressOf(earlier);
+            if (!p.compiled() || p.next() != null) {
                 reference.add(earlier);
             }
         }
@@ -161,8 +189,19 @@ public class Workbook {
         return parts.isEmpty() ? "-" : String.join(", ", parts);
     }
 
-    static Result cachedOrRun(String chapter) throws Exception {
+    /** The chapter's progress, from the cache when nothing it depends on changed since it was computed. */
+    static Progress.ChapterProgress progressOf(String chapter) throws Exception {
+        Progress.ChapterProgress known = PROGRESS.get(chapter);
+        if (known != null) {
+            return known;
+        }
         List<String> reference = referenceEarlier(chapter);
+        Progress.ChapterProgress progress = cachedOrMeasured(chapter, reference);
+        PROGRESS.put(chapter, progress);
+        return progress;
+    }
+
+    static Progress.ChapterProgress cachedOrMeasured(String chapter, List<String> reference) throws Exception {
         String fingerprint = fingerprint(chapter, reference);
         Path cached = CACHE.resolve(chapter + ".properties");
         if (Files.exists(cached)) {
@@ -170,71 +209,40 @@ public class Workbook {
             try (var in = Files.newBufferedReader(cached, StandardCharsets.UTF_8)) {
                 p.load(in);
             }
-            if (fingerprint.equals(p.getProperty("fingerprint"))) {
-                return new Result(chapter, Integer.parseInt(p.getProperty("passed")), Integer.parseInt(p.getProperty("total")),
-                        p.getProperty("next"), p.getProperty("failure"), p.getProperty("demo"), p.getProperty("earlier", "-"));
+            // A cache written before the per-task results were kept has no "tasks": measure again.
+            if (fingerprint.equals(p.getProperty("fingerprint")) && p.getProperty("tasks") != null) {
+                return Progress.fromProperties(chapter, p, Progress.editedTests(ROOT, chapter));
             }
         }
-        Result result = run(chapter, reference);
-        Properties p = new Properties();
+        Progress.ChapterProgress progress = measure(chapter, reference);
+        Properties p = Progress.toProperties(progress);
         p.setProperty("fingerprint", fingerprint);
-        p.setProperty("passed", String.valueOf(result.passed()));
-        p.setProperty("total", String.valueOf(result.total()));
-        p.setProperty("next", result.next());
-        p.setProperty("failure", result.failure());
-        p.setProperty("demo", result.demo());
-        p.setProperty("earlier", result.earlier());
         Files.createDirectories(CACHE);
         try (var out = Files.newBufferedWriter(cached, StandardCharsets.UTF_8)) {
             p.store(out, "./workbook status cache");
         }
-        return result;
+        return progress;
     }
 
     /** Runs the chapter's tests on the learner's code, the earlier chapters chosen as status does. */
     static Result run(String chapter) throws Exception {
-        return run(chapter, referenceEarlier(chapter));
+        List<String> reference = referenceEarlier(chapter);
+        return toResult(measure(chapter, reference), describeEarlier(chapter, reference));
     }
 
     /** Runs the chapter's tests on the learner's code, these earlier chapters on the reference. */
-    static Result run(String chapter, List<String> referenceEarlier) throws Exception {
+    static Progress.ChapterProgress measure(String chapter, List<String> referenceEarlier) throws Exception {
         String earlier = describeEarlier(chapter, referenceEarlier);
-        System.err.println("workbook: testing " + chapter + (earlier.equals("-") ? "" : " (earlier chapters: " + earlier + ")") + " ...");
-        Map<String, List<Outcome>> outcomes = runTests(chapter, referenceEarlier);
-        List<Task> tasks = tasks(chapter);
-        if (outcomes == null) {
-            return new Result(chapter, 0, tasks.size(), "does not compile", firstCompileError(chapter), "-", earlier);
-        }
-        int passed = 0;
-        String next = "all tasks done";
-        String firstFailure = "";
-        for (Task task : tasks) {
-            List<Outcome> cases = outcomes.getOrDefault(task.testClass(), List.of());
-            Outcome failing = cases.stream().filter(o -> o.failure() != null).findFirst().orElse(null);
-            if (!cases.isEmpty() && failing == null) {
-                passed++;
-            } else if (next.equals("all tasks done")) {
-                next = "task " + task.number() + ": " + task.what() + " (" + task.testClass() + ")";
-                firstFailure = failing == null ? "no test of " + task.testClass() + " ran"
-                        : task.testClass() + "." + failing.test() + ": " + firstLine(failing.failure());
-            }
-        }
-        String demo = "-";
-        for (Map.Entry<String, List<Outcome>> e : outcomes.entrySet()) {
-            if (e.getKey().endsWith("DemoGoldenTest")) {
-                Outcome o = e.getValue().get(0);
-                demo = o.failure() == null ? "matches expected/" : o.failure().contains("TODO ") ? "reaches a TODO" : "differs";
-            }
-        }
-        return new Result(chapter, passed, tasks.size(), next, firstFailure, demo, earlier);
+        System.err.println("workbook: testing " + chapter + (earlier.equals("-") ? "" : " (earlier chapters: " + earlier
+                + ")") + " ...");
+        List<Reports.Outcome> outcomes = runTests(chapter, referenceEarlier);
+        return Progress.of(chapter, Markers.tasksOrExit(ROOT, chapter), outcomes,
+                outcomes == null ? firstCompileError(chapter) : null, Progress.editedTests(ROOT, chapter));
     }
 
-    record Outcome(String test, String failure) {
-    }
-
-    /** Test class simple name -> outcomes, or null when the build failed before the tests ran. */
-    static Map<String, List<Outcome>> runTests(String chapter, List<String> referenceEarlier) throws Exception {
-        Path reports = ROOT.resolve(chapter).resolve("target/surefire-reports");
+    /** Every test outcome of the chapter on the learner's code, or null when the build failed before the tests ran. */
+    static List<Reports.Outcome> runTests(String chapter, List<String> referenceEarlier) throws Exception {
+        Path reports = Reports.dir(ROOT, chapter);
         deleteTree(reports);
         Files.createDirectories(CACHE);
         Path log = CACHE.resolve(chapter + ".log");
@@ -248,32 +256,7 @@ public class Workbook {
         if (mvn.waitFor() != 0 || !Files.isDirectory(reports)) {
             return null;
         }
-        Map<String, List<Outcome>> outcomes = new TreeMap<>();
-        try (Stream<Path> files = Files.list(reports)) {
-            for (Path report : files.filter(p -> p.getFileName().toString().matches("TEST-.*\\.xml")).sorted().toList()) {
-                Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(report.toFile());
-                NodeList cases = doc.getElementsByTagName("testcase");
-                for (int i = 0; i < cases.getLength(); i++) {
-                    Element c = (Element) cases.item(i);
-                    String cls = c.getAttribute("classname");
-                    String simple = cls.substring(cls.lastIndexOf('.') + 1);
-                    outcomes.computeIfAbsent(simple, k -> new ArrayList<>()).add(new Outcome(c.getAttribute("name"), failure(c)));
-                }
-            }
-        }
-        return outcomes;
-    }
-
-    static String failure(Element testcase) {
-        for (String tag : List.of("failure", "error")) {
-            NodeList nodes = testcase.getElementsByTagName(tag);
-            if (nodes.getLength() > 0) {
-                Element e = (Element) nodes.item(0);
-                String message = e.getAttribute("message");
-                return message.isBlank() ? e.getTextContent().strip() : message;
-            }
-        }
-        return null;
+        return Reports.outcomes(reports);
     }
 
     static String firstCompileError(String chapter) throws IOException {
@@ -389,8 +372,8 @@ public class Workbook {
             for (Path file : walk.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
                 List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
                 for (int i = 0; i < lines.size(); i++) {
-                    Matcher m = MARKER.matcher(lines.get(i));
-                    if (m.matches() && Integer.parseInt(m.group(2)) == number) {
+                    Matcher m = Markers.BEGIN.matcher(lines.get(i));
+                    if (m.matches() && Integer.parseInt(m.group(4)) == number) {
                         printBlock(chapter, reference, file, lines, i);
                     }
                 }
@@ -482,9 +465,7 @@ public class Workbook {
         for (Path file : added) {
             System.out.println("workbook: deleting " + ROOT.relativize(file) + ", a file you added (git keeps what you committed)");
         }
-        Process write = new ProcessBuilder("java", ROOT.resolve("solutions/tools/Skeletons.java").toString(), "--write", chapter)
-                .directory(ROOT.toFile()).inheritIO().start();
-        System.exit(write.waitFor());
+        System.exit(Skeletons.main(ROOT, new String[] {"--write", chapter}));
     }
 
     // ---------------------------------------------------------------- chapters and tasks
@@ -498,22 +479,10 @@ public class Workbook {
         }
     }
 
-    /** The chapter's tasks in order, from the reference's markers (one entry per task). */
+    /** The chapter's tasks in order, from the reference's markers (Markers: the one parser). */
     static List<Task> tasks(String chapter) throws IOException {
-        Map<Integer, Task> tasks = new TreeMap<>();
-        Path reference = ROOT.resolve("solutions").resolve(chapter).resolve("src/main/java");
-        try (Stream<Path> walk = Files.walk(reference)) {
-            for (Path file : walk.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
-                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                    Matcher m = MARKER.matcher(line);
-                    if (m.matches()) {
-                        int n = Integer.parseInt(m.group(2));
-                        tasks.putIfAbsent(n, new Task(n, m.group(3), m.group(4)));
-                    }
-                }
-            }
-        }
-        return List.copyOf(tasks.values());
+        return Markers.tasksOrExit(ROOT, chapter).stream()
+                .map(t -> new Task(t.number(), t.blocks().get(0).what(), t.testClass())).toList();
     }
 
     static Task task(String chapter, int number) throws IOException {

@@ -13,11 +13,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.LongStream;
 import kaenlog.batch.BatchCrc;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
@@ -41,23 +37,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class LogAppendTest {
     @TempDir
     Path dir;
-
-    @Test
-    void anEmptyLogStartsAtOffsetZeroWithOneEmptySegment() throws IOException {
-        try (Log log = Log.open(dir, LogConfig.defaults())) {
-            assertThat(log.logEndOffset())
-                    .as("the log end offset is the offset the next record will get: 0 in an empty log")
-                    .isZero();
-            assertThat(log.highWatermark())
-                    .as("nothing is committed yet: high watermark 0 (exclusive, so no offset is below it)")
-                    .isZero();
-            assertThat(log.logStartOffset()).as("an empty log starts at offset 0").isZero();
-            assertThat(log.segments()).as("one segment, the active one, at base offset 0").hasSize(1);
-            assertThat(fileNames(dir))
-                    .as("the first segment's file is named by base offset 0 in 20 digits, as in Kafka")
-                    .contains("00000000000000000000.log");
-        }
-    }
 
     @Test
     void theLeaderAssignsOffsetsFromTheLogEndWhateverBaseOffsetTheProducerSent() throws IOException {
@@ -259,53 +238,6 @@ class LogAppendTest {
             assertThat(Files.size(log.activeSegment().logFile()))
                     .as("%s: and not a byte of it is in the segment", corruption)
                     .isEqualTo(sizeBefore);
-        }
-    }
-
-    @Test
-    void aLogReopenedAfterCloseHasEverySegmentOffsetAndByte() throws IOException {
-        int size = sizeOfBatch(2);
-        LogConfig config = LogConfig.defaults().withSegmentBytes(3 * size);
-        List<Long> bases;
-        Map<String, byte[]> files = new LinkedHashMap<>();
-        try (Log log = Log.open(dir, config)) {
-            appendBatches(log, 8, 2);
-            bases = log.segments().stream().map(Segment::baseOffset).toList();
-        }
-        for (String name : fileNames(dir)) {
-            if (name.endsWith(Segment.LOG_SUFFIX) || name.endsWith(Segment.INDEX_SUFFIX)) {
-                files.put(name, Files.readAllBytes(dir.resolve(name)));
-            }
-        }
-
-        try (Log log = Log.open(dir, config)) {
-            assertThat(log.segments()).extracting(Segment::baseOffset)
-                    .as("the segments are found again from their file names")
-                    .containsExactlyElementsOf(bases)
-                    .containsExactly(0L, 6L, 12L);
-            assertThat(log.logEndOffset()).as("16 records were written: LEO 16 again").isEqualTo(16);
-            assertThat(log.highWatermark())
-                    .as("with one replica everything on disk is committed: HW = LEO after a restart")
-                    .isEqualTo(16);
-            for (Map.Entry<String, byte[]> file : files.entrySet()) {
-                byte[] now = Files.readAllBytes(dir.resolve(file.getKey()));
-                assertThat(now)
-                        .as("%s is byte for byte what was written: opening a cleanly closed log changes no segment file%n%s",
-                                file.getKey(), Hex.firstDifference(file.getValue(), now, i -> "byte " + i))
-                        .isEqualTo(file.getValue());
-            }
-            List<Long> offsets = new ArrayList<>();
-            for (Segment segment : log.segments()) {
-                segment.batches().forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
-            }
-            assertThat(offsets)
-                    .as("every record is still there, at its offset")
-                    .containsExactlyElementsOf(LongStream.range(0, 16).boxed().toList());
-
-            AppendInfo next = log.append(numbered(8, 2));
-            assertThat(next.firstOffset())
-                    .as("appending goes on at the log end offset: 16")
-                    .isEqualTo(16);
         }
     }
 

@@ -2,8 +2,10 @@ package kaenlog.log;
 
 import static kaenlog.log.LogFixtures.appendBatches;
 import static kaenlog.log.LogFixtures.appendBytes;
+import static kaenlog.log.LogFixtures.baseOffsets;
 import static kaenlog.log.LogFixtures.copyDir;
 import static kaenlog.log.LogFixtures.crashed;
+import static kaenlog.log.LogFixtures.fileNames;
 import static kaenlog.log.LogFixtures.flipByte;
 import static kaenlog.log.LogFixtures.numbered;
 import static kaenlog.log.LogFixtures.sizeOfBatch;
@@ -17,11 +19,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.stream.LongStream;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.RecordBatch;
+import kaenlog.testkit.Hex;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -35,6 +40,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * batch, validating each (lengths, magic, CRC), and cuts the file at the first batch that is torn
  * or corrupt: every complete batch before it survives, nothing after it does, and the log goes on
  * at the offset after the last good batch (Kafka's LogSegment.recover).
+ *
+ * <p>Opening is recovery's job in every case: a cleanly closed log reopens with every segment,
+ * offset and byte as it was, and a closed segment's missing or damaged index is rebuilt from its
+ * batches.
  *
  * <p>The crash is simulated exhaustively: for every byte position inside the last batch, a copy of
  * the log is cut there (or that byte is flipped) and reopened.
@@ -401,6 +410,111 @@ class RecoveryTest {
     private static long openFiles(Path fds) throws IOException {
         try (var list = Files.list(fds)) {
             return list.count();
+        }
+    }
+
+    @Test
+    void aLogReopenedAfterCloseHasEverySegmentOffsetAndByte() throws IOException {
+        int size = sizeOfBatch(2);
+        LogConfig config = LogConfig.defaults().withSegmentBytes(3 * size);
+        List<Long> bases;
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        try (Log log = Log.open(dir, config)) {
+            appendBatches(log, 8, 2);
+            bases = log.segments().stream().map(Segment::baseOffset).toList();
+        }
+        for (String name : fileNames(dir)) {
+            if (name.endsWith(Segment.LOG_SUFFIX) || name.endsWith(Segment.INDEX_SUFFIX)) {
+                files.put(name, Files.readAllBytes(dir.resolve(name)));
+            }
+        }
+
+        try (Log log = Log.open(dir, config)) {
+            assertThat(log.segments()).extracting(Segment::baseOffset)
+                    .as("the segments are found again from their file names")
+                    .containsExactlyElementsOf(bases)
+                    .containsExactly(0L, 6L, 12L);
+            assertThat(log.logEndOffset()).as("16 records were written: LEO 16 again").isEqualTo(16);
+            assertThat(log.highWatermark())
+                    .as("with one replica everything on disk is committed: HW = LEO after a restart")
+                    .isEqualTo(16);
+            for (Map.Entry<String, byte[]> file : files.entrySet()) {
+                byte[] now = Files.readAllBytes(dir.resolve(file.getKey()));
+                assertThat(now)
+                        .as("%s is byte for byte what was written: opening a cleanly closed log changes no segment file%n%s",
+                                file.getKey(), Hex.firstDifference(file.getValue(), now, i -> "byte " + i))
+                        .isEqualTo(file.getValue());
+            }
+            List<Long> offsets = new ArrayList<>();
+            for (Segment segment : log.segments()) {
+                segment.batches().forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
+            }
+            assertThat(offsets)
+                    .as("every record is still there, at its offset")
+                    .containsExactlyElementsOf(LongStream.range(0, 16).boxed().toList());
+
+            AppendInfo next = log.append(numbered(8, 2));
+            assertThat(next.firstOffset())
+                    .as("appending goes on at the log end offset: 16")
+                    .isEqualTo(16);
+        }
+    }
+
+    /** The three ways an index file can be wrong after a crash or a disk fault. */
+    enum BrokenIndex {
+        DELETED, FIVE_GARBAGE_BYTES, ENTRIES_THAT_DO_NOT_GROW,
+        /** Still sorted, still inside the segment, and wrong: the entry's batch does not end at that offset. */
+        AN_ENTRY_WITH_A_LOWERED_OFFSET
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(BrokenIndex.class)
+    void aMissingOrCorruptIndexOfAClosedSegmentIsRebuiltOnOpenAndReadsStillWork(BrokenIndex broken) throws IOException {
+        int batchSize = LogFixtures.sizeOfBatch(3);
+        LogConfig config = new LogConfig(batchSize * 20, batchSize * 2);
+        List<OffsetIndex.Entry> before;
+        Path indexFile;
+        List<AppendInfo> infos;
+        try (Log log = Log.open(dir, config)) {
+            infos = appendBatches(log, 50, 3);
+            assertThat(log.segments()).as("20 batches a segment: 50 batches make 3 segments").hasSize(3);
+            Segment closed = log.segments().get(0);
+            before = closed.indexEntries();
+            indexFile = closed.indexFile();
+            assertThat(before).as("the closed segment's index has entries to lose").hasSizeGreaterThan(2);
+        }
+
+        switch (broken) {
+            case DELETED -> Files.delete(indexFile);
+            case FIVE_GARBAGE_BYTES -> Files.write(indexFile, new byte[] {1, 2, 3, 4, 5});
+            case ENTRIES_THAT_DO_NOT_GROW -> Files.write(indexFile, ByteBuffer.allocate(16)
+                    .putInt(10).putInt(900).putInt(5).putInt(1_000).array());
+            case AN_ENTRY_WITH_A_LOWERED_OFFSET -> {
+                ByteBuffer entries = ByteBuffer.wrap(Files.readAllBytes(indexFile));
+                int lowered = entries.getInt(0) + 1; // between the first entry's offset and the second's
+                entries.putInt(OffsetIndex.ENTRY_SIZE, lowered);
+                Files.write(indexFile, entries.array());
+            }
+        }
+
+        try (Log log = Log.open(dir, config)) {
+            Segment closed = log.segments().get(0);
+            assertThat(closed.indexEntries())
+                    .as("%s: Log.open must not trust an index it cannot use (missing, a partial 8-byte entry, offsets"
+                            + " that go backwards, an entry whose batch does not end at its offset); it rebuilds it from"
+                            + " the segment's batches, giving the same entries",
+                            broken)
+                    .containsExactlyElementsOf(before);
+            assertThat(Files.size(closed.indexFile()))
+                    .as("%s: the rebuilt index is on disk again, 8 bytes per entry", broken)
+                    .isEqualTo((long) before.size() * OffsetIndex.ENTRY_SIZE);
+            for (AppendInfo info : infos) {
+                ByteBuffer read = log.read(info.lastOffset(), 1, FetchIsolation.LOG_END);
+                assertThat(baseOffsets(read))
+                        .as("%s: a read at offset %d finds the batch holding it through the rebuilt index", broken,
+                                info.lastOffset())
+                        .containsExactly(info.firstOffset());
+            }
         }
     }
 }

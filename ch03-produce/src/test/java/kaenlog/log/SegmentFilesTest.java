@@ -1,7 +1,10 @@
 package kaenlog.log;
 
+import static kaenlog.log.LogFixtures.fileNames;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -9,6 +12,7 @@ import java.util.OptionalLong;
 import java.util.Random;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Task 1: a segment is named by its base offset, 20 digits, zero padded
@@ -130,5 +134,22 @@ class SegmentFilesTest {
                         + " that does not round trip must be ignored, or Log.open would try to open a segment file"
                         + " that does not exist", arabicIndicOne)
                 .isEmpty();
+    }
+
+    @Test
+    void anEmptyLogStartsAtOffsetZeroWithOneEmptySegment(@TempDir Path dir) throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThat(log.logEndOffset())
+                    .as("the log end offset is the offset the next record will get: 0 in an empty log")
+                    .isZero();
+            assertThat(log.highWatermark())
+                    .as("nothing is committed yet: high watermark 0 (exclusive, so no offset is below it)")
+                    .isZero();
+            assertThat(log.logStartOffset()).as("an empty log starts at offset 0").isZero();
+            assertThat(log.segments()).as("one segment, the active one, at base offset 0").hasSize(1);
+            assertThat(fileNames(dir))
+                    .as("the first segment's file is named by base offset 0 in 20 digits, as in Kafka")
+                    .contains("00000000000000000000.log");
+        }
     }
 }

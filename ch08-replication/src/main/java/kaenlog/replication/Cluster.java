@@ -120,7 +120,7 @@ public final class Cluster implements Closeable {
      * its own log end.
      */
     private Received applyFetchResponse() throws IOException {
-        throw new Todo("ch08 task 9: append the leader's bytes, then take the HW from the response (FetchRoundTest)");
+        throw new Todo("ch08 task 8: append the leader's bytes, then take the HW from the response (FetchRoundTest)");
     }
 
     /** The leader reads as for any fetch; only the isolation depends on who asks. */
@@ -166,7 +166,23 @@ public final class Cluster implements Closeable {
         if (acks != ProduceRequest.ACKS_NONE && acks != ProduceRequest.ACKS_LEADER && acks != ProduceRequest.ACKS_ALL) {
             throw new IllegalArgumentException("acks must be 0, 1 or -1 (all), got " + acks);
         }
-        throw new Todo("ch08 task 10: refuse acks=all under min ISR before the append (ProduceTest)");
+        return acks == ProduceRequest.ACKS_ALL ? produceAcksAll(n, nowMs) : append(n, nowMs);
+    }
+
+    /**
+     * acks=all is checked against {@code min.insync.replicas} BEFORE the append: under it, the
+     * answer is Kafka's NOT_ENOUGH_REPLICAS and nothing is written; otherwise it is appended like
+     * any other write.
+     */
+    private Produced produceAcksAll(long n, long nowMs) throws IOException {
+        throw new Todo("ch08 task 9: refuse acks=all under min ISR before the append (ProduceTest)");
+    }
+
+    /** The leader appends the record, then tries to move the high watermark (the ISR may be the leader alone). */
+    private Produced append(long n, long nowMs) throws IOException {
+        AppendInfo appended = leader.appendAsLeader(record(n, nowMs));
+        recomputeHw();
+        return new Produced(appended.firstOffset(), ErrorCode.NONE);
     }
 
     /** The one-record batch a producer sends for {@code produce(n, ...)}: key {@code order-<n>}, value {@code m<n>}. */
@@ -191,7 +207,7 @@ public final class Cluster implements Closeable {
      * then it falls back to its high watermark, as Kafka's follower does on an undefined answer).
      */
     public Optional<EpochEndOffset> truncateFollowerByLeaderEpoch() throws IOException {
-        throw new Todo("ch08 task 12: truncate to the leader's end of my epoch, not to my HW (Kip101Test)");
+        throw new Todo("ch08 task 11: truncate to the leader's end of my epoch, not to my HW (Kip101Test)");
     }
 
     /**

@@ -29,7 +29,7 @@ public final class IsrGate implements ReplicaGate {
      * stands now: NotYet, Committed, or NotEnoughReplicasAfterAppend.
      */
     public AckVerdict verdict(long requiredOffset) {
-        throw new Todo("ch08 task 11: judge a write with the live HW and ISR (IsrGateTest)");
+        throw new Todo("ch08 task 10: judge a write with the live HW and ISR (IsrGateTest)");
     }
 
     /**
@@ -38,6 +38,6 @@ public final class IsrGate implements ReplicaGate {
      */
     @Override
     public boolean checkEnoughReplicasReached(long requiredOffset) {
-        throw new Todo("ch08 task 11: only a Committed write may be answered (IsrGateTest)");
+        throw new Todo("ch08 task 10: only a Committed write may be answered (IsrGateTest)");
     }
 }

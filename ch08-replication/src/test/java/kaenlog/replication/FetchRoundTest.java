@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Tasks 8 and 9: one fetch round over the link. The leader learns the follower's LEO from the
+ * Task 8: one fetch round over the link, both sides. The leader learns the follower's LEO from the
  * request and answers with the HW; the follower appends the leader's bytes and takes the HW from the
  * response. The HW therefore reaches the follower one round after the records.
  */

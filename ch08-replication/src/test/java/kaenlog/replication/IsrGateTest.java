@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Task 11: IsrGate answers chapter 3's ReplicaGate from the live high watermark and ISR. */
-@Order(11)
+/** Task 10: IsrGate answers chapter 3's ReplicaGate from the live high watermark and ISR. */
+@Order(10)
 class IsrGateTest {
     private static final long NOW = 1_700_000_000_000L;
 

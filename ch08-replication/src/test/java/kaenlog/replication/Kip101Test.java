@@ -10,15 +10,16 @@ import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.produce.ProduceRequest;
+import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Task 12: KIP-101 scenario 1. A follower that truncates to its own high watermark (one round
+ * Task 11: KIP-101 scenario 1. A follower that truncates to its own high watermark (one round
  * late) loses a record for good; one that asks the leader where its epoch ends loses nothing.
  */
-@Order(12)
+@Order(11)
 class Kip101Test {
     private static final long NOW = 1_700_000_000_000L;
 
@@ -37,6 +38,7 @@ class Kip101Test {
     }
 
     @Test
+    @PassesOnSkeleton("the scenario's starting state, built from the earlier tasks: what the task starts from")
     void scenarioOneStartsWithTheFollowerHoldingM2WithoutKnowingItIsCommitted() throws IOException {
         try (Cluster c = scenarioOne(root)) {
             assertThat(List.of(c.leader().leo(), c.leader().highWatermark()))
@@ -48,6 +50,7 @@ class Kip101Test {
     }
 
     @Test
+    @PassesOnSkeleton("the loss without KIP-101, on given code: the contrast the task fixes")
     void truncatingToTheOwnHighWatermarkLosesARecordForGood() throws IOException {
         try (Cluster c = scenarioOne(root)) {
             assertThat(c.truncateFollowerToHighWatermark())

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.List;
-import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.produce.ErrorCode;
 import kaenlog.produce.ProduceRequest;
@@ -14,8 +12,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Task 10: acks=all under min ISR is refused before the append; acks=1 is written; the HW stays put. */
-@Order(10)
+/** Task 9: acks=all under min ISR is refused before the append; acks=1 is written; the HW stays put. */
+@Order(9)
 class ProduceTest {
     private static final long NOW = 1_700_000_000_000L;
     private static final long PAST_THE_LAG = NOW + IsrState.REPLICA_LAG_TIME_MAX_MS + 1;
@@ -80,20 +78,6 @@ class ProduceTest {
             assertThat(a).as("with a full ISR, acks=all and acks=1 get the same answer").isEqualTo(b);
             ByteBuffer written = leaderLog(all);
             assertThat(written).as("and write the same bytes at the same offset").isEqualTo(leaderLog(one));
-        }
-    }
-
-    @Test
-    void theLeaderStampsItsEpochOnEveryBatch() throws IOException {
-        try (Cluster c = Cluster.open(root, 2, NOW)) {
-            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
-            c.produce(1, ProduceRequest.ACKS_LEADER, NOW);
-
-            List<RecordBatch> batches = RecordBatch.decodeAll(leaderLog(c));
-            assertThat(batches.stream().map(b -> b.header().partitionLeaderEpoch()).toList())
-                    .as("a producer sends partitionLeaderEpoch -1; the leader writes its epoch 0 there (outside the "
-                            + "CRC, chapter 1), which is what lets a follower know where each epoch starts")
-                    .containsExactly(0, 0);
         }
     }
 

@@ -14,7 +14,8 @@ import java.nio.file.Path;
  * ({@code demo.args}), must print {@code expected/NN-name.txt} byte for byte, the same five runs in
  * a row, with exit status 0 and nothing on stderr. With {@code -Dgolden.write=true} on the
  * reference ({@code -Psolutions}) it writes the golden file instead, but only after all of that
- * held: a demo whose self-check fails cannot become the golden output.
+ * held: a demo whose self-check fails cannot become the golden output. ./workbook regen runs that
+ * (and refreshes the guides' excerpts of the golden files).
  */
 public final class Golden {
     public static final int RUNS = 5;
@@ -43,14 +44,14 @@ public final class Golden {
         }
         if (Boolean.getBoolean("golden.write")) {
             if (!"reference".equals(System.getProperty("chapter.kind"))) {
-                fail("golden files are written from the reference only: run with -Psolutions -Dgolden.write=true");
+                fail("golden files are written from the reference only: ./workbook regen");
             }
             Files.createDirectories(golden.getParent());
             Files.writeString(golden, first, StandardCharsets.UTF_8);
             return;
         }
         assertThat(golden).as("golden file %s is missing: regenerate it from the reference"
-                + " (mvn -Psolutions test -Dgolden.write=true)", golden).exists();
+                + " (./workbook regen)", golden).exists();
         String expected = Files.readString(golden, StandardCharsets.UTF_8);
         assertThat(first)
                 .as("`klog %s` does not print %s:%n%s", args, golden.getFileName(), TextDiff.firstDifference(expected, first))

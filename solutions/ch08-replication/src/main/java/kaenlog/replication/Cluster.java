@@ -148,7 +148,7 @@ public final class Cluster implements Closeable {
      * its own log end.
      */
     private Received applyFetchResponse() throws IOException {
-        // BEGIN-SOLUTION ch08 task 9: append the leader's bytes, then take the HW from the response (FetchRoundTest)
+        // BEGIN-SOLUTION ch08 task 8: append the leader's bytes, then take the HW from the response (FetchRoundTest)
         FetchResponse response = receiveFetchResponse();
         int shipped = follower.appendAsFollower(response.records());
         // The HW arrives in the RESPONSE, and a follower can never have a HW above the records it holds.
@@ -201,15 +201,29 @@ public final class Cluster implements Closeable {
         if (acks != ProduceRequest.ACKS_NONE && acks != ProduceRequest.ACKS_LEADER && acks != ProduceRequest.ACKS_ALL) {
             throw new IllegalArgumentException("acks must be 0, 1 or -1 (all), got " + acks);
         }
-        // BEGIN-SOLUTION ch08 task 10: refuse acks=all under min ISR before the append (ProduceTest)
-        if (acks == ProduceRequest.ACKS_ALL && isr.underMinIsr()) {
+        return acks == ProduceRequest.ACKS_ALL ? produceAcksAll(n, nowMs) : append(n, nowMs);
+    }
+
+    /**
+     * acks=all is checked against {@code min.insync.replicas} BEFORE the append: under it, the
+     * answer is Kafka's NOT_ENOUGH_REPLICAS and nothing is written; otherwise it is appended like
+     * any other write.
+     */
+    private Produced produceAcksAll(long n, long nowMs) throws IOException {
+        // BEGIN-SOLUTION ch08 task 9: refuse acks=all under min ISR before the append (ProduceTest)
+        if (isr.underMinIsr()) {
             // Kafka's error 19, NOT_ENOUGH_REPLICAS: checked before the append, not together with it.
             return Produced.refused(ErrorCode.NOT_ENOUGH_REPLICAS);
         }
+        return append(n, nowMs);
+        // END-SOLUTION
+    }
+
+    /** The leader appends the record, then tries to move the high watermark (the ISR may be the leader alone). */
+    private Produced append(long n, long nowMs) throws IOException {
         AppendInfo appended = leader.appendAsLeader(record(n, nowMs));
         recomputeHw();
         return new Produced(appended.firstOffset(), ErrorCode.NONE);
-        // END-SOLUTION
     }
 
     /** The one-record batch a producer sends for {@code produce(n, ...)}: key {@code order-<n>}, value {@code m<n>}. */
@@ -234,7 +248,7 @@ public final class Cluster implements Closeable {
      * then it falls back to its high watermark, as Kafka's follower does on an undefined answer).
      */
     public Optional<EpochEndOffset> truncateFollowerByLeaderEpoch() throws IOException {
-        // BEGIN-SOLUTION ch08 task 12: truncate to the leader's end of my epoch, not to my HW (Kip101Test)
+        // BEGIN-SOLUTION ch08 task 11: truncate to the leader's end of my epoch, not to my HW (Kip101Test)
         OptionalInt held = follower.epochs().latestEpoch();
         if (held.isEmpty()) {
             return Optional.empty(); // an empty log has nothing to cut

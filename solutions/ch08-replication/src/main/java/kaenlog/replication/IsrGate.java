@@ -28,7 +28,7 @@ public final class IsrGate implements ReplicaGate {
      * stands now: NotYet, Committed, or NotEnoughReplicasAfterAppend.
      */
     public AckVerdict verdict(long requiredOffset) {
-        // BEGIN-SOLUTION ch08 task 11: judge a write with the live HW and ISR (IsrGateTest)
+        // BEGIN-SOLUTION ch08 task 10: judge a write with the live HW and ISR (IsrGateTest)
         return AckVerdict.decide(requiredOffset, highWatermark.getAsLong(), isr.isr().size(), isr.minIsr());
         // END-SOLUTION
     }
@@ -39,7 +39,7 @@ public final class IsrGate implements ReplicaGate {
      */
     @Override
     public boolean checkEnoughReplicasReached(long requiredOffset) {
-        // BEGIN-SOLUTION ch08 task 11: only a Committed write may be answered (IsrGateTest)
+        // BEGIN-SOLUTION ch08 task 10: only a Committed write may be answered (IsrGateTest)
         return verdict(requiredOffset) == AckVerdict.COMMITTED;
         // END-SOLUTION
     }

@@ -1,0 +1,343 @@
+import java.io.File;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+
+/**
+ * The progressive gate: every task of every chapter can be solved in order.
+ *
+ *   ./workbook gate                 every chapter (after mvn -Psolutions verify, whose reports it reads)
+ *   ./workbook gate ch03-produce    one chapter
+ *
+ * For each chapter with tasks 1..T and each N in 1..T it builds the chapter as a learner has it
+ * after tasks 1..N-1 (the reference's bodies of those tasks, the TODOs of tasks N..T: see
+ * {@link Markers#variant}), under chNN/target/gate/ (the tracked sources are never written), with
+ * every earlier chapter on the reference, and runs the chapter's tests: the test classes surefire
+ * ran, on the test classpath surefire recorded in its reports, with the pom's system properties.
+ * It checks that:
+ *   - every test of task N fails, on a "TODO chNN task N" (not a later task's, not a compile error,
+ *     not another exception);
+ *   - every test of tasks 1..N-1 passes (so with task N added, every test of task N passes; the
+ *     state after the last task is the reference, which mvn -Psolutions verify ran);
+ *   - a test declared @PassesOnSkeleton may pass before its task, but never fails except on a TODO
+ *     of a task left (an assumption may skip it: a guide check on a learner's code);
+ *   - a test of no task (the demo's golden test, the oracles) fails only on this chapter's TODOs
+ *     while tasks are left, and on the skeleton fails on one;
+ *   - every state runs as many tests per class as surefire ran.
+ * It prints one line per chapter and exits 1 naming every test that broke a rule.
+ */
+public final class Gate {
+    /**
+     * The ONE place the tools name Maven for a build with every chapter on the reference (earlier
+     * chapters included: -Dearlier=reference keeps them there whatever the learner's default is).
+     * The gate runs it (with "test") only when a chapter has no surefire reports yet, for their test
+     * classes and classpath (CI runs mvn -Psolutions verify just before); regen adds the golden flags.
+     */
+    static final List<String> MAVEN_REFERENCE = List.of("mvn", "-B", "-q", "-Psolutions", "-Dearlier=reference");
+    static final List<String> REFERENCE_BUILD = concat(MAVEN_REFERENCE, "test", "-Dsurefire.printSummary=false");
+
+    static List<String> concat(List<String> head, String... tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(tail));
+        return List.copyOf(all);
+    }
+
+    /** The pom's systemPropertyVariables that the tests read; chapter.kind is a learner's here. */
+    static final List<String> TEST_PROPERTIES = List.of("demo.args", "golden.file", "golden.write", "workbook.root");
+    static final long STATE_TIMEOUT_SECONDS = 300;
+
+    private Gate() {
+    }
+
+    record Result(String status, String className, String test, boolean passesOnSkeleton, String todo, String first) {
+        String simpleClass() {
+            return className.substring(className.lastIndexOf('.') + 1);
+        }
+
+        String id() {
+            return simpleClass() + "." + test;
+        }
+
+        String why() {
+            return status.equals("SKIPPED") ? "skipped" : first.isEmpty() ? status.toLowerCase() : first;
+        }
+    }
+
+    static int main(Path root, String[] args) throws Exception {
+        List<String> chapters = new ArrayList<>(List.of(args));
+        if (chapters.isEmpty()) {
+            chapters.addAll(Markers.chapters(root));
+        }
+        int jobs = Integer.getInteger("gate.jobs", 2);
+        List<String> problems = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
+        long start = System.nanoTime();
+        for (String chapter : chapters) {
+            List<String> found = new ArrayList<>();
+            lines.add(check(root, chapter, jobs, found));
+            System.out.println(lines.get(lines.size() - 1));
+            problems.addAll(found);
+        }
+        if (!problems.isEmpty()) {
+            System.out.println("PROGRESSIVE GATE FAILED: " + problems.size() + " problem(s)");
+            problems.forEach(p -> System.out.println("  " + p));
+            return 1;
+        }
+        System.out.printf("progressive gate: every task of %s solvable in order (%d s)%n", String.join(", ", chapters),
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+        return 0;
+    }
+
+    static String check(Path root, String chapter, int jobs, List<String> problems) throws Exception {
+        String id = chapter.substring(0, 4);
+        long start = System.nanoTime();
+        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
+        Map<String, Integer> taskOf = new LinkedHashMap<>();
+        tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
+        Path reports = Reports.dir(root, chapter);
+        if (Reports.files(reports).isEmpty()) {
+            List<String> command = new ArrayList<>(REFERENCE_BUILD);
+            command.addAll(List.of("-Dmaven.test.failure.ignore=true", "-pl", chapter, "-am"));
+            new ProcessBuilder(command).directory(root.toFile()).inheritIO().start().waitFor();
+        }
+        List<Reports.Outcome> reference = Reports.outcomes(reports);
+        if (reference.isEmpty()) {
+            problems.add(chapter + ": no surefire reports in " + root.relativize(reports) + ": run mvn -Psolutions verify first");
+            return chapter + ": not checked";
+        }
+        Map<String, String> properties = Reports.properties(Reports.files(reports).get(0));
+        if (!"reference".equals(properties.get("chapter.kind"))) {
+            problems.add(chapter + ": the surefire reports in " + root.relativize(reports) + " are of a run on "
+                    + properties.get("chapter.kind") + " code, not the reference: run mvn -Psolutions verify first");
+            return chapter + ": not checked";
+        }
+        Map<String, Integer> expectedCounts = new TreeMap<>();
+        for (Reports.Outcome o : reference) {
+            expectedCounts.merge(o.className(), 1, Integer::sum);
+            if (o.status() != Reports.Status.PASSED) {
+                problems.add(chapter + ": " + o.simpleClass() + "." + o.name() + " does not pass on the reference: "
+                        + (o.failure() == null ? "skipped" : o.failure()));
+            }
+        }
+        for (Markers.Task t : tasks) {
+            if (expectedCounts.keySet().stream().noneMatch(c -> c.endsWith("." + t.testClass()))) {
+                problems.add(t.blocks().get(0).where() + ": task " + t.number() + " names " + t.testClass()
+                        + ", but surefire ran no test class of that name in " + chapter);
+            }
+        }
+        List<String> classpath = testClasspath(root, chapter, properties, problems);
+        if (classpath == null) {
+            return chapter + ": not checked";
+        }
+        Path runner = compileRunner(root, classpath);
+
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, jobs));
+        Map<Integer, Future<List<Result>>> states = new TreeMap<>();
+        for (Markers.Task t : tasks) {
+            states.put(t.number(), pool.submit(() -> runState(root, chapter, t.number(), classpath, properties,
+                    runner, expectedCounts.keySet())));
+        }
+        pool.shutdown();
+
+        int tests = expectedCounts.values().stream().mapToInt(Integer::intValue).sum();
+        int taskTests = 0;
+        int chapterTests = 0;
+        int declared = 0;
+        for (Map.Entry<Integer, Future<List<Result>>> e : states.entrySet()) {
+            int n = e.getKey();
+            List<Result> results;
+            try {
+                results = e.getValue().get();
+            } catch (java.util.concurrent.ExecutionException failed) {
+                problems.add(chapter + " before task " + n + ": " + failed.getCause().getMessage());
+                continue;
+            }
+            Map<String, Integer> counts = new TreeMap<>();
+            results.forEach(r -> counts.merge(r.className(), 1, Integer::sum));
+            if (!counts.equals(expectedCounts)) {
+                problems.add(chapter + " before task " + n + ": ran " + counts + " tests per class, surefire ran "
+                        + expectedCounts);
+            }
+            if (n == 1) {
+                taskTests = (int) results.stream().filter(r -> taskOf.containsKey(r.simpleClass())).count();
+                chapterTests = results.size() - taskTests;
+                declared = (int) results.stream().filter(Result::passesOnSkeleton).count();
+            }
+            String state = id + " with tasks 1.." + (n - 1) + " done";
+            if (n == 1) {
+                state = id + " skeleton";
+            }
+            for (Result r : results) {
+                int t = taskOf.getOrDefault(r.simpleClass(), 0);
+                boolean passed = r.status().equals("PASSED");
+                if (r.passesOnSkeleton()) {
+                    // Declared to pass before its task (or on the skeleton): it may, but it never fails
+                    // except on a TODO of a task left, and once its task is done it passes. A guide check
+                    // assumes the reference and is skipped on a learner's code: fine.
+                    if (r.status().equals("FAILED") && (t > 0 && t < n || todoTask(r, id) < n)) {
+                        problems.add(state + ": " + r.id() + " is declared @PassesOnSkeleton but fails: " + r.why());
+                    }
+                } else if (t == n) {
+                    if (passed) {
+                        problems.add(state + ": " + r.id() + " (task " + n + ") passes before its task is written"
+                                + " (a test that cannot fail? if it must, declare it @PassesOnSkeleton)");
+                    } else if (!r.todo().equals(id + " task " + n)) {
+                        problems.add(state + ": " + r.id() + " (task " + n + ") fails, but not on TODO " + id + " task " + n
+                                + ": " + (r.todo().equals("-") ? "" : "on TODO " + r.todo() + ": ") + r.why());
+                    }
+                } else if (t > 0 && t < n) {
+                    if (!passed) {
+                        problems.add(state + ": " + r.id() + " (task " + t + ") does not pass after its task: " + r.why());
+                    }
+                } else if (t == 0 && !passed) {
+                    if (todoTask(r, id) < n) {
+                        problems.add(state + ": " + r.id() + " (no task: a whole-chapter test) fails, but not on a TODO of"
+                                + " a task left: " + r.why());
+                    }
+                } else if (t == 0 && n == 1) {
+                    problems.add(state + ": " + r.id() + " (no task: a whole-chapter test) passes on the skeleton"
+                            + " (a test that cannot fail? if it must, declare it @PassesOnSkeleton)");
+                }
+            }
+        }
+        long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter)
+                || p.contains(chapter + "/")).count();
+        return String.format("%s: %d tasks, %d tests (%d in task classes, %d whole-chapter, %d @PassesOnSkeleton),"
+                + " %d states: %s (%d s)", chapter, tasks.size(), tests, taskTests, chapterTests, declared, tasks.size(),
+                mine == 0 ? "all held" : mine + " problem(s)", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+    }
+
+    /** The task number of the TODO a test failed on, 0 when it failed on none of this chapter's. */
+    static int todoTask(Result r, String id) {
+        return r.todo().startsWith(id + " task ") ? Integer.parseInt(r.todo().substring(id.length() + 6)) : 0;
+    }
+
+    /** Surefire's test classpath, with the chapter's reference classes swapped for a state's. */
+    static List<String> testClasspath(Path root, String chapter, Map<String, String> properties, List<String> problems) {
+        String recorded = properties.get("surefire.test.class.path");
+        String classes = root.resolve(chapter).resolve("target/classes").toString();
+        if (recorded == null || !List.of(recorded.split(File.pathSeparator)).contains(classes)) {
+            problems.add(chapter + ": the surefire report records no test classpath with " + classes);
+            return null;
+        }
+        List<String> entries = new ArrayList<>(List.of(recorded.split(File.pathSeparator)));
+        String engine = entries.stream().filter(e -> e.matches(".*/junit-platform-engine-[^/]*\\.jar")).findFirst()
+                .orElse(null);
+        String launcher = engine == null ? null : engine.replace("junit-platform-engine", "junit-platform-launcher");
+        if (launcher == null || !Files.exists(Path.of(launcher))) {
+            problems.add(chapter + ": no junit-platform-launcher beside " + engine
+                    + " (mvn -Psolutions verify downloads it for surefire)");
+            return null;
+        }
+        entries.add(launcher);
+        return entries;
+    }
+
+    /** Compiles tools/gate/GateRunner.java against the JUnit launcher of the test classpath, once. */
+    static synchronized Path compileRunner(Path root, List<String> classpath) throws IOException {
+        Path out = root.resolve("build/gate/runner");
+        Path source = root.resolve("tools/gate/GateRunner.java");
+        Path compiled = out.resolve("GateRunner.class");
+        if (Files.exists(compiled) && Files.getLastModifiedTime(compiled).compareTo(Files.getLastModifiedTime(source)) > 0) {
+            return out;
+        }
+        Files.createDirectories(out);
+        StringWriter errors = new StringWriter();
+        var files = compiler().getStandardFileManager(null, null, StandardCharsets.UTF_8);
+        boolean ok = compiler().getTask(errors, files, null, List.of("--release", "17", "-nowarn", "-proc:none",
+                "-cp", String.join(File.pathSeparator, classpath), "-d", out.toString()), null,
+                files.getJavaFileObjects(source.toFile())).call();
+        if (!ok) {
+            throw new IllegalStateException("cannot compile " + source + ":\n" + errors);
+        }
+        return out;
+    }
+
+    static JavaCompiler compiler() {
+        return ToolProvider.getSystemJavaCompiler();
+    }
+
+    /** Builds the chapter with tasks 1..n-1 done and runs its tests in a fresh JVM. */
+    static List<Result> runState(Path root, String chapter, int n, List<String> classpath, Map<String, String> properties,
+            Path runner, java.util.Set<String> testClasses) throws Exception {
+        Path module = root.resolve(chapter);
+        Path dir = module.resolve("target/gate/before-task-" + n);
+        Workbook.deleteTree(dir);
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        Path reference = Markers.reference(root, chapter);
+        List<File> sources = new ArrayList<>();
+        for (Path file : Markers.javaFiles(reference)) {
+            Path target = src.resolve(reference.relativize(file));
+            Files.createDirectories(target.getParent());
+            Files.writeString(target, Markers.variant(Files.readString(file, StandardCharsets.UTF_8), n),
+                    StandardCharsets.UTF_8);
+            sources.add(target.toFile());
+        }
+        String chapterClasses = module.resolve("target/classes").toString();
+        String testClassesDir = module.resolve("target/test-classes").toString();
+        List<String> compileCp = classpath.stream().filter(e -> !e.equals(chapterClasses) && !e.equals(testClassesDir))
+                .toList();
+        StringWriter errors = new StringWriter();
+        var files = compiler().getStandardFileManager(null, null, StandardCharsets.UTF_8);
+        boolean ok = compiler().getTask(errors, files, null, List.of("--release", "17", "-encoding", "UTF-8", "-nowarn",
+                "-proc:none", "-implicit:none", "-cp", String.join(File.pathSeparator, compileCp), "-d", classes.toString()),
+                null, files.getJavaFileObjectsFromFiles(sources)).call();
+        if (!ok) {
+            throw new IllegalStateException("does not compile (" + dir + "):\n" + errors.toString().lines().limit(10)
+                    .reduce("", (a, b) -> a + "      " + b + "\n"));
+        }
+        List<String> runCp = new ArrayList<>();
+        runCp.add(runner.toString());
+        for (String entry : classpath) {
+            if (entry.equals(chapterClasses)) {
+                runCp.add(classes.toString());
+                Path resources = module.resolve("src/main/resources");
+                if (Files.isDirectory(resources)) {
+                    runCp.add(resources.toString());
+                }
+            } else {
+                runCp.add(entry);
+            }
+        }
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Dfile.encoding=UTF-8", "-Dchapter.kind=learner"));
+        for (String key : TEST_PROPERTIES) {
+            if (properties.containsKey(key)) {
+                command.add("-D" + key + "=" + properties.get(key));
+            }
+        }
+        Path out = dir.resolve("results.tsv");
+        command.addAll(List.of("-cp", String.join(File.pathSeparator, runCp), "GateRunner", out.toString()));
+        command.addAll(testClasses);
+        Path log = dir.resolve("run.log");
+        Process java = new ProcessBuilder(command).directory(module.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        if (!java.waitFor(STATE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            java.destroyForcibly().waitFor();
+            throw new IllegalStateException("the tests did not finish in " + STATE_TIMEOUT_SECONDS + " s (see " + log + ")");
+        }
+        if (java.exitValue() != 0 || !Files.exists(out)) {
+            throw new IllegalStateException("the test JVM exited " + java.exitValue() + " (see " + log + ")");
+        }
+        List<Result> results = new ArrayList<>();
+        for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t", -1);
+            results.add(new Result(f[0], f[1], f[2], Boolean.parseBoolean(f[3]), f[4], f[5]));
+        }
+        return results;
+    }
+}

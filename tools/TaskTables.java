@@ -1,0 +1,303 @@
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A task's identity is written once, in the solution's markers (number, test class, blocks); every
+ * other place that shows it is derived from them here:
+ *   - the guide's task table (chNN/README.md, "## The tasks, in order"): row N names task N's test
+ *     class, and its "where" column names every class that holds one of the task's blocks;
+ *   - the guide's hints ("## Hints"): one "**Task N.**" paragraph per task, in order;
+ *   - the test class: {@code @Order(N)} (the order JUnit runs the classes in) and a javadoc that
+ *     starts "Task N:"; a class that belongs to no task runs after every task's (@Order above N);
+ *   - every class a marker names exists in the chapter's tests.
+ *
+ *   ./workbook check      exit 1 naming both places of every mismatch (CI)
+ *   ./workbook regen      (part of it) rewrites the numbers in all of these from the markers
+ *
+ * Renumbering a task: change N in its markers, run ./workbook regen. The table's rows and the hints
+ * follow their test class to its new number (the old number -> test class mapping is read from the
+ * table before it is rewritten).
+ */
+public final class TaskTables {
+    static final Pattern ROW = Pattern.compile("^\\| (\\d+) \\| (.*) \\| (.*) \\| `(\\w+)` \\|\\s*$");
+    static final Pattern HINT = Pattern.compile("^\\*\\*Task (\\d+)\\.\\*\\*");
+    static final Pattern ORDER = Pattern.compile("(?m)^@Order\\((\\d+)\\)");
+    static final Pattern JAVADOC_TASK = Pattern.compile("(?s)^(.*?/\\*\\*\\s*(?:\\*\\s*)?)Task (\\d+):");
+
+    private TaskTables() {
+    }
+
+    record Row(int line, int number, String what, String where, String test) {
+    }
+
+    static int main(Path root, String[] args) throws IOException {
+        List<String> problems = new ArrayList<>();
+        for (String chapter : Markers.chapters(root)) {
+            check(root, chapter, problems);
+        }
+        if (!problems.isEmpty()) {
+            problems.forEach(p -> System.out.println("TASKS " + p));
+            System.out.println("a task's number and test class are written once, in its solution markers: after"
+                    + " changing them run ./workbook regen");
+            return 1;
+        }
+        System.out.println("task tables, hints and test classes agree with the markers in every chapter");
+        return 0;
+    }
+
+    static void check(Path root, String chapter, List<String> problems) throws IOException {
+        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
+        Path guide = root.resolve(chapter).resolve("README.md");
+        List<String> lines = Files.readAllLines(guide, StandardCharsets.UTF_8);
+        List<Row> rows = rows(lines);
+        String g = root.relativize(guide).toString();
+        if (rows.isEmpty()) {
+            problems.add(g + ": no task table (| task | what | where | test |) under \"## The tasks, in order\"");
+        }
+        for (int i = 0; i < Math.max(rows.size(), tasks.size()); i++) {
+            Row row = i < rows.size() ? rows.get(i) : null;
+            Markers.Task task = i < tasks.size() ? tasks.get(i) : null;
+            String marker = task == null ? "" : task.blocks().get(0).where();
+            if (row == null) {
+                problems.add(g + ": the table has no row for task " + task.number() + " (" + task.testClass() + "), which "
+                        + marker + " marks");
+            } else if (task == null) {
+                problems.add(g + ":" + row.line() + ": row for task " + row.number() + " (" + row.test()
+                        + "), but no solution marker has that task");
+            } else if (row.number() != task.number() || !row.test().equals(task.testClass())) {
+                problems.add(g + ":" + row.line() + ": row " + (i + 1) + " says task " + row.number() + " is `" + row.test()
+                        + "`, but " + marker + " says task " + task.number() + " is `" + task.testClass() + "`");
+            } else {
+                for (Markers.Block b : task.blocks()) {
+                    String cls = b.file().getFileName().toString().replace(".java", "");
+                    if (!row.where().contains("`" + cls + ".") && !row.where().contains("`" + cls + "`")) {
+                        problems.add(g + ":" + row.line() + ": task " + task.number() + "'s \"where\" names no `" + cls
+                                + "`, but " + b.where() + " is one of its blocks");
+                    }
+                }
+            }
+        }
+        List<int[]> hints = hints(lines);
+        for (int i = 0; i < Math.max(hints.size(), tasks.size()); i++) {
+            if (i >= hints.size()) {
+                problems.add(g + ": no hint \"**Task " + tasks.get(i).number() + ".**\" under \"## Hints\"");
+            } else if (i >= tasks.size() || hints.get(i)[1] != tasks.get(i).number()) {
+                problems.add(g + ":" + hints.get(i)[0] + ": hint " + (i + 1) + " is headed task " + hints.get(i)[1]
+                        + ", but the markers' task " + (i + 1) + " is "
+                        + (i < tasks.size() ? "task " + tasks.get(i).number() : "missing"));
+            }
+        }
+        Map<String, Path> testFiles = testFiles(root, chapter);
+        Map<String, Integer> taskOf = new TreeMap<>();
+        tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
+        for (Markers.Task task : tasks) {
+            Path file = testFiles.get(task.testClass());
+            if (file == null) {
+                problems.add(task.blocks().get(0).where() + ": names " + task.testClass() + ", but " + chapter
+                        + "/src/test/java has no such class");
+                continue;
+            }
+            String source = Files.readString(file, StandardCharsets.UTF_8);
+            Matcher order = ORDER.matcher(source);
+            if (!order.find() || Integer.parseInt(order.group(1)) != task.number()) {
+                problems.add(root.relativize(file) + ": @Order(" + (order.find(0) ? order.group(1) : "none") + "), but "
+                        + task.blocks().get(0).where() + " makes it task " + task.number() + "'s class: @Order("
+                        + task.number() + ")");
+            }
+            Matcher doc = JAVADOC_TASK.matcher(classJavadoc(source));
+            if (!doc.find() || Integer.parseInt(doc.group(2)) != task.number()) {
+                problems.add(root.relativize(file) + ": the class javadoc must start \"Task " + task.number() + ":\" ("
+                        + task.blocks().get(0).where() + ")");
+            }
+        }
+        for (Map.Entry<String, Path> e : testFiles.entrySet()) {
+            if (taskOf.containsKey(e.getKey())) {
+                continue;
+            }
+            Matcher order = ORDER.matcher(Files.readString(e.getValue(), StandardCharsets.UTF_8));
+            if (order.find() && Integer.parseInt(order.group(1)) <= tasks.size()) {
+                problems.add(root.relativize(e.getValue()) + ": @Order(" + order.group(1) + ") runs it among the tasks'"
+                        + " classes, but no marker names it: a whole-chapter class runs after task " + tasks.size()
+                        + " (@Order above " + tasks.size() + ")");
+            }
+        }
+    }
+
+    /** The table under "## The tasks, in order". */
+    static List<Row> rows(List<String> lines) {
+        List<Row> rows = new ArrayList<>();
+        boolean inSection = false;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (line.startsWith("## ")) {
+                inSection = line.strip().equals("## The tasks, in order");
+            } else if (inSection) {
+                Matcher m = ROW.matcher(line);
+                if (m.matches()) {
+                    rows.add(new Row(i + 1, Integer.parseInt(m.group(1)), m.group(2), m.group(3), m.group(4)));
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** (line, number) of every "**Task N.**" under "## Hints". */
+    static List<int[]> hints(List<String> lines) {
+        List<int[]> hints = new ArrayList<>();
+        boolean inHints = false;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (line.startsWith("## ")) {
+                inHints = line.strip().equalsIgnoreCase("## Hints");
+            } else if (inHints) {
+                Matcher m = HINT.matcher(line);
+                if (m.find()) {
+                    hints.add(new int[] {i + 1, Integer.parseInt(m.group(1))});
+                }
+            }
+        }
+        return hints;
+    }
+
+    /** Test classes of the chapter by simple name (files named *Test.java under src/test/java). */
+    static Map<String, Path> testFiles(Path root, String chapter) throws IOException {
+        Map<String, Path> files = new TreeMap<>();
+        for (Path p : Markers.javaFiles(root.resolve(chapter).resolve("src/test/java"))) {
+            String name = p.getFileName().toString().replace(".java", "");
+            if (name.endsWith("Test")) {
+                files.put(name, p);
+            }
+        }
+        return files;
+    }
+
+    /** The source up to the class declaration (its javadoc is the last comment there). */
+    static String classJavadoc(String source) {
+        Matcher cls = Pattern.compile("(?m)^(@Order|(public |final |abstract )*class )").matcher(source);
+        String head = cls.find() ? source.substring(0, cls.start()) : source;
+        int doc = head.lastIndexOf("/**");
+        return doc < 0 ? "" : head.substring(doc);
+    }
+
+    // ------------------------------------------------------------------ regenerate
+
+    /**
+     * Rewrites the numbers of every derived place from the markers: table rows (moved with their
+     * test class), hints (moved with the row that had their old number), @Order and "Task N:" of
+     * the task classes. Returns the files it changed.
+     */
+    static List<Path> write(Path root, String chapter) throws IOException {
+        List<String> problems = new ArrayList<>();
+        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(String.join("\n", problems));
+        }
+        List<Path> changed = new ArrayList<>();
+        Path guide = root.resolve(chapter).resolve("README.md");
+        List<String> lines = Files.readAllLines(guide, StandardCharsets.UTF_8);
+        List<Row> rows = rows(lines);
+        Map<String, Row> rowOf = new LinkedHashMap<>();
+        Map<Integer, String> oldClassOf = new TreeMap<>();
+        rows.forEach(r -> {
+            rowOf.putIfAbsent(r.test(), r);
+            oldClassOf.put(r.number(), r.test());
+        });
+        Map<String, Integer> newNumberOf = new TreeMap<>();
+        tasks.forEach(t -> newNumberOf.put(t.testClass(), t.number()));
+        List<String> out = new ArrayList<>(lines);
+        if (!rows.isEmpty()) {
+            List<String> table = new ArrayList<>();
+            for (Markers.Task t : tasks) {
+                Row old = rowOf.get(t.testClass());
+                String what = old != null ? old.what() : t.blocks().get(0).what();
+                String where = old != null ? old.where() : "`" + t.blocks().get(0).file().getFileName().toString()
+                        .replace(".java", "") + "`";
+                table.add("| " + t.number() + " | " + what + " | " + where + " | `" + t.testClass() + "` |");
+            }
+            int first = rows.get(0).line() - 1;
+            int last = rows.get(rows.size() - 1).line() - 1;
+            out.subList(first, last + 1).clear();
+            out.addAll(first, table);
+        }
+        out = renumberHints(out, oldClassOf, newNumberOf);
+        if (!out.equals(lines)) {
+            Files.write(guide, (String.join("\n", out) + "\n").getBytes(StandardCharsets.UTF_8));
+            changed.add(guide);
+        }
+        Map<String, Path> testFiles = testFiles(root, chapter);
+        for (Markers.Task t : tasks) {
+            Path file = testFiles.get(t.testClass());
+            if (file == null) {
+                continue;
+            }
+            String source = Files.readString(file, StandardCharsets.UTF_8);
+            String updated = ORDER.matcher(source).replaceFirst("@Order(" + t.number() + ")");
+            String doc = classJavadoc(updated);
+            int at = updated.indexOf(doc);
+            Matcher m = JAVADOC_TASK.matcher(doc);
+            if (at >= 0 && m.find()) {
+                updated = updated.substring(0, at) + m.group(1) + "Task " + t.number() + ":"
+                        + doc.substring(m.end()) + updated.substring(at + doc.length());
+            }
+            if (!updated.equals(source)) {
+                Files.writeString(file, updated, StandardCharsets.UTF_8);
+                changed.add(file);
+            }
+        }
+        return changed;
+    }
+
+    /** The hints section with each "**Task N.**" paragraph moved to its test class's new number. */
+    static List<String> renumberHints(List<String> lines, Map<Integer, String> oldClassOf,
+            Map<String, Integer> newNumberOf) {
+        int start = -1;
+        int end = lines.size();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).strip().equalsIgnoreCase("## Hints")) {
+                start = i + 1;
+            } else if (start >= 0 && i >= start && lines.get(i).startsWith("## ")) {
+                end = i;
+                break;
+            }
+        }
+        if (start < 0) {
+            return lines;
+        }
+        List<String> before = new ArrayList<>();
+        Map<Integer, List<String>> paragraphs = new TreeMap<>();
+        List<String> current = before;
+        List<String> tail = new ArrayList<>();
+        for (int i = start; i < end; i++) {
+            Matcher m = HINT.matcher(lines.get(i));
+            if (m.find()) {
+                int old = Integer.parseInt(m.group(1));
+                Integer now = newNumberOf.get(oldClassOf.get(old));
+                int number = now == null ? old : now;
+                current = new ArrayList<>();
+                current.add(lines.get(i).replaceFirst("^\\*\\*Task \\d+\\.\\*\\*", "**Task " + number + ".**"));
+                paragraphs.put(number, current);
+            } else {
+                current.add(lines.get(i));
+            }
+        }
+        if (paragraphs.isEmpty()) {
+            return lines;
+        }
+        // Every paragraph ends with its blank line; keep the section's layout.
+        List<String> out = new ArrayList<>(lines.subList(0, start));
+        out.addAll(before);
+        paragraphs.values().forEach(out::addAll);
+        out.addAll(tail);
+        out.addAll(lines.subList(end, lines.size()));
+        return out;
+    }
+}

@@ -1,0 +1,94 @@
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * Runs inside one forked JVM per task state of the progressive gate (tools/Gate.java compiles it
+ * against the JUnit Platform launcher): runs the given test classes, the ones surefire ran, and
+ * writes one tab-separated line per test: status, class, test, tagged passes-on-skeleton, the
+ * first "TODO chNN task N" in its failure (or -), the failure's first line.
+ *
+ *   java -cp <the chapter's test classpath> GateRunner out.tsv kaenlog.batch.VarintTest ...
+ */
+public class GateRunner {
+    static final Pattern TODO = Pattern.compile("TODO (ch\\d\\d task \\d+):");
+
+    public static void main(String[] args) throws Exception {
+        Path out = Path.of(args[0]);
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        for (int i = 1; i < args.length; i++) {
+            request.selectors(DiscoverySelectors.selectClass(args[i]));
+        }
+        LauncherDiscoveryRequest discovery = request.build();
+        List<String> lines = new ArrayList<>();
+        TestExecutionListener listener = new TestExecutionListener() {
+            @Override
+            public void executionSkipped(TestIdentifier test, String reason) {
+                if (test.isTest()) {
+                    lines.add(line("SKIPPED", test, null));
+                }
+            }
+
+            @Override
+            public void executionFinished(TestIdentifier test, TestExecutionResult result) {
+                if (test.isTest()) {
+                    String status = switch (result.getStatus()) {
+                        case SUCCESSFUL -> "PASSED";
+                        case ABORTED -> "SKIPPED";
+                        case FAILED -> "FAILED";
+                    };
+                    lines.add(line(status, test, result.getThrowable().orElse(null)));
+                } else if (result.getStatus() == TestExecutionResult.Status.FAILED) {
+                    // A class that fails before its tests (a static initializer, @BeforeAll).
+                    lines.add(line("FAILED", test, result.getThrowable().orElse(null)));
+                }
+            }
+        };
+        LauncherFactory.create().execute(discovery, listener);
+        Files.write(out, lines, StandardCharsets.UTF_8);
+        System.exit(0);
+    }
+
+    static String line(String status, TestIdentifier test, Throwable failure) {
+        String cls = "?";
+        String name = test.getDisplayName();
+        if (test.getSource().orElse(null) instanceof MethodSource m) {
+            cls = m.getClassName();
+            name = m.getMethodName() + (test.getDisplayName().startsWith(m.getMethodName() + "(") ? ""
+                    : " " + test.getDisplayName());
+        } else if (test.getSource().isPresent()) {
+            cls = test.getSource().get().toString().replaceAll(".*className = '([^']*)'.*", "$1");
+        }
+        boolean passesOnSkeleton = test.getTags().stream().anyMatch(t -> t.getName().equals("passes-on-skeleton"));
+        String todo = "-";
+        String first = "";
+        if (failure != null) {
+            StringWriter trace = new StringWriter();
+            failure.printStackTrace(new PrintWriter(trace));
+            Matcher m = TODO.matcher(trace.toString());
+            todo = m.find() ? m.group(1) : "-";
+            first = String.valueOf(failure).strip();
+            int nl = first.indexOf('\n');
+            first = nl < 0 ? first : first.substring(0, nl);
+        }
+        return String.join("\t", status, cls, clean(name), String.valueOf(passesOnSkeleton), todo, clean(first));
+    }
+
+    static String clean(String s) {
+        return s.replace('\t', ' ').replace('\n', ' ').replace('\r', ' ');
+    }
+}
