@@ -286,7 +286,7 @@ public final class Broker implements BrokerContext, Closeable {
             connection.socket.setTcpNoDelay(true);
             in = new PooledFrameInput(new BufferedInputStream(connection.socket.getInputStream()), pool,
                     config.maxFrameBytes(), turnsOf(connection));
-            serve(in, new BufferedOutputStream(connection.socket.getOutputStream()));
+            serve(in, in.releasingOnFlush(new BufferedOutputStream(connection.socket.getOutputStream())));
         } catch (MalformedMessageException | CloseConnectionException e) {
             reason = e.getMessage();
         } catch (CorruptBatchException e) {

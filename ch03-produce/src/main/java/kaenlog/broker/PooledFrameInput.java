@@ -2,6 +2,7 @@ package kaenlog.broker;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 
 /**
@@ -10,8 +11,9 @@ import java.nio.ByteBuffer;
  *
  * <ul>
  * <li>Memory: once a frame's length has arrived, and before its payload is read, it reserves that
- *     many bytes of the broker's {@link MemoryPool}, waiting for room if there is none; when the
- *     next frame starts, the previous request has been answered and its bytes go back.</li>
+ *     many bytes of the broker's {@link MemoryPool}, waiting for room if there is none. The bytes go
+ *     back when the answer is flushed ({@link #releasingOnFlush}), or when the next frame starts
+ *     (an acks=0 produce is never answered; this connection serves one request at a time).</li>
  * <li>Whose turn it is: while the client owes the broker a request (between two frames, or in the
  *     middle of one) the connection's idle clock runs; once a whole request is in, or while it waits
  *     for the pool, the clock stops ({@link Turns}).</li>
@@ -103,7 +105,38 @@ final class PooledFrameInput extends InputStream {
         return n;
     }
 
-    /** Gives the current frame's reservation back (the next frame starts, or the connection ends). */
+    /**
+     * The connection's output: flushing an answer gives the answered request's bytes back to the pool
+     * (the frame reader flushes once per answer; a request is answered only once it has all arrived).
+     */
+    OutputStream releasingOnFlush(OutputStream out) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                out.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void flush() throws IOException {
+                out.flush();
+                if (payloadLeft == 0) {
+                    releaseAll();
+                }
+            }
+
+            @Override
+            public void close() throws IOException {
+                out.close();
+            }
+        };
+    }
+
+    /** Gives the current frame's reservation back (answered, the next frame starts, or the connection ends). */
     void releaseAll() {
         if (reserved > 0) {
             pool.release(reserved);
