@@ -13,10 +13,19 @@ import java.util.concurrent.CancellationException;
  *
  * <p>Frame limits alone bound one connection ({@code socket.request.max.bytes}); only this bounds
  * the sum.
+ *
+ * <p>Small requests go first: while one of at most {@link #SMALL_REQUEST_BYTES} waits, larger ones
+ * wait behind it. Clients that stall whole megabyte frames fill the pool in a few frames; an ordinary
+ * client's next small produce then gets the first room that frees up (a staller closed as idle)
+ * instead of losing the race to the next megabyte. (Kafka's SimpleMemoryPool has no such order.)
  */
 public final class MemoryPool {
+    /** Requests up to this size are served before larger ones (a frame reader's first chunk). */
+    public static final int SMALL_REQUEST_BYTES = 64 * 1024;
+
     private final long capacity;
     private long available;
+    private int smallWaiting;
     private boolean closed;
 
     public MemoryPool(long capacity) {
@@ -35,12 +44,21 @@ public final class MemoryPool {
         if (bytes < 0 || bytes > capacity) {
             throw new IllegalArgumentException("cannot reserve " + bytes + " bytes of a pool of " + capacity);
         }
-        while (available < bytes && !closed) {
-            try {
+        boolean small = bytes <= SMALL_REQUEST_BYTES;
+        if (small) {
+            smallWaiting++;
+        }
+        try {
+            while ((available < bytes || !small && smallWaiting > 0) && !closed) {
                 wait();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for " + bytes + " bytes of the pool");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for " + bytes + " bytes of the pool");
+        } finally {
+            if (small) {
+                smallWaiting--;
+                notifyAll(); // large requests held back by this one may go now
             }
         }
         if (closed) {

@@ -55,6 +55,11 @@ final class PidsLimit implements AutoCloseable {
         Files.writeString(dir.resolve("pids.max"), Long.toString(max), StandardCharsets.US_ASCII);
     }
 
+    /** No limit any more (a JVM needs threads to shut down: its shutdown hooks run on new ones). */
+    void lift() throws IOException {
+        Files.writeString(dir.resolve("pids.max"), "max", StandardCharsets.US_ASCII);
+    }
+
     /** Lifts the limit and removes the cgroup once its processes have ended. */
     @Override
     public void close() {
