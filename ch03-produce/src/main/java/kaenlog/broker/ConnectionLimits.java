@@ -7,7 +7,9 @@ import kaenlog.produce.Frames;
  * bounded here, with Kafka's name where Kafka has one.
  *
  * @param maxConnections         connections open at once (Kafka's {@code max.connections}); one more is
- *                               accepted and closed at once, with a line in the log
+ *                               accepted and closed at once, with a line in the log (Kafka's acceptor
+ *                               waits for a free slot instead, and closes at once only over
+ *                               {@code max.connections.per.ip}; closing keeps the accept queue draining)
  * @param connectionsMaxIdleMs   a connection that has not sent a whole request for this long, of the
  *                               broker's time, is closed (Kafka's {@code connections.max.idle.ms},
  *                               default 10 minutes). Kafka counts any byte as activity; kaen-log counts

@@ -170,8 +170,7 @@ class BrokerTest {
         start();
         produce(client(), ProduceRequest.ACKS_LEADER, "first");
         BrokerClient consumer = client();
-        ExecutorService background = Executors.newSingleThreadExecutor();
-        toClose.add(background::shutdownNow);
+        ExecutorService background = background();
 
         Future<FetchResponse> parked = background.submit(
                 () -> consumer.fetch(FetchRequest.consumer(PARTITION, 1, 1 << 20, 60_000)));
@@ -413,8 +412,7 @@ class BrokerTest {
         start(ConnectionLimits.defaults().withConnectionsMaxIdleMs(1_000));
         produce(client(), ProduceRequest.ACKS_LEADER, "first");
         BrokerClient consumer = client();
-        ExecutorService background = Executors.newSingleThreadExecutor();
-        toClose.add(background::shutdownNow);
+        ExecutorService background = background();
         Future<FetchResponse> parked = background.submit(
                 () -> consumer.fetch(FetchRequest.consumer(PARTITION, 1, 1 << 20, 5_000)));
         awaitParkedFetches(1);
@@ -453,8 +451,7 @@ class BrokerTest {
                 .as("a frame's announced length is reserved from the pool (queued.max.request.bytes = one frame)"
                         + " before its payload is read").isZero();
 
-        ExecutorService background = Executors.newSingleThreadExecutor();
-        toClose.add(background::shutdownNow);
+        ExecutorService background = background();
         Future<ProduceResponse> waiting = background.submit(
                 () -> good.produce(PARTITION, ProduceRequest.ACKS_LEADER, batch("after")));
         assertThatThrownBy(() -> waiting.get(300, TimeUnit.MILLISECONDS))
@@ -538,8 +535,7 @@ class BrokerTest {
         start();
         produce(client(), ProduceRequest.ACKS_LEADER, "first");
         BrokerClient consumer = client();
-        ExecutorService background = Executors.newSingleThreadExecutor();
-        toClose.add(background::shutdownNow);
+        ExecutorService background = background();
         Future<FetchResponse> parked = background.submit(
                 () -> consumer.fetch(FetchRequest.consumer(PARTITION, 1, 1 << 20, 60_000)));
         awaitParkedFetches(1);
@@ -610,6 +606,13 @@ class BrokerTest {
 
     private void start(Path dataDir) throws IOException {
         broker = Broker.start(BrokerConfig.of(dataDir).withTickMs(0), log);
+    }
+
+    /** A thread for a call that waits (a parked fetch), shut down when the test ends. */
+    private ExecutorService background() {
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        toClose.add(background::shutdownNow);
+        return background;
     }
 
     private void start(ConnectionLimits limits) throws IOException {

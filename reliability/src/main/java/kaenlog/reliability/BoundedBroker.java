@@ -135,8 +135,7 @@ public final class BoundedBroker {
                 Integer.toString(config.maxConnections()), "--connections-max-idle-ms", Long.toString(config.idleMs()));
         try (BrokerProcess broker = BrokerProcess.start(dir, limited)) {
             Ledger ledger = new Ledger();
-            SteadyClient good = SteadyClient.start(broker, producer(ledger));
-            good.awaitRounds(3, 30_000);
+            SteadyClient good = steadyClient(broker, ledger);
             long threadsBefore = broker.procStatus("Threads");
             List<Socket> idle = new ArrayList<>();
             List<Socket> slow = new ArrayList<>();
@@ -204,8 +203,7 @@ public final class BoundedBroker {
         }
         try (PidsLimit limit = cgroup.get(); BrokerProcess broker = BrokerProcess.start(dir, options)) {
             Ledger ledger = new Ledger();
-            SteadyClient good = SteadyClient.start(broker, producer(ledger));
-            good.awaitRounds(3, 30_000);
+            SteadyClient good = steadyClient(broker, ledger);
             limit.add(broker.pid());
             long tasks = limit.current();
             long headroom = 5;
@@ -254,8 +252,7 @@ public final class BoundedBroker {
     private static Probe fdLimit(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         try (BrokerProcess broker = BrokerProcess.start(dir, options)) {
             Ledger ledger = new Ledger();
-            SteadyClient good = SteadyClient.start(broker, producer(ledger));
-            good.awaitRounds(3, 30_000);
+            SteadyClient good = steadyClient(broker, ledger);
             long fds = broker.openFds();
             long limit = fds + 20;
             if (fds < 0 || !broker.limitOpenFiles(limit)) {
@@ -306,8 +303,7 @@ public final class BoundedBroker {
     private static Probe unknownFetches(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         try (BrokerProcess broker = BrokerProcess.start(dir, options)) {
             Ledger ledger = new Ledger();
-            SteadyClient good = SteadyClient.start(broker, producer(ledger));
-            good.awaitRounds(3, 30_000);
+            SteadyClient good = steadyClient(broker, ledger);
             long dirsBefore = directories(dir);
             long fdsBefore = broker.openFds();
             int unknown = 0;
@@ -345,8 +341,7 @@ public final class BoundedBroker {
         ProduceResponse owners;
         SteadyClient good;
         try (BrokerProcess broker = BrokerProcess.start(dir, options)) {
-            good = SteadyClient.start(broker, producer(ledger));
-            good.awaitRounds(3, 30_000);
+            good = steadyClient(broker, ledger);
             try (BrokerClient client = BrokerClient.connect(broker.host(), broker.port(), SteadyClient.SOCKET_TIMEOUT_MS)) {
                 issued = initProducerId(client).producerId();
                 for (String value : List.of("-1", "garbage", "9223372036854775807")) {
@@ -388,8 +383,12 @@ public final class BoundedBroker {
 
     private static final String GOOD = "good-0";
 
-    private static LedgerProducer producer(Ledger ledger) {
-        return new LedgerProducer(1, GOOD, ProduceRequest.ACKS_LEADER, 5, 11, ledger);
+    /** The well-behaved client, started and past its first rounds before an attack begins. */
+    private static SteadyClient steadyClient(BrokerProcess broker, Ledger ledger) {
+        SteadyClient good = SteadyClient.start(broker, new LedgerProducer(1, GOOD, ProduceRequest.ACKS_LEADER, 5, 11,
+                ledger));
+        good.awaitRounds(3, 30_000);
+        return good;
     }
 
     private static InitProducerId.Response initProducerId(BrokerClient client) throws IOException {
