@@ -119,7 +119,7 @@ public final class HostileClients {
                                 + " error, %4d closed silently%s%s", a.name(), a.connections(), a.closedWithReason(),
                         a.answered(), a.closedSilently(), a.silentIsFine() ? " (clean hang-ups: no error to log)" : "",
                         a.heldOpenByBroker() > 0 ? "; " + a.heldOpenByBroker() + " held open by the broker until"
-                                + " the client left (no idle timeout)" : ""));
+                                + " the client left (shorter than connections.max.idle.ms, 10 minutes by default)" : ""));
             }
             lines.add("meanwhile a well-behaved client did " + goodRounds + " produce+consume rounds (" + goodRecords
                     + " records, each read back at once; at the end lost " + goodAudit.lost() + ", duplicates "

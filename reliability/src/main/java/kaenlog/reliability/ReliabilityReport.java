@@ -77,13 +77,13 @@ public final class ReliabilityReport {
                 boolean expectedDuplicates = row.scenario().contains("no idempotence");
                 out.printf("%-44s %9s %9s %8s %6s %6s %8s  %s%n", row.scenario(), n(row.runs()), n(row.records()),
                         n(row.faultsInjected()), n(row.recordsLost()), n(row.duplicates()), n(row.crashesSurvived()),
-                        expectedDuplicates ? "(for contrast)" : f.ok() ? "ok" : "FAILED");
+                        expectedDuplicates ? "(for contrast)" : f.ok(row) ? "ok" : "FAILED");
             }
         }
         out.println("(crashes: crashes after which every check held; '-': does not apply)");
         for (Figures f : scenarios) {
             out.println();
-            out.println(f.rows().get(0).scenario() + ":");
+            out.println(f.title() + ":");
             f.details().forEach(line -> out.println("  " + line));
         }
 

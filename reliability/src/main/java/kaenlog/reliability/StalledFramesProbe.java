@@ -51,7 +51,8 @@ public final class StalledFramesProbe {
                             + (peakRssKb < 0 ? "n/a" : peakRssKb / 1024 + " MiB") + ", peak threads " + peakThreads,
                     "limits hit: queued.max.request.bytes (default 16 MiB: 16 stallers at a time hold memory, the"
                             + " rest wait unread) and connections.max.idle.ms " + idleMs + " (" + idleClosed
-                            + " stallers closed as idle)",
+                            + " stallers closed as idle); while the pool is full a request waits until a staller is"
+                            + " closed, and a round is two requests",
                     good + " (" + goodRoundsDuring + " while the stallers were held)"
                             + (goodFailure == null ? "" : "; FAILED: " + goodFailure));
         }
