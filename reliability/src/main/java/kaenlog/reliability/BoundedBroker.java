@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.broker.Broker;
@@ -152,8 +154,8 @@ public final class BoundedBroker {
             List<Socket> idle = new ArrayList<>();
             List<Socket> slow = new ArrayList<>();
             long peakThreads = threadsBefore;
-            int refusedAtOnce;
-            int idleClosed;
+            int closedEarly;
+            int closedLate;
             try {
                 for (int i = 0; i < config.idle(); i++) {
                     idle.add(connect(broker));
@@ -167,7 +169,7 @@ public final class BoundedBroker {
                 Deadline.pause(300);
                 List<Socket> all = new ArrayList<>(idle);
                 all.addAll(slow);
-                refusedAtOnce = countClosed(all);
+                closedEarly = countClosed(all);
                 // the slowloris clients dribble a frame, a byte at a time, for twice the idle limit
                 byte[] frame = ByteBuffer.allocate(4 + 1000).putInt(1000).array();
                 int[] position = new int[slow.size()];
@@ -179,7 +181,7 @@ public final class BoundedBroker {
                     peakThreads = Math.max(peakThreads, broker.procStatus("Threads"));
                     Deadline.pause(config.slowlorisByteMs());
                 }
-                idleClosed = countClosed(all) - refusedAtOnce;
+                closedLate = countClosed(all) - closedEarly;
             } finally {
                 closeAll(idle);
                 closeAll(slow);
@@ -189,15 +191,22 @@ public final class BoundedBroker {
             long threadCap = threadsBefore + config.maxConnections() + HostileClients.THREAD_TOLERANCE;
             int attackers = config.idle() + config.slowloris();
             boolean ok = broker.isAlive() && good.failure == null && good.rounds.get() > 0
-                    && refusedAtOnce + idleClosed == attackers && (threadsBefore < 0 || peakThreads <= threadCap);
+                    && closedEarly + closedLate == attackers && (threadsBefore < 0 || peakThreads <= threadCap);
+            List<String> log = broker.log();
+            long refused = log.stream().filter(l -> l.contains("refused: max.connections")).mapToLong(
+                    BoundedBroker::linesStoodFor).sum();
+            long idleClosed = log.stream().filter(l -> l.contains("connections.max.idle.ms")).count();
             return new Probe("4b idle + slowloris past max.connections", attackers, ledger.ackedRecords(),
                     config.slowloris(), 0, ok, List.of(
                     config.idle() + " idle connections and " + config.slowloris() + " slowloris clients (a byte every "
                             + config.slowlorisByteMs() + " ms) against --max-connections " + config.maxConnections()
                             + " --connections-max-idle-ms " + config.idleMs(),
-                    "limits hit: max.connections (" + refusedAtOnce + " closed at once), connections.max.idle.ms ("
-                            + idleClosed + " closed when their turn to send a whole request ran out; the slowloris"
-                            + " ones too, dribbling); " + (attackers - refusedAtOnce - idleClosed) + " still open",
+                    "limits hit: max.connections (" + refused + " connections refused at once, as the broker's"
+                            + " rate-limited lines count them), connections.max.idle.ms (" + idleClosed + " closed"
+                            + " when their turn to send a whole request ran out, the slowloris ones too, dribbling;"
+                            + " a line each)",
+                    "the attackers saw " + closedEarly + " closed before the dribbling began, " + closedLate
+                            + " during it, " + (attackers - closedEarly - closedLate) + " still open at the end",
                     "broker threads: " + threadsBefore + " before, peak " + peakThreads + " (cap " + threadCap
                             + "); broker log lines: " + broker.log().size() + " " + kinds(broker.log()),
                     good.summary()));
@@ -244,7 +253,8 @@ public final class BoundedBroker {
                     return false;
                 }
             });
-            boolean servedAfter = producesOnANewConnection(broker);
+            // the attackers still queued are accepted first, with a pause after each thread that fails
+            boolean servedAfter = Deadline.in(20_000).await(() -> producesOnANewConnection(broker));
             good.stop();
             limit.lift();
             boolean ok = broker.isAlive() && good.failure == null && refused > 0 && servedAfter
@@ -395,6 +405,14 @@ public final class BoundedBroker {
     }
 
     // ---- helpers ------------------------------------------------------------------------------------
+
+    /** A rate-limited line stands for itself and the ones it says it held back. */
+    private static long linesStoodFor(String line) {
+        Matcher held = HELD_BACK.matcher(line);
+        return 1 + (held.find() ? Long.parseLong(held.group(1)) : 0);
+    }
+
+    private static final Pattern HELD_BACK = Pattern.compile("\\((\\d+) more like it");
 
     /** Whole seconds since {@code startNanos}, at least 1. */
     private static long secondsSince(long startNanos) {
