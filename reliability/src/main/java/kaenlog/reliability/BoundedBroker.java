@@ -201,8 +201,9 @@ public final class BoundedBroker {
                     config.idle() + " idle connections and " + config.slowloris() + " slowloris clients (a byte every "
                             + config.slowlorisByteMs() + " ms) against --max-connections " + config.maxConnections()
                             + " --connections-max-idle-ms " + config.idleMs(),
-                    "limits hit: max.connections (" + refused + " connections refused at once, as the broker's"
-                            + " rate-limited lines count them), connections.max.idle.ms (" + idleClosed + " closed"
+                    "limits hit: max.connections (at least " + refused + " connections refused at once, as the"
+                            + " broker's rate-limited lines count them: refusals after its last line wait for the"
+                            + " next), connections.max.idle.ms (" + idleClosed + " closed"
                             + " when their turn to send a whole request ran out, the slowloris ones too, dribbling;"
                             + " a line each)",
                     "the attackers saw " + closedEarly + " closed before the dribbling began, " + closedLate
