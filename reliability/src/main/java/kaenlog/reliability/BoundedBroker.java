@@ -29,9 +29,9 @@ import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
 
 /**
- * Item 4 of the hostile-client issue: the broker bounded as a whole, each limit hit on purpose
- * against a broker process while a well-behaved client ({@link SteadyClient}) produces and consumes,
- * and the latency it saw meanwhile. One row per limit:
+ * Scenario 6 (the hostile-client issue's item 4): the broker bounded as a whole, each limit hit on
+ * purpose against a broker process while a well-behaved client ({@link SteadyClient}) produces and
+ * consumes, and the latency it saw meanwhile. One row per limit:
  *
  * <ol>
  * <li>full-frame stallers against a 64 MiB heap without ExitOnOutOfMemoryError
@@ -95,7 +95,7 @@ public final class BoundedBroker {
 
         @Override
         public String title() {
-            return "4 the broker bounded: each limit hit on purpose, a well-behaved client meanwhile";
+            return "6 the broker bounded: each limit hit on purpose, a well-behaved client meanwhile";
         }
 
         @Override
@@ -132,7 +132,7 @@ public final class BoundedBroker {
         List<Probe> probes = new ArrayList<>();
         StalledFramesProbe.Result stalled = StalledFramesProbe.run(Files.createDirectories(dir.resolve("stalled")),
                 options, config.stalled());
-        probes.add(new Probe("4a full-frame stallers, -Xmx64m, no ExitOnOOM", stalled.stallers(),
+        probes.add(new Probe("6a full-frame stallers, -Xmx64m, no ExitOnOOM", stalled.stallers(),
                 stalled.goodRecords(), stalled.sentSomething(), 0, stalled.ok(), stalled.lines()));
         probes.add(idleAndSlowloris(Files.createDirectories(dir.resolve("idle")), options, config));
         probes.add(pidsLimit(Files.createDirectories(dir.resolve("pids")), options, config));
@@ -142,7 +142,7 @@ public final class BoundedBroker {
         return new Result(stalled, probes);
     }
 
-    // ---- 4b idle and slowloris past max.connections ------------------------------------------------
+    // ---- 6b idle and slowloris past max.connections ------------------------------------------------
 
     private static Probe idleAndSlowloris(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         BrokerProcess.Options limited = options.withMaxHeap("64m").plusServeArgs("--max-connections",
@@ -196,7 +196,7 @@ public final class BoundedBroker {
             long refused = log.stream().filter(l -> l.contains("refused: max.connections")).mapToLong(
                     BoundedBroker::linesStoodFor).sum();
             long idleClosed = log.stream().filter(l -> l.contains("connections.max.idle.ms")).count();
-            return new Probe("4b idle + slowloris past max.connections", attackers, ledger.ackedRecords(),
+            return new Probe("6b idle + slowloris past max.connections", attackers, ledger.ackedRecords(),
                     config.slowloris(), 0, ok, List.of(
                     config.idle() + " idle connections and " + config.slowloris() + " slowloris clients (a byte every "
                             + config.slowlorisByteMs() + " ms) against --max-connections " + config.maxConnections()
@@ -214,12 +214,12 @@ public final class BoundedBroker {
         }
     }
 
-    // ---- 4c a pids limit ----------------------------------------------------------------------------
+    // ---- 6c a pids limit ----------------------------------------------------------------------------
 
     private static Probe pidsLimit(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         Optional<PidsLimit> cgroup = PidsLimit.create("kaenlog-reliability-" + ProcessHandle.current().pid());
         if (cgroup.isEmpty()) {
-            return new Probe("4c under a pids limit (SKIPPED)", -1, -1, -1, -1, true, List.of(
+            return new Probe("6c under a pids limit (SKIPPED)", -1, -1, -1, -1, true, List.of(
                     "no writable pids cgroup here (cgroup v1 /sys/fs/cgroup/pids or v2 with pids): not measured;"
                             + " BrokerTest.theAcceptorOutlivesConnectionThreadsThatCannotStart covers it in-process"));
         }
@@ -260,7 +260,7 @@ public final class BoundedBroker {
             limit.lift();
             boolean ok = broker.isAlive() && good.failure == null && refused > 0 && servedAfter
                     && troubleLines <= linesAllowedIn(seconds);
-            return new Probe("4c under a pids limit (cgroup pids.max)", config.threadAttackers(),
+            return new Probe("6c under a pids limit (cgroup pids.max)", config.threadAttackers(),
                     ledger.ackedRecords(), config.threadAttackers(), 0, ok, List.of(
                     "the broker's cgroup allowed " + headroom + " tasks more than its " + tasks + " (pids.max "
                             + (tasks + headroom) + "), then " + config.threadAttackers() + " connections came",
@@ -274,7 +274,7 @@ public final class BoundedBroker {
         }
     }
 
-    // ---- 4d a low fd limit --------------------------------------------------------------------------
+    // ---- 6d a low fd limit --------------------------------------------------------------------------
 
     private static Probe fdLimit(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         try (BrokerProcess broker = BrokerProcess.start(dir, options)) {
@@ -284,7 +284,7 @@ public final class BoundedBroker {
             long limit = fds + 20;
             if (fds < 0 || !broker.limitOpenFiles(limit)) {
                 good.stop();
-                return new Probe("4d under a low fd limit (SKIPPED)", -1, -1, -1, -1, true,
+                return new Probe("6d under a low fd limit (SKIPPED)", -1, -1, -1, -1, true,
                         List.of("prlimit --pid or /proc/PID/fd is not available here: not measured"));
             }
             int logBefore = broker.log().size();
@@ -311,7 +311,7 @@ public final class BoundedBroker {
             good.stop();
             boolean ok = broker.isAlive() && good.failure == null && acceptLines >= 1 && acceptLines <= linesAllowedIn(seconds)
                     && servedAfter;
-            return new Probe("4d under a low fd limit (prlimit --nofile)", config.fdAttackers(),
+            return new Probe("6d under a low fd limit (prlimit --nofile)", config.fdAttackers(),
                     ledger.ackedRecords(), config.fdAttackers(), 0, ok, List.of(
                     "RLIMIT_NOFILE lowered to " + limit + " (" + fds + " open), then " + attackers.size()
                             + " connections (until the accept queue was full) held for 3 s",
@@ -324,7 +324,7 @@ public final class BoundedBroker {
         }
     }
 
-    // ---- 4e fetches of partitions that do not exist ------------------------------------------------
+    // ---- 6e fetches of partitions that do not exist ------------------------------------------------
 
     private static Probe unknownFetches(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         try (BrokerProcess broker = BrokerProcess.start(dir, options)) {
@@ -347,7 +347,7 @@ public final class BoundedBroker {
             long fdsAfter = broker.openFds();
             boolean ok = broker.isAlive() && good.failure == null && unknown == config.unknownFetches()
                     && dirsAfter == dirsBefore && (fdsBefore < 0 || fdsAfter <= fdsBefore + 2);
-            return new Probe("4e fetches of unknown partitions", config.unknownFetches(), ledger.ackedRecords(),
+            return new Probe("6e fetches of unknown partitions", config.unknownFetches(), ledger.ackedRecords(),
                     config.unknownFetches(), 0, ok, List.of(
                     config.unknownFetches() + " fetches, each for a partition nobody produced to: " + unknown
                             + " answered UNKNOWN_PARTITION",
@@ -357,7 +357,7 @@ public final class BoundedBroker {
         }
     }
 
-    // ---- 4f internal partitions and producer ids never issued -------------------------------------
+    // ---- 6f internal partitions and producer ids never issued -------------------------------------
 
     private static Probe internalAndUnissued(Path dir, BrokerProcess.Options options) throws IOException {
         Ledger ledger = new Ledger();
@@ -395,7 +395,7 @@ public final class BoundedBroker {
                 "INTERNAL_PARTITION", "UNKNOWN_PRODUCER_ID", "UNKNOWN_PRODUCER_ID", "UNKNOWN_PRODUCER_ID");
         boolean ok = refusals.equals(expected) && fresh == issued + 1 && owners.error() == ErrorCode.NONE
                 && owners.baseOffset() == 0 && good.failure == null;
-        return new Probe("4f internal partitions, unissued producer ids", refusals.size(), ledger.ackedRecords(),
+        return new Probe("6f internal partitions, unissued producer ids", refusals.size(), ledger.ackedRecords(),
                 refusals.size(), 0, ok, List.of(
                 "produce -1, garbage, 2^63-1 to " + InitProducerIdHandler.PARTITION + ", fetch it, produce as ids "
                         + (issued + 1) + ", " + (issued + 1000) + ", 2^63-1 (issued so far: " + issued + "): " + refusals,

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * survived; then a few lines of detail per scenario, then the findings (what the broker does not
  * survive yet, each with what Kafka does instead). Everything runs on loopback, in a temporary
  * directory deleted at the end, from seeds; no path or port is printed, and no time but the latency a
- * well-behaved client saw while the broker's limits were hit (item 4). Exit status 0 when
+ * well-behaved client saw while the broker's limits were hit (scenario 6). Exit status 0 when
  * every scenario of the issue held (the findings do not change it), 1 otherwise.
  *
  * <p>{@code reliability/run} builds the reference and runs this; {@code --quick} runs the sizes
@@ -62,11 +62,11 @@ public final class ReliabilityReport {
                 System.getProperty("java.class.path"), 5, new int[] {0, 1}));
         scenarios.add(AckLoss.run(Files.createDirectories(root.resolve("acks")), acks));
         scenarios.add(HostileClients.run(Files.createDirectories(root.resolve("hostile")), options, hostile));
+        scenarios.add(DecoderFuzz.run(fuzz));
+        scenarios.add(Load.run(Files.createDirectories(root.resolve("load")), load));
         BoundedBroker.Result bounded = BoundedBroker.run(Files.createDirectories(root.resolve("bounded")), options,
                 bounds);
         scenarios.add(bounded);
-        scenarios.add(DecoderFuzz.run(fuzz));
-        scenarios.add(Load.run(Files.createDirectories(root.resolve("load")), load));
 
         String header = String.format("%-44s %9s %9s %8s %6s %6s %8s  %s", "scenario", "runs", "records", "faults",
                 "lost", "dups", "crashes", "verdict");
@@ -97,7 +97,7 @@ public final class ReliabilityReport {
         LyingBatchProbe.Result lie = LyingBatchProbe.run(Files.createDirectories(root.resolve("lie")), options);
         out.println("F2 a batch whose lastOffsetDelta disagrees with its record count:");
         lie.lines().forEach(line -> out.println("  " + line));
-        out.println("F3 memory held by frames that never finish (measured in row 4a):");
+        out.println("F3 memory held by frames that never finish (measured in row 6a):");
         bounded.stalled().lines().forEach(line -> out.println("  " + line));
         out.println("  expected: the sum is bounded as Kafka bounds it (queued.max.request.bytes,"
                 + " connections.max.idle.ms, max.connections): the broker lives and serves on");

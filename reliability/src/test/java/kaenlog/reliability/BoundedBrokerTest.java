@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Item 4 at the tests' size ({@link BoundedBroker.Config#quick()}): every limit of the broker hit
+ * Scenario 6 at the tests' size ({@link BoundedBroker.Config#quick()}): every limit of the broker hit
  * on purpose against a broker process, once for the class, while a well-behaved client produces and
  * consumes. Also finding F3: full frames that never finish no longer exhaust a 64 MiB broker.
  */
@@ -47,26 +47,26 @@ class BoundedBrokerTest {
 
     @Test
     void idleAndSlowlorisConnectionsPastMaxConnectionsAreRefusedOrClosedAndThreadsStayBounded() {
-        assertThat(result.probe("4b").ok()).as("%s", details()).isTrue();
+        assertThat(result.probe("6b").ok()).as("%s", details()).isTrue();
     }
 
     @Test
     void underAPidsLimitTheAcceptorLivesOnAndLogsBoundedly() {
-        assertThat(result.probe("4c").ok()).as("%s", details()).isTrue();
+        assertThat(result.probe("6c").ok()).as("%s", details()).isTrue();
     }
 
     @Test
     void underALowFdLimitTheAcceptorBacksOffLogsBoundedlyAndRecovers() {
-        assertThat(result.probe("4d").ok()).as("%s", details()).isTrue();
+        assertThat(result.probe("6d").ok()).as("%s", details()).isTrue();
     }
 
     @Test
     void fetchesOfUnknownPartitionsCreateNothing() {
-        assertThat(result.probe("4e").ok()).as("%s", details()).isTrue();
+        assertThat(result.probe("6e").ok()).as("%s", details()).isTrue();
     }
 
     @Test
     void internalPartitionsAndUnissuedProducerIdsAreRefusedAndTheNextInitHandsOutAFreshId() {
-        assertThat(result.probe("4f").ok()).as("%s", details()).isTrue();
+        assertThat(result.probe("6f").ok()).as("%s", details()).isTrue();
     }
 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * damaged segment files that escaped Log.open untyped (chapter 3, recovery), an answer lost on
  * an open connection (chapter 7, the producer's request timeout), and offsets-log strings that
  * were not UTF-8 (chapter 6). The report (reliability/run) measures each of them on every run. F3,
- * frames that never finish, is tested by {@link BoundedBrokerTest} (row 4a; the report runs 200 of them).
+ * frames that never finish, is tested by {@link BoundedBrokerTest} (row 6a; the report runs 200 of them).
  */
 @Order(6)
 class KnownFindingsTest {
