@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.produce.ApiKeys;
@@ -48,6 +50,14 @@ import kaenlog.workbook.Todo;
  * closes THAT connection, with one line naming the reason in the broker's log; every other
  * connection is served on. Partitions live in directories under the data directory and are opened
  * (and recovered) on first use.
+ *
+ * <p>And no client, nor all of them together, can exhaust it ({@link ConnectionLimits}): connections
+ * beyond {@code max.connections} are closed at once, a connection that sends no whole request for
+ * {@code connections.max.idle.ms} is closed, request bytes in memory share one {@link MemoryPool}
+ * ({@code queued.max.request.bytes}: a client waits for room), and the partitions open at once are
+ * capped (the one unused longest is closed, and reopened on demand). The acceptor outlives whatever
+ * a connection causes: a thread that cannot start (a pids limit), {@code accept} failing at the
+ * file-descriptor limit (it backs off and logs one line per interval).
  */
 public final class Broker implements BrokerContext, Closeable {
     private final BrokerConfig config;
@@ -59,9 +69,16 @@ public final class Broker implements BrokerContext, Closeable {
     private final Object tasksLock = new Object();
     private long checkpointedMs;
     private final ServerSocket server;
-    private final Map<String, Partition> partitions = new ConcurrentHashMap<>();
+    private final ConnectionLimits limits;
+    private final MemoryPool pool;
+    private final ThreadFactory connectionThreads;
+    private final RateLimitedLog troubles;
+    /** Guarded by partitionsLock. */
+    private final Map<String, OpenPartition> partitions = new HashMap<>();
     /** Guards opening, ticking and closing partitions. */
     private final Object partitionsLock = new Object();
+    private long partitionUses;
+    private final ThreadLocal<Connection> current = new ThreadLocal<>();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<CompletableFuture<?>> waiting = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionIds = new AtomicInteger();
@@ -72,12 +89,35 @@ public final class Broker implements BrokerContext, Closeable {
     private Thread ticker;
     private Thread tasksThread;
 
+    /** A trouble that can repeat as fast as a loop runs is logged once per this much broker time. */
+    public static final long TROUBLE_LOG_INTERVAL_MS = 5_000;
+    /** The acceptor's pause after a failure doubles from the first to the last. */
+    static final long FIRST_BACKOFF_MS = 10;
+    static final long MAX_BACKOFF_MS = 1_000;
+
+    /** An open partition, the requests using it right now, and when it was last used (for closing the idlest). */
+    private static final class OpenPartition {
+        final Partition partition;
+        int users;
+        long lastUse;
+
+        OpenPartition(Partition partition) {
+            this.partition = partition;
+        }
+    }
+
     /** One client connection and the thread that serves it. */
     private static final class Connection {
         final int id;
         final Socket socket;
         final String peer;
         Thread thread;
+        /** Since when (broker time) the client owes a request; -1 while the broker is busy with one. */
+        volatile long clientsTurnSinceMs;
+        /** Set by whoever closes the connection from outside (the idle check), for its log line. */
+        volatile String closeReason;
+        /** Partitions the current request uses: none is closed under it. Its own thread only. */
+        final List<OpenPartition> inUse = new ArrayList<>();
 
         Connection(int id, Socket socket) {
             this.id = id;
@@ -87,13 +127,17 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
-    private Broker(BrokerConfig config, PrintStream log, Map<Short, RequestHandler> handlers,
-                   List<BackgroundTask> tasks, ServerSocket server, long startMs) {
+    private Broker(BrokerConfig config, ConnectionLimits limits, PrintStream log, Map<Short, RequestHandler> handlers,
+                   List<BackgroundTask> tasks, ServerSocket server, long startMs, ThreadFactory connectionThreads) {
         this.config = config;
+        this.limits = limits;
         this.log = log;
         this.handlers = handlers;
         this.tasks = tasks;
         this.server = server;
+        this.connectionThreads = connectionThreads;
+        this.pool = new MemoryPool(limits.queuedMaxRequestBytes());
+        this.troubles = new RateLimitedLog(log, TROUBLE_LOG_INTERVAL_MS);
         this.nowMs = startMs;
         this.checkpointedMs = startMs;
         for (BackgroundTask task : tasks) {
@@ -101,19 +145,35 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
-    /** Starts a broker with the handlers registered on the classpath (ServiceLoader). */
+    /** Starts a broker with the handlers registered on the classpath (ServiceLoader) and the default limits. */
     public static Broker start(BrokerConfig config, PrintStream log) throws IOException {
+        return start(config, ConnectionLimits.defaults(), log);
+    }
+
+    /** Starts a broker with the handlers registered on the classpath (ServiceLoader). */
+    public static Broker start(BrokerConfig config, ConnectionLimits limits, PrintStream log) throws IOException {
         List<RequestHandler> found = ServiceLoader.load(RequestHandler.class).stream()
                 .map(ServiceLoader.Provider::get).toList();
-        return start(config, log, found);
+        return start(config, limits, log, found, Thread::new);
+    }
+
+    /** Starts a broker with these handlers (the highest priority per apiKey wins) and the default limits. */
+    public static Broker start(BrokerConfig config, PrintStream log, List<RequestHandler> candidates)
+            throws IOException {
+        return start(config, ConnectionLimits.defaults(), log, candidates, Thread::new);
     }
 
     /**
-     * Starts a broker with these handlers (the highest priority per apiKey wins) and the background
-     * tasks of the {@link BrokerExtension}s on the classpath.
+     * Starts a broker with these handlers and limits, and the background tasks of the
+     * {@link BrokerExtension}s on the classpath; {@code connectionThreads} makes each connection's
+     * thread (a test passes one whose threads fail to start, as under a pids limit).
      */
-    public static Broker start(BrokerConfig config, PrintStream log, List<RequestHandler> candidates)
-            throws IOException {
+    public static Broker start(BrokerConfig config, ConnectionLimits limits, PrintStream log,
+                               List<RequestHandler> candidates, ThreadFactory connectionThreads) throws IOException {
+        if (limits.queuedMaxRequestBytes() < config.maxFrameBytes()) {
+            throw new IllegalArgumentException("queued.max.request.bytes (" + limits.queuedMaxRequestBytes()
+                    + ") must hold at least one frame of the largest size (" + config.maxFrameBytes() + ")");
+        }
         if (candidates.isEmpty()) {
             throw new IllegalStateException("no request handlers: none is registered in"
                     + " META-INF/services/kaenlog.broker.RequestHandler on the classpath");
@@ -133,7 +193,8 @@ public final class Broker implements BrokerContext, Closeable {
             server.close();
             throw e;
         }
-        Broker broker = new Broker(config, log, handlers, tasks, server, startMs);
+        warmUpSocketClose();
+        Broker broker = new Broker(config, limits, log, handlers, tasks, server, startMs, connectionThreads);
         broker.logWhatItRuns(candidates);
         try {
             broker.openPartitionsOnDisk();
@@ -143,6 +204,19 @@ public final class Broker implements BrokerContext, Closeable {
         }
         broker.startThreads();
         return broker;
+    }
+
+    /**
+     * Closes one socket now, while file descriptors are plentiful. A JDK trap: the first socket close
+     * of a JVM initializes {@code sun.nio.ch.FileDispatcherImpl}, which opens a descriptor of its own;
+     * at the descriptor limit (EMFILE) that initialization fails for good, and from then on every
+     * close throws NoClassDefFoundError: no socket is ever closed again and the broker leaks until it
+     * dies. Measured with {@code prlimit --nofile} on a broker that had not closed a socket yet.
+     */
+    private static void warmUpSocketClose() throws IOException {
+        try (Socket warm = new Socket()) {
+            warm.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        }
     }
 
     /**
@@ -210,39 +284,94 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
+    /**
+     * Accepts until the broker closes, whatever happens: like Kafka's Acceptor, a failure is logged
+     * (once per interval) and the loop goes on; after a failure it pauses, longer each time in a row,
+     * so that a lasting one (no file descriptor left: EMFILE) does not spin a core.
+     */
     private void acceptLoop() {
+        long backoffMs = 0;
         while (!closed) {
             Socket socket;
             try {
                 socket = server.accept();
             } catch (IOException e) {
-                if (!closed) {
-                    log.println("accept failed: " + e.getMessage());
-                }
-                continue;
-            }
-            synchronized (this) {
                 if (closed) {
-                    closeQuietly(socket);
                     return;
                 }
-                Connection connection = new Connection(connectionIds.incrementAndGet(), socket);
-                connections.add(connection);
-                connection.thread = new Thread(() -> runConnection(connection),
-                        "klog-broker-" + port() + "-connection-" + connection.id);
-                connection.thread.setDaemon(true);
-                connection.thread.start();
+                backoffMs = backOff(backoffMs, "accept", "accept failed: " + e.getMessage());
+                continue;
             }
+            backoffMs = admit(socket) ? 0 : backOff(backoffMs, "thread", null);
         }
+    }
+
+    /**
+     * Serves a new connection on a thread of its own, or closes it at once: when {@code max.connections}
+     * are open, or when its thread cannot start. Java reports a thread the system refuses (a pids or
+     * nproc limit) as {@code OutOfMemoryError: unable to create native thread}; it is caught here,
+     * around the start only, and costs this connection, not the acceptor. False when a thread failed.
+     */
+    private synchronized boolean admit(Socket socket) {
+        if (closed) {
+            closeQuietly(socket);
+            return true;
+        }
+        Connection connection;
+        try {
+            connection = new Connection(connectionIds.incrementAndGet(), socket);
+        } catch (RuntimeException gone) {
+            closeQuietly(socket); // closed by the client before we looked at it
+            return true;
+        }
+        if (connections.size() >= limits.maxConnections()) {
+            troubles.println("max.connections", "connection " + connection.id + " (" + connection.peer
+                    + ") refused: max.connections (" + limits.maxConnections() + ") are open", nowMs);
+            closeQuietly(socket);
+            return true;
+        }
+        connection.clientsTurnSinceMs = nowMs;
+        connections.add(connection);
+        Thread thread = connectionThreads.newThread(() -> runConnection(connection));
+        thread.setName("klog-broker-" + port() + "-connection-" + connection.id);
+        thread.setDaemon(true);
+        connection.thread = thread;
+        try {
+            thread.start();
+            return true;
+        } catch (OutOfMemoryError noThread) {
+            connections.remove(connection);
+            closeQuietly(socket);
+            troubles.println("thread", "connection " + connection.id + " (" + connection.peer + ") refused: its"
+                    + " thread did not start (" + noThread.getMessage() + ")", nowMs);
+            return false;
+        }
+    }
+
+    /** Logs (rate-limited) and pauses; the next pause is twice as long, up to the maximum. */
+    private long backOff(long previousMs, String kind, String line) {
+        if (line != null) {
+            troubles.println(kind, line + " (backing off, at most " + MAX_BACKOFF_MS + " ms)", nowMs);
+        }
+        long pauseMs = previousMs == 0 ? FIRST_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, 2 * previousMs);
+        try {
+            Thread.sleep(pauseMs);
+        } catch (InterruptedException stop) {
+            Thread.currentThread().interrupt();
+        }
+        return pauseMs;
     }
 
     /** The connection thread: serve until the client hangs up, or log why the connection is closed. */
     private void runConnection(Connection connection) {
+        current.set(connection);
         String reason = null;
+        PooledFrameInput in = null;
         try {
             connection.socket.setTcpNoDelay(true);
-            serve(new BufferedInputStream(connection.socket.getInputStream()),
-                    new BufferedOutputStream(connection.socket.getOutputStream()));
+            in = new PooledFrameInput(new BufferedInputStream(connection.socket.getInputStream()), pool,
+                    config.maxFrameBytes(), turnsOf(connection));
+            serve(in, in.releasingOnFlush(new BufferedOutputStream(connection.socket.getOutputStream())));
         } catch (MalformedMessageException | CloseConnectionException e) {
             reason = e.getMessage();
         } catch (CorruptBatchException e) {
@@ -258,13 +387,37 @@ public final class Broker implements BrokerContext, Closeable {
         } catch (RuntimeException e) {
             reason = "internal error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
         } finally {
+            if (connection.closeReason != null) {
+                reason = connection.closeReason;
+            }
             // Log first, close second: whoever sees the connection closed can already read why.
             if (reason != null && !closed) {
                 log.println("connection " + connection.id + " (" + connection.peer + ") closed: " + reason);
             }
             closeQuietly(connection.socket);
+            if (in != null) {
+                in.releaseAll();
+            }
+            releasePartitions(connection);
             connections.remove(connection);
+            current.remove();
         }
+    }
+
+    /** The idle clock runs while the client owes a request; a new request frees the last one's partitions. */
+    private PooledFrameInput.Turns turnsOf(Connection connection) {
+        return new PooledFrameInput.Turns() {
+            @Override
+            public void clientsTurn() {
+                connection.clientsTurnSinceMs = nowMs;
+                releasePartitions(connection);
+            }
+
+            @Override
+            public void brokersTurn() {
+                connection.clientsTurnSinceMs = -1;
+            }
+        };
     }
 
     /**
@@ -312,8 +465,21 @@ public final class Broker implements BrokerContext, Closeable {
                 throw new IllegalStateException("the broker is closed");
             }
             nowMs += ms;
-            for (Partition partition : partitions.values()) {
-                partition.tick(nowMs);
+            for (OpenPartition open : partitions.values()) {
+                open.partition.tick(nowMs);
+            }
+        }
+        closeIdleConnections();
+    }
+
+    /** connections.max.idle.ms: a connection whose client has owed a whole request that long is closed. */
+    private void closeIdleConnections() {
+        for (Connection connection : connections) {
+            long since = connection.clientsTurnSinceMs;
+            if (since >= 0 && nowMs - since >= limits.connectionsMaxIdleMs()) {
+                connection.closeReason = "idle: no whole request for " + (nowMs - since) + " ms"
+                        + " (connections.max.idle.ms " + limits.connectionsMaxIdleMs() + ")";
+                closeQuietly(connection.socket);
             }
         }
     }
@@ -358,7 +524,7 @@ public final class Broker implements BrokerContext, Closeable {
                 if (closed || now < nextRunMs.get(task)) {
                     continue;
                 }
-                for (Partition partition : List.copyOf(partitions.values())) {
+                for (Partition partition : openPartitions()) {
                     if (closed) {
                         return;
                     }
@@ -366,6 +532,13 @@ public final class Broker implements BrokerContext, Closeable {
                 }
                 nextRunMs.put(task, now + config.configs().brokerLong(task.intervalKey()));
             }
+        }
+    }
+
+    /** The partitions open right now (a background task may find one closed under it: it is logged). */
+    private List<Partition> openPartitions() {
+        synchronized (partitionsLock) {
+            return partitions.values().stream().map(open -> open.partition).toList();
         }
     }
 
@@ -394,22 +567,93 @@ public final class Broker implements BrokerContext, Closeable {
     @Override
     public Partition partition(String name) throws IOException {
         Path dir = PartitionNames.resolve(config.dataDir(), name);
-        Partition open = partitions.get(name);
-        if (open != null) {
-            return open;
+        synchronized (partitionsLock) {
+            return use(openOrCreate(name, dir));
+        }
+    }
+
+    @Override
+    public Optional<Partition> existingPartition(String name) throws IOException {
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        synchronized (partitionsLock) {
+            if (!partitions.containsKey(name) && !Files.isDirectory(dir)) {
+                return Optional.empty();
+            }
+            return Optional.of(use(openOrCreate(name, dir)));
+        }
+    }
+
+    /** With partitionsLock held: the open partition, or opens it, closing the idlest one if too many are open. */
+    private OpenPartition openOrCreate(String name, Path dir) throws IOException {
+        if (closed) {
+            throw new CancellationException("the broker is shutting down");
+        }
+        OpenPartition open = partitions.get(name);
+        if (open == null) {
+            closeIdlestPartitionsOverLimit();
+            open = new OpenPartition(Partition.openOrOffline(name, dir,
+                    config.configs().logConfig(name, config.logConfig()), log::println));
+            partitions.put(name, open);
+        }
+        return open;
+    }
+
+    /** With partitionsLock held: counts a use, and the request running on this thread as a user until it is answered. */
+    private Partition use(OpenPartition open) {
+        open.lastUse = ++partitionUses;
+        Connection connection = current.get();
+        if (connection != null) {
+            open.users++;
+            connection.inUse.add(open);
+        }
+        return open.partition;
+    }
+
+    private void releasePartitions(Connection connection) {
+        if (connection.inUse.isEmpty()) {
+            return;
         }
         synchronized (partitionsLock) {
-            if (closed) {
-                throw new CancellationException("the broker is shutting down");
-            }
-            Partition partition = partitions.get(name);
-            if (partition == null) {
-                partition = Partition.openOrOffline(name, dir, config.configs().logConfig(name, config.logConfig()),
-                        log::println);
-                partitions.put(name, partition);
-            }
-            return partition;
+            connection.inUse.forEach(open -> open.users--);
         }
+        connection.inUse.clear();
+    }
+
+    /**
+     * With partitionsLock held: makes room for one more partition by closing those no request uses,
+     * the least recently used first. If every open partition is in use, one more is opened anyway:
+     * the requests in flight, and so this overshoot, are bounded by max.connections.
+     */
+    private void closeIdlestPartitionsOverLimit() {
+        while (partitions.size() >= limits.maxOpenPartitions()) {
+            OpenPartition idlest = null;
+            for (OpenPartition open : partitions.values()) {
+                if (open.users == 0 && (idlest == null || open.lastUse < idlest.lastUse)) {
+                    idlest = open;
+                }
+            }
+            if (idlest == null) {
+                return;
+            }
+            partitions.remove(idlest.partition.name());
+            try {
+                idlest.partition.close();
+            } catch (IOException e) {
+                log.println("closing partition " + idlest.partition.name() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** Partitions open right now (at most max.open.partitions, but for those in use). */
+    public int openPartitionCount() {
+        synchronized (partitionsLock) {
+            return partitions.size();
+        }
+    }
+
+    /** Bytes of the request memory pool free right now. */
+    public long poolAvailableBytes() {
+        return pool.available();
     }
 
     @Override
@@ -439,6 +683,10 @@ public final class Broker implements BrokerContext, Closeable {
         return config;
     }
 
+    public ConnectionLimits limits() {
+        return limits;
+    }
+
     /** Connections being served right now. */
     public int connectionCount() {
         return connections.size();
@@ -462,6 +710,10 @@ public final class Broker implements BrokerContext, Closeable {
             closed = true;
         }
         closeQuietly(server);
+        pool.close();
+        if (acceptor != null) {
+            acceptor.interrupt(); // it may be pausing after a failure
+        }
         if (ticker != null) {
             ticker.interrupt();
         }
@@ -478,11 +730,11 @@ public final class Broker implements BrokerContext, Closeable {
         }
         open.forEach(c -> joinUninterruptibly(c.thread));
         synchronized (partitionsLock) {
-            for (Partition partition : partitions.values()) {
+            for (OpenPartition each : partitions.values()) {
                 try {
-                    partition.close();
+                    each.partition.close();
                 } catch (IOException e) {
-                    log.println("closing partition " + partition.name() + ": " + e.getMessage());
+                    log.println("closing partition " + each.partition.name() + ": " + e.getMessage());
                 }
             }
             partitions.clear();

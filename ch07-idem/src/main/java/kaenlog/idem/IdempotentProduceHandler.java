@@ -1,12 +1,17 @@
 package kaenlog.idem;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
+import kaenlog.batch.RecordBatch;
 import kaenlog.broker.BrokerContext;
+import kaenlog.broker.ClientRules;
 import kaenlog.broker.CloseConnectionException;
 import kaenlog.broker.RequestHandler;
 import kaenlog.log.BatchTooLargeException;
@@ -25,6 +30,11 @@ import kaenlog.produce.ProduceResponse;
  * one step. APPEND and DUPLICATE are both answered with error NONE and the batch's offsets (for a
  * duplicate, the first write's); OUT_OF_ORDER_SEQUENCE_NUMBER is an error and nothing is written.
  * A batch without a producer id is appended as chapter 3 would.
+ *
+ * <p>Refused before anything is written: what chapter 3 refuses ({@link ClientRules}: not a
+ * partition name, the broker's own partitions, control and transactional batches), and a producer id
+ * this broker never handed out (UNKNOWN_PRODUCER_ID): an id is only real once INIT_PRODUCER_ID has
+ * written it down.
  *
  * <p>Each partition's producer state lives here, in memory, rebuilt from the active segment the
  * first time a produce reaches the partition after the broker (re)opened it.
@@ -58,12 +68,17 @@ public final class IdempotentProduceHandler implements RequestHandler {
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ProduceRequest request = ProduceRequest.decode(body);
-        Partition partition = broker.partition(request.partition());
+        ErrorCode refused = refusal(request, broker);
         ProduceResponse response;
-        try {
-            response = partition.locked(log -> produce(log, request));
-        } catch (StorageException | ReadOnlyLogException failed) { // chapter 3's fail-stop and read-only logs
-            response = ProduceResponse.error(request.partition(), partition.storageError(failed));
+        if (refused != ErrorCode.NONE) {
+            response = ProduceResponse.error(request.partition(), refused);
+        } else {
+            Partition partition = broker.partition(request.partition());
+            try {
+                response = partition.locked(log -> produce(log, request));
+            } catch (StorageException | ReadOnlyLogException failed) { // chapter 3's fail-stop and read-only logs
+                response = ProduceResponse.error(request.partition(), partition.storageError(failed));
+            }
         }
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             if (response.error() != ErrorCode.NONE) {
@@ -73,6 +88,34 @@ public final class IdempotentProduceHandler implements RequestHandler {
             return Optional.empty();
         }
         return Optional.of(response.encode());
+    }
+
+    /** Why the request is refused before the partition is touched, or NONE. */
+    private static ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {
+        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        if (refused != ErrorCode.NONE) {
+            return refused;
+        }
+        List<ByteBuffer> batches;
+        try {
+            batches = RecordBatch.sliceAll(request.records());
+        } catch (CorruptBatchException notBatches) {
+            return ErrorCode.NONE; // the append answers CORRUPT_BATCH
+        }
+        for (ByteBuffer batch : batches) {
+            if (batch.remaining() < BatchHeader.PRODUCER_ID_OFFSET + 8) {
+                return ErrorCode.NONE;
+            }
+            long producerId = batch.getLong(batch.position() + BatchHeader.PRODUCER_ID_OFFSET);
+            try {
+                if (producerId != BatchHeader.NO_PRODUCER_ID && !InitProducerIdHandler.wasIssued(broker, producerId)) {
+                    return ErrorCode.UNKNOWN_PRODUCER_ID;
+                }
+            } catch (CorruptProducerIdException e) {
+                return ErrorCode.CORRUPT_PRODUCER_ID_RECORD;
+            }
+        }
+        return ErrorCode.NONE;
     }
 
     /** Judge and write, under the partition's lock. */

@@ -43,6 +43,9 @@ public final class BrokerProcess implements AutoCloseable {
      * @param segmentBytes klog serve's --segment-bytes, 0 for its default
      * @param jvmArgs      the JVM's options besides -Xmx and -cp
      * @param serveArgs    more flags for klog serve (e.g. --flush-messages 1)
+        }
+
+     * @param serveArgs    more flags for klog serve (its limits, e.g. --max-connections 100)
      */
     public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs,
                           List<String> serveArgs) {
@@ -58,6 +61,18 @@ public final class BrokerProcess implements AutoCloseable {
 
         public Options withServeArgs(List<String> args) {
             return new Options(classpath, maxHeap, segmentBytes, jvmArgs, args);
+        }
+
+        /** These klog serve flags after the current ones. */
+        public Options plusServeArgs(String... more) {
+            List<String> all = new ArrayList<>(serveArgs);
+            all.addAll(List.of(more));
+            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, all);
+        }
+
+        /** Without -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError kills a thread, not the process. */
+        public Options withoutExitOnOutOfMemoryError() {
+            return withJvmArgs(jvmArgs.stream().filter(a -> !a.equals("-XX:+ExitOnOutOfMemoryError")).toList());
         }
 
         /** These options after the current ones (e.g. a debugger agent). */
@@ -245,6 +260,33 @@ public final class BrokerProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for the broker to exit", e);
+        }
+    }
+
+    /** Open file descriptors of the broker (/proc/PID/fd), -1 where there is no /proc. */
+    public long openFds() {
+        try (var fds = Files.list(Path.of("/proc", Long.toString(process.pid()), "fd"))) {
+            return fds.count();
+        } catch (IOException | RuntimeException noProc) {
+            return -1;
+        }
+    }
+
+    /**
+     * Lowers the broker's file-descriptor limit (RLIMIT_NOFILE, soft and hard) while it runs, with
+     * util-linux's {@code prlimit --pid}; false when that is not possible here.
+     */
+    public boolean limitOpenFiles(long limit) {
+        try {
+            Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(process.pid()),
+                    "--nofile=" + limit + ":" + limit).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -37,7 +37,8 @@ public final class ServeCommand implements Subcommand {
         return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
                 + " [--segment-bytes N] [--config KEY=VALUE]... [--partition-config PARTITION:KEY=VALUE]..."
                 + " [--flush-messages N] [--flush-ms MS] (flush: default never, as in Kafka)"
-                + "   (klog configs shows every key)";
+                + " [--max-connections N] [--connections-max-idle-ms MS] [--queued-max-request-bytes N]"
+                + " [--max-open-partitions N]   (klog configs shows every key)";
     }
 
     @Override
@@ -79,7 +80,8 @@ public final class ServeCommand implements Subcommand {
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
         Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes", "flush-messages",
-                        "flush-ms"), Set.of(),
+                        "flush-ms", "max-connections", "connections-max-idle-ms", "queued-max-request-bytes",
+                        "max-open-partitions"), Set.of(),
                 Set.of("config", "partition-config")).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");
@@ -91,9 +93,10 @@ public final class ServeCommand implements Subcommand {
                 .withStartNowMs(time.getAsLong())
                 .withClock(flags.has("now-ms") ? null : time)
                 .withConfigs(configs(flags));
+        ConnectionLimits limits = limits(flags, config);
         Broker broker;
         try {
-            broker = Broker.start(config, err);
+            broker = Broker.start(config, limits, err);
         } catch (IOException e) {
             err.println("klog serve: cannot start on " + config.host() + ":" + config.port() + " with --dir "
                     + config.dataDir() + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -116,5 +119,16 @@ public final class ServeCommand implements Subcommand {
             }
         }
         return Klog.OK;
+    }
+
+    /** The limits on what clients may hold, with Kafka's names; the pool must hold one frame of the largest size. */
+    private static ConnectionLimits limits(Flags flags, BrokerConfig config) throws UsageException {
+        ConnectionLimits defaults = ConnectionLimits.defaults();
+        return new ConnectionLimits(
+                flags.intValue("max-connections", defaults.maxConnections(), 1, Integer.MAX_VALUE),
+                flags.longValue("connections-max-idle-ms", defaults.connectionsMaxIdleMs(), 1, Long.MAX_VALUE),
+                flags.longValue("queued-max-request-bytes", defaults.queuedMaxRequestBytes(), config.maxFrameBytes(),
+                        Long.MAX_VALUE),
+                flags.intValue("max-open-partitions", defaults.maxOpenPartitions(), 1, Integer.MAX_VALUE));
     }
 }
