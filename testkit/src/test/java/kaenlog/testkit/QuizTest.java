@@ -12,9 +12,11 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,10 +44,13 @@ class QuizTest {
 
     @BeforeAll
     static void compileTheWorkbook() throws Exception {
-        Path source = Guide.root().resolve("tools/Workbook.java");
-        int javac = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(),
-                source.toString());
-        assertThat(javac).as("tools/Workbook.java compiles").isZero();
+        // The tools are compiled together, as ./workbook compiles them (Workbook.java uses its neighbours).
+        List<String> args = new ArrayList<>(List.of("-d", classes.toString()));
+        try (Stream<Path> tools = Files.list(Guide.root().resolve("tools"))) {
+            tools.filter(p -> p.toString().endsWith(".java")).sorted().forEach(p -> args.add(p.toString()));
+        }
+        int javac = ToolProvider.getSystemJavaCompiler().run(null, null, null, args.toArray(String[]::new));
+        assertThat(javac).as("tools/*.java compile").isZero();
         ClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, QuizTest.class.getClassLoader());
         run = Class.forName("Quiz", true, loader).getDeclaredMethod("run", String.class, List.class, List.class,
                 BufferedReader.class, PrintStream.class, PrintStream.class);
