@@ -30,6 +30,7 @@ import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
+import kaenlog.testkit.FaultyProxy;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;

@@ -1,8 +1,11 @@
-package kaenlog.idem;
+package kaenlog.testkit;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,16 +17,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
-import kaenlog.produce.Frames;
 
 /**
- * A loopback TCP proxy between a producer and a broker that loses answers: every request frame is
- * forwarded, but each response frame is, with probability {@code dropRate}, thrown away and both
- * connections are cut instead. The request was processed; its answer never arrives. That is the
+ * A loopback TCP proxy between a producer and a broker that loses answers: every request frame (an
+ * int32 length, then the payload: kaen-log's frames and Kafka's alike) is forwarded, but each
+ * response frame is, with probability {@code dropRate}, thrown away and both connections are cut
+ * instead. The request was processed; its answer never arrives. That is the
  * chapter's opening scene, made repeatable by a seeded {@link Random}: the same seed gives the same
  * verdict for the n-th answer.
  */
-final class FaultyProxy implements Closeable {
+public final class FaultyProxy implements Closeable {
+    private static final int MAX_FRAME_BYTES = 16 << 20;
     private final ServerSocket server;
     private final int brokerPort;
     private final double dropRate;
@@ -34,7 +38,7 @@ final class FaultyProxy implements Closeable {
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean closed;
 
-    FaultyProxy(int brokerPort, long seed, double dropRate) throws IOException {
+    public FaultyProxy(int brokerPort, long seed, double dropRate) throws IOException {
         this.brokerPort = brokerPort;
         this.dropRate = dropRate;
         this.random = new Random(seed);
@@ -44,19 +48,19 @@ final class FaultyProxy implements Closeable {
         acceptor.start();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
-    int forwardedResponses() {
+    public int forwardedResponses() {
         return forwarded.get();
     }
 
-    int droppedResponses() {
+    public int droppedResponses() {
         return dropped.get();
     }
 
-    int connections() {
+    public int connections() {
         return connections.get();
     }
 
@@ -95,7 +99,7 @@ final class FaultyProxy implements Closeable {
             InputStream in = new BufferedInputStream(from.getInputStream());
             OutputStream out = new BufferedOutputStream(to.getOutputStream());
             while (true) {
-                byte[] frame = Frames.readFrame(in, 4 * Frames.DEFAULT_MAX_FRAME_BYTES);
+                byte[] frame = readFrame(in);
                 if (frame == null) {
                     break;
                 }
@@ -103,7 +107,7 @@ final class FaultyProxy implements Closeable {
                     dropped.incrementAndGet();
                     break;
                 }
-                Frames.writeFrame(out, frame);
+                writeFrame(out, frame);
                 if (answers) {
                     forwarded.incrementAndGet();
                 }
@@ -114,6 +118,30 @@ final class FaultyProxy implements Closeable {
             closeQuietly(from);
             closeQuietly(to);
         }
+    }
+
+    /** An int32 length, then that many bytes; null at a clean end of stream. */
+    private static byte[] readFrame(InputStream in) throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        int length;
+        try {
+            length = data.readInt();
+        } catch (EOFException end) {
+            return null;
+        }
+        if (length < 0 || length > MAX_FRAME_BYTES) {
+            throw new IOException("frame length " + length + " is out of range");
+        }
+        byte[] frame = new byte[length];
+        data.readFully(frame);
+        return frame;
+    }
+
+    private static void writeFrame(OutputStream out, byte[] frame) throws IOException {
+        DataOutputStream data = new DataOutputStream(out);
+        data.writeInt(frame.length);
+        data.write(frame);
+        data.flush();
     }
 
     private boolean drop() {
