@@ -14,7 +14,7 @@ import java.util.Properties;
 import java.util.concurrent.Future;
 import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
-import kaenlog.testkit.FaultyProxy;
+import kaenlog.testkit.FaultInjectingProxy;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -124,10 +124,11 @@ class RealClientsTest {
 
     @Test
     void answersLostOnTheWayStillLeaveEveryRecordExactlyOnce() throws Exception {
-        try (FaultyProxy proxy = new FaultyProxy(listener.port(), PROXY_SEED, DROP_RATE)) {
+        try (FaultInjectingProxy proxy = new FaultInjectingProxy("127.0.0.1", listener.port(),
+                FaultInjectingProxy.Faults.lostAnswers(PROXY_SEED, DROP_RATE))) {
             listener.advertise("127.0.0.1", proxy.port());
             produce(proxy.port());
-            assertThat(proxy.droppedResponses()).as("the proxy must really have lost answers for this test to mean"
+            assertThat(proxy.responsesDropped()).as("the proxy must really have lost answers for this test to mean"
                     + " anything").isPositive();
             listener.advertise("127.0.0.1", listener.port());
         }
