@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.produce.Frames;
@@ -45,15 +47,30 @@ import kaenlog.workbook.Todo;
  * closes THAT connection, with one line naming the reason in the broker's log; every other
  * connection is served on. Partitions live in directories under the data directory and are opened
  * (and recovered) on first use.
+ *
+ * <p>And no client, nor all of them together, can exhaust it ({@link ConnectionLimits}): connections
+ * beyond {@code max.connections} are closed at once, a connection that sends no whole request for
+ * {@code connections.max.idle.ms} is closed, request bytes in memory share one {@link MemoryPool}
+ * ({@code queued.max.request.bytes}: a client waits for room), and the partitions open at once are
+ * capped (the one unused longest is closed, and reopened on demand). The acceptor outlives whatever
+ * a connection causes: a thread that cannot start (a pids limit), {@code accept} failing at the
+ * file-descriptor limit (it backs off and logs one line per interval).
  */
 public final class Broker implements BrokerContext, Closeable {
     private final BrokerConfig config;
     private final PrintStream log;
     private final Map<Short, RequestHandler> handlers;
     private final ServerSocket server;
-    private final Map<String, Partition> partitions = new ConcurrentHashMap<>();
+    private final ConnectionLimits limits;
+    private final MemoryPool pool;
+    private final ThreadFactory connectionThreads;
+    private final RateLimitedLog troubles;
+    /** Guarded by partitionsLock. */
+    private final Map<String, OpenPartition> partitions = new HashMap<>();
     /** Guards opening, ticking and closing partitions. */
     private final Object partitionsLock = new Object();
+    private long partitionUses;
+    private final ThreadLocal<Connection> current = new ThreadLocal<>();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final Set<CompletableFuture<?>> waiting = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionIds = new AtomicInteger();
@@ -61,7 +78,26 @@ public final class Broker implements BrokerContext, Closeable {
     private volatile long nowMs;
     private volatile boolean closed;
     private Thread acceptor;
+    /** Listeners a later chapter added ({@link #listen}): same limits, same pool, another protocol. */
+    private final List<Listener> listeners = new ArrayList<>();
     private Thread ticker;
+
+    /** A trouble that can repeat as fast as a loop runs is logged once per this much broker time. */
+    public static final long TROUBLE_LOG_INTERVAL_MS = 5_000;
+    /** The acceptor's pause after a failure doubles from the first to the last. */
+    static final long FIRST_BACKOFF_MS = 10;
+    static final long MAX_BACKOFF_MS = 1_000;
+
+    /** An open partition, the requests using it right now, and when it was last used (for closing the idlest). */
+    private static final class OpenPartition {
+        final Partition partition;
+        int users;
+        long lastUse;
+
+        OpenPartition(Partition partition) {
+            this.partition = partition;
+        }
+    }
 
     /** One client connection and the thread that serves it. */
     private static final class Connection {
@@ -69,6 +105,12 @@ public final class Broker implements BrokerContext, Closeable {
         final Socket socket;
         final String peer;
         Thread thread;
+        /** Since when (broker time) the client owes a request; -1 while the broker is busy with one. */
+        volatile long clientsTurnSinceMs;
+        /** Set by whoever closes the connection from outside (the idle check), for its log line. */
+        volatile String closeReason;
+        /** Partitions the current request uses: none is closed under it. Its own thread only. */
+        final List<OpenPartition> inUse = new ArrayList<>();
 
         Connection(int id, Socket socket) {
             this.id = id;
@@ -78,24 +120,47 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
-    private Broker(BrokerConfig config, PrintStream log, Map<Short, RequestHandler> handlers, ServerSocket server) {
+    private Broker(BrokerConfig config, ConnectionLimits limits, PrintStream log, Map<Short, RequestHandler> handlers,
+                   ServerSocket server, ThreadFactory connectionThreads) {
         this.config = config;
+        this.limits = limits;
         this.log = log;
         this.handlers = handlers;
         this.server = server;
+        this.connectionThreads = connectionThreads;
+        this.pool = new MemoryPool(limits.queuedMaxRequestBytes());
+        this.troubles = new RateLimitedLog(log, TROUBLE_LOG_INTERVAL_MS);
         this.nowMs = config.startNowMs();
     }
 
-    /** Starts a broker with the handlers registered on the classpath (ServiceLoader). */
+    /** Starts a broker with the handlers registered on the classpath (ServiceLoader) and the default limits. */
     public static Broker start(BrokerConfig config, PrintStream log) throws IOException {
-        List<RequestHandler> found = ServiceLoader.load(RequestHandler.class).stream()
-                .map(ServiceLoader.Provider::get).toList();
-        return start(config, log, found);
+        return start(config, ConnectionLimits.defaults(), log);
     }
 
-    /** Starts a broker with these handlers (the highest priority per apiKey wins). */
+    /** Starts a broker with the handlers registered on the classpath (ServiceLoader). */
+    public static Broker start(BrokerConfig config, ConnectionLimits limits, PrintStream log) throws IOException {
+        List<RequestHandler> found = ServiceLoader.load(RequestHandler.class).stream()
+                .map(ServiceLoader.Provider::get).toList();
+        return start(config, limits, log, found, Thread::new);
+    }
+
+    /** Starts a broker with these handlers (the highest priority per apiKey wins) and the default limits. */
     public static Broker start(BrokerConfig config, PrintStream log, List<RequestHandler> candidates)
             throws IOException {
+        return start(config, ConnectionLimits.defaults(), log, candidates, Thread::new);
+    }
+
+    /**
+     * Starts a broker with these handlers and limits; {@code connectionThreads} makes each
+     * connection's thread (a test passes one whose threads fail to start, as under a pids limit).
+     */
+    public static Broker start(BrokerConfig config, ConnectionLimits limits, PrintStream log,
+                               List<RequestHandler> candidates, ThreadFactory connectionThreads) throws IOException {
+        if (limits.queuedMaxRequestBytes() < config.maxFrameBytes()) {
+            throw new IllegalArgumentException("queued.max.request.bytes (" + limits.queuedMaxRequestBytes()
+                    + ") must hold at least one frame of the largest size (" + config.maxFrameBytes() + ")");
+        }
         if (candidates.isEmpty()) {
             throw new IllegalStateException("no request handlers: none is registered in"
                     + " META-INF/services/kaenlog.broker.RequestHandler on the classpath");
@@ -110,9 +175,23 @@ public final class Broker implements BrokerContext, Closeable {
             server.close();
             throw e;
         }
-        Broker broker = new Broker(config, log, handlers, server);
+        warmUpSocketClose();
+        Broker broker = new Broker(config, limits, log, handlers, server, connectionThreads);
         broker.startThreads();
         return broker;
+    }
+
+    /**
+     * Closes one socket now, while file descriptors are plentiful. A JDK trap: the first socket close
+     * of a JVM initializes {@code sun.nio.ch.FileDispatcherImpl}, which opens a descriptor of its own;
+     * at the descriptor limit (EMFILE) that initialization fails for good, and from then on every
+     * close throws NoClassDefFoundError: no socket is ever closed again and the broker leaks until it
+     * dies. Measured with {@code prlimit --nofile} on a broker that had not closed a socket yet.
+     */
+    private static void warmUpSocketClose() throws IOException {
+        try (Socket warm = new Socket()) {
+            warm.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        }
     }
 
     /**
@@ -125,8 +204,68 @@ public final class Broker implements BrokerContext, Closeable {
         throw new Todo("ch03 task 9: one handler per apiKey, the highest priority wins (BrokerTest)");
     }
 
+    /**
+     * How the connections of one listener are served. The broker's own port speaks kaen-log's
+     * requests ({@link #serve}); chapter 9 adds a port that speaks Kafka's, over the same framing
+     * (an int32 length, then the payload), so the same limits and the same memory pool hold.
+     */
+    @FunctionalInterface
+    public interface ConnectionProtocol {
+        void serve(InputStream in, OutputStream out) throws IOException;
+    }
+
+    /** A second listening socket of this broker; closing it stops accepting there. */
+    public final class Listener implements Closeable {
+        private final ServerSocket socket;
+        private final Thread thread;
+
+        private Listener(ServerSocket socket, ConnectionProtocol protocol) {
+            this.socket = socket;
+            this.thread = new Thread(() -> acceptLoop(socket, protocol), "klog-broker-" + socket.getLocalPort()
+                    + "-acceptor");
+            this.thread.setDaemon(true);
+        }
+
+        public int port() {
+            return socket.getLocalPort();
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(socket);
+            thread.interrupt();
+            joinUninterruptibly(thread);
+        }
+    }
+
+    /**
+     * Listens on one more port, serving its connections with {@code protocol}, under this broker's
+     * limits: {@code max.connections} counts the connections of every port together, and request
+     * bytes come from the same pool. Port 0 picks a free one ({@link Listener#port()}).
+     */
+    public Listener listen(String host, int port, ConnectionProtocol protocol) throws IOException {
+        ServerSocket socket = new ServerSocket();
+        try {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+        Listener listener = new Listener(socket, protocol);
+        synchronized (this) {
+            if (closed) {
+                socket.close();
+                throw new IOException("the broker is closed");
+            }
+            listeners.add(listener);
+        }
+        listener.thread.start();
+        return listener;
+    }
+
     private void startThreads() {
-        acceptor = new Thread(this::acceptLoop, "klog-broker-" + port() + "-acceptor");
+        acceptor = new Thread(() -> acceptLoop(server, this::serve), "klog-broker-" + port() + "-acceptor");
         acceptor.setDaemon(true);
         acceptor.start();
         if (config.tickMs() > 0) {
@@ -136,39 +275,94 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
-    private void acceptLoop() {
-        while (!closed) {
+    /**
+     * Accepts until the broker closes, whatever happens: like Kafka's Acceptor, a failure is logged
+     * (once per interval) and the loop goes on; after a failure it pauses, longer each time in a row,
+     * so that a lasting one (no file descriptor left: EMFILE) does not spin a core.
+     */
+    private void acceptLoop(ServerSocket listening, ConnectionProtocol protocol) {
+        long backoffMs = 0;
+        while (!closed && !listening.isClosed()) {
             Socket socket;
             try {
-                socket = server.accept();
+                socket = listening.accept();
             } catch (IOException e) {
-                if (!closed) {
-                    log.println("accept failed: " + e.getMessage());
-                }
-                continue;
-            }
-            synchronized (this) {
-                if (closed) {
-                    closeQuietly(socket);
+                if (closed || listening.isClosed()) {
                     return;
                 }
-                Connection connection = new Connection(connectionIds.incrementAndGet(), socket);
-                connections.add(connection);
-                connection.thread = new Thread(() -> runConnection(connection),
-                        "klog-broker-" + port() + "-connection-" + connection.id);
-                connection.thread.setDaemon(true);
-                connection.thread.start();
+                backoffMs = backOff(backoffMs, "accept", "accept failed: " + e.getMessage());
+                continue;
             }
+            backoffMs = admit(socket, protocol) ? 0 : backOff(backoffMs, "thread", null);
         }
     }
 
+    /**
+     * Serves a new connection on a thread of its own, or closes it at once: when {@code max.connections}
+     * are open, or when its thread cannot start. Java reports a thread the system refuses (a pids or
+     * nproc limit) as {@code OutOfMemoryError: unable to create native thread}; it is caught here,
+     * around the start only, and costs this connection, not the acceptor. False when a thread failed.
+     */
+    private synchronized boolean admit(Socket socket, ConnectionProtocol protocol) {
+        if (closed) {
+            closeQuietly(socket);
+            return true;
+        }
+        Connection connection;
+        try {
+            connection = new Connection(connectionIds.incrementAndGet(), socket);
+        } catch (RuntimeException gone) {
+            closeQuietly(socket); // closed by the client before we looked at it
+            return true;
+        }
+        if (connections.size() >= limits.maxConnections()) {
+            troubles.println("max.connections", "connection " + connection.id + " (" + connection.peer
+                    + ") refused: max.connections (" + limits.maxConnections() + ") are open", nowMs);
+            closeQuietly(socket);
+            return true;
+        }
+        connection.clientsTurnSinceMs = nowMs;
+        connections.add(connection);
+        Thread thread = connectionThreads.newThread(() -> runConnection(connection, protocol));
+        thread.setName("klog-broker-" + port() + "-connection-" + connection.id);
+        thread.setDaemon(true);
+        connection.thread = thread;
+        try {
+            thread.start();
+            return true;
+        } catch (OutOfMemoryError noThread) {
+            connections.remove(connection);
+            closeQuietly(socket);
+            troubles.println("thread", "connection " + connection.id + " (" + connection.peer + ") refused: its"
+                    + " thread did not start (" + noThread.getMessage() + ")", nowMs);
+            return false;
+        }
+    }
+
+    /** Logs (rate-limited) and pauses; the next pause is twice as long, up to the maximum. */
+    private long backOff(long previousMs, String kind, String line) {
+        if (line != null) {
+            troubles.println(kind, line + " (backing off, at most " + MAX_BACKOFF_MS + " ms)", nowMs);
+        }
+        long pauseMs = previousMs == 0 ? FIRST_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, 2 * previousMs);
+        try {
+            Thread.sleep(pauseMs);
+        } catch (InterruptedException stop) {
+            Thread.currentThread().interrupt();
+        }
+        return pauseMs;
+    }
+
     /** The connection thread: serve until the client hangs up, or log why the connection is closed. */
-    private void runConnection(Connection connection) {
+    private void runConnection(Connection connection, ConnectionProtocol protocol) {
+        current.set(connection);
         String reason = null;
+        PooledFrameInput in = null;
         try {
             connection.socket.setTcpNoDelay(true);
-            serve(new BufferedInputStream(connection.socket.getInputStream()),
-                    new BufferedOutputStream(connection.socket.getOutputStream()));
+            in = new PooledFrameInput(new BufferedInputStream(connection.socket.getInputStream()), pool,
+                    config.maxFrameBytes(), turnsOf(connection));
+            protocol.serve(in, in.releasingOnFlush(new BufferedOutputStream(connection.socket.getOutputStream())));
         } catch (MalformedMessageException | CloseConnectionException e) {
             reason = e.getMessage();
         } catch (CorruptBatchException e) {
@@ -184,13 +378,37 @@ public final class Broker implements BrokerContext, Closeable {
         } catch (RuntimeException e) {
             reason = "internal error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
         } finally {
+            if (connection.closeReason != null) {
+                reason = connection.closeReason;
+            }
             // Log first, close second: whoever sees the connection closed can already read why.
             if (reason != null && !closed) {
                 log.println("connection " + connection.id + " (" + connection.peer + ") closed: " + reason);
             }
             closeQuietly(connection.socket);
+            if (in != null) {
+                in.releaseAll();
+            }
+            releasePartitions(connection);
             connections.remove(connection);
+            current.remove();
         }
+    }
+
+    /** The idle clock runs while the client owes a request; a new request frees the last one's partitions. */
+    private PooledFrameInput.Turns turnsOf(Connection connection) {
+        return new PooledFrameInput.Turns() {
+            @Override
+            public void clientsTurn() {
+                connection.clientsTurnSinceMs = nowMs;
+                releasePartitions(connection);
+            }
+
+            @Override
+            public void brokersTurn() {
+                connection.clientsTurnSinceMs = -1;
+            }
+        };
     }
 
     /**
@@ -233,8 +451,21 @@ public final class Broker implements BrokerContext, Closeable {
                 throw new IllegalStateException("the broker is closed");
             }
             nowMs += ms;
-            for (Partition partition : partitions.values()) {
-                partition.tick(nowMs);
+            for (OpenPartition open : partitions.values()) {
+                open.partition.tick(nowMs);
+            }
+        }
+        closeIdleConnections();
+    }
+
+    /** connections.max.idle.ms: a connection whose client has owed a whole request that long is closed. */
+    private void closeIdleConnections() {
+        for (Connection connection : connections) {
+            long since = connection.clientsTurnSinceMs;
+            if (since >= 0 && nowMs - since >= limits.connectionsMaxIdleMs()) {
+                connection.closeReason = "idle: no whole request for " + (nowMs - since) + " ms"
+                        + " (connections.max.idle.ms " + limits.connectionsMaxIdleMs() + ")";
+                closeQuietly(connection.socket);
             }
         }
     }
@@ -247,21 +478,92 @@ public final class Broker implements BrokerContext, Closeable {
     @Override
     public Partition partition(String name) throws IOException {
         Path dir = PartitionNames.resolve(config.dataDir(), name);
-        Partition open = partitions.get(name);
-        if (open != null) {
-            return open;
+        synchronized (partitionsLock) {
+            return use(openOrCreate(name, dir));
+        }
+    }
+
+    @Override
+    public Optional<Partition> existingPartition(String name) throws IOException {
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        synchronized (partitionsLock) {
+            if (!partitions.containsKey(name) && !Files.isDirectory(dir)) {
+                return Optional.empty();
+            }
+            return Optional.of(use(openOrCreate(name, dir)));
+        }
+    }
+
+    /** With partitionsLock held: the open partition, or opens it, closing the idlest one if too many are open. */
+    private OpenPartition openOrCreate(String name, Path dir) throws IOException {
+        if (closed) {
+            throw new CancellationException("the broker is shutting down");
+        }
+        OpenPartition open = partitions.get(name);
+        if (open == null) {
+            closeIdlestPartitionsOverLimit();
+            open = new OpenPartition(Partition.open(name, dir, config.logConfig()));
+            partitions.put(name, open);
+        }
+        return open;
+    }
+
+    /** With partitionsLock held: counts a use, and the request running on this thread as a user until it is answered. */
+    private Partition use(OpenPartition open) {
+        open.lastUse = ++partitionUses;
+        Connection connection = current.get();
+        if (connection != null) {
+            open.users++;
+            connection.inUse.add(open);
+        }
+        return open.partition;
+    }
+
+    private void releasePartitions(Connection connection) {
+        if (connection.inUse.isEmpty()) {
+            return;
         }
         synchronized (partitionsLock) {
-            if (closed) {
-                throw new CancellationException("the broker is shutting down");
-            }
-            Partition partition = partitions.get(name);
-            if (partition == null) {
-                partition = Partition.open(name, dir, config.logConfig());
-                partitions.put(name, partition);
-            }
-            return partition;
+            connection.inUse.forEach(open -> open.users--);
         }
+        connection.inUse.clear();
+    }
+
+    /**
+     * With partitionsLock held: makes room for one more partition by closing those no request uses,
+     * the least recently used first. If every open partition is in use, one more is opened anyway:
+     * the requests in flight, and so this overshoot, are bounded by max.connections.
+     */
+    private void closeIdlestPartitionsOverLimit() {
+        while (partitions.size() >= limits.maxOpenPartitions()) {
+            OpenPartition idlest = null;
+            for (OpenPartition open : partitions.values()) {
+                if (open.users == 0 && (idlest == null || open.lastUse < idlest.lastUse)) {
+                    idlest = open;
+                }
+            }
+            if (idlest == null) {
+                return;
+            }
+            partitions.remove(idlest.partition.name());
+            try {
+                idlest.partition.close();
+            } catch (IOException e) {
+                log.println("closing partition " + idlest.partition.name() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** Partitions open right now (at most max.open.partitions, but for those in use). */
+    public int openPartitionCount() {
+        synchronized (partitionsLock) {
+            return partitions.size();
+        }
+    }
+
+    /** Bytes of the request memory pool free right now. */
+    public long poolAvailableBytes() {
+        return pool.available();
     }
 
     @Override
@@ -291,6 +593,10 @@ public final class Broker implements BrokerContext, Closeable {
         return config;
     }
 
+    public ConnectionLimits limits() {
+        return limits;
+    }
+
     /** Connections being served right now. */
     public int connectionCount() {
         return connections.size();
@@ -314,6 +620,15 @@ public final class Broker implements BrokerContext, Closeable {
             closed = true;
         }
         closeQuietly(server);
+        List<Listener> added;
+        synchronized (this) {
+            added = List.copyOf(listeners);
+        }
+        added.forEach(Listener::close);
+        pool.close();
+        if (acceptor != null) {
+            acceptor.interrupt(); // it may be pausing after a failure
+        }
         if (ticker != null) {
             ticker.interrupt();
         }
@@ -324,11 +639,11 @@ public final class Broker implements BrokerContext, Closeable {
         joinUninterruptibly(ticker);
         open.forEach(c -> joinUninterruptibly(c.thread));
         synchronized (partitionsLock) {
-            for (Partition partition : partitions.values()) {
+            for (OpenPartition each : partitions.values()) {
                 try {
-                    partition.close();
+                    each.partition.close();
                 } catch (IOException e) {
-                    log.println("closing partition " + partition.name() + ": " + e.getMessage());
+                    log.println("closing partition " + each.partition.name() + ": " + e.getMessage());
                 }
             }
             partitions.clear();

@@ -3,7 +3,9 @@ package kaenlog.broker;
 import java.io.IOException;
 import java.util.Optional;
 import kaenlog.produce.ApiKeys;
+import kaenlog.produce.ErrorCode;
 import kaenlog.produce.FetchRequest;
+import kaenlog.produce.FetchResponse;
 import kaenlog.produce.Frames;
 import kaenlog.produce.Partition;
 
@@ -11,6 +13,9 @@ import kaenlog.produce.Partition;
  * Chapter 3's fetch, for consumers (replicaId -1, up to the high watermark) and followers (their
  * broker id, up to the log end). With nothing to return the fetch is parked: this connection's
  * thread waits until data arrives or the broker's time passes the fetch's deadline.
+ *
+ * <p>A fetch creates nothing: a partition nobody produced to is UNKNOWN_PARTITION, and the
+ * broker's own partitions and names that are not partition names are refused ({@link ClientRules}).
  */
 public final class FetchHandler implements RequestHandler {
     /** Room left in a response frame for everything but the records. */
@@ -24,8 +29,15 @@ public final class FetchHandler implements RequestHandler {
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         FetchRequest request = capped(FetchRequest.decode(body));
-        Partition partition = broker.partition(request.partition());
-        return Optional.of(broker.await(partition.fetch(request, broker.nowMs())).encode());
+        ErrorCode refused = ClientRules.nameRefusal(request.partition());
+        if (refused != ErrorCode.NONE) {
+            return Optional.of(FetchResponse.error(request.partition(), refused).encode());
+        }
+        Optional<Partition> partition = broker.existingPartition(request.partition());
+        if (partition.isEmpty()) {
+            return Optional.of(FetchResponse.error(request.partition(), ErrorCode.UNKNOWN_PARTITION).encode());
+        }
+        return Optional.of(broker.await(partition.get().fetch(request, broker.nowMs())).encode());
     }
 
     /**

@@ -1,9 +1,13 @@
 package kaenlog.broker;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
@@ -27,7 +31,8 @@ public final class ServeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
-                + " [--segment-bytes N]";
+                + " [--segment-bytes N] [--max-connections N] [--connections-max-idle-ms MS]"
+                + " [--queued-max-request-bytes N] [--max-open-partitions N]" + extensionUsage();
     }
 
     @Override
@@ -37,8 +42,11 @@ public final class ServeCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes"), Set.of())
-                .noPositional();
+        List<ServeExtension> extensions = extensions();
+        Set<String> valued = new HashSet<>(Set.of("dir", "port", "host", "now-ms", "segment-bytes", "max-connections",
+                "connections-max-idle-ms", "queued-max-request-bytes", "max-open-partitions"));
+        extensions.forEach(extension -> valued.addAll(extension.flags()));
+        Flags flags = Flags.parse(args, valued, Set.of()).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");
         }
@@ -49,24 +57,38 @@ public final class ServeCommand implements Subcommand {
                 .withPort(flags.intValue("port", DEFAULT_PORT, 0, 65535))
                 .withStartNowMs(flags.nowMs(0))
                 .withLogConfig(logConfig);
+        ConnectionLimits limits = limits(flags, config);
         Broker broker;
         try {
-            broker = Broker.start(config, err);
+            broker = Broker.start(config, limits, err);
         } catch (IOException e) {
             err.println("klog serve: cannot start on " + config.host() + ":" + config.port() + " with --dir "
                     + config.dataDir() + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
             return Klog.FAILED;
         }
-        Thread shutdown = new Thread(broker::close, "klog-serve-shutdown");
-        Runtime.getRuntime().addShutdownHook(shutdown);
         out.println("listening on " + broker.address());
         out.flush();
+        List<Closeable> started = new ArrayList<>();
+        try {
+            for (ServeExtension extension : extensions) {
+                extension.start(broker, flags, out, err).ifPresent(started::add);
+            }
+        } catch (IOException e) {
+            err.println("klog serve: " + e.getMessage());
+            closeAll(started, broker);
+            return Klog.FAILED;
+        } catch (UsageException e) {
+            closeAll(started, broker);
+            throw e;
+        }
+        Thread shutdown = new Thread(() -> closeAll(started, broker), "klog-serve-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdown);
         try {
             broker.awaitClosed();
         } catch (InterruptedException stop) {
             // an in-process caller (a test) stops serve by interrupting it
         } finally {
-            broker.close();
+            closeAll(started, broker);
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdown);
             } catch (IllegalStateException shuttingDown) {
@@ -74,5 +96,39 @@ public final class ServeCommand implements Subcommand {
             }
         }
         return Klog.OK;
+    }
+
+    /** The limits on what clients may hold, with Kafka's names; the pool must hold one frame of the largest size. */
+    private static ConnectionLimits limits(Flags flags, BrokerConfig config) throws UsageException {
+        ConnectionLimits defaults = ConnectionLimits.defaults();
+        return new ConnectionLimits(
+                flags.intValue("max-connections", defaults.maxConnections(), 1, Integer.MAX_VALUE),
+                flags.longValue("connections-max-idle-ms", defaults.connectionsMaxIdleMs(), 1, Long.MAX_VALUE),
+                flags.longValue("queued-max-request-bytes", defaults.queuedMaxRequestBytes(), config.maxFrameBytes(),
+                        Long.MAX_VALUE),
+                flags.intValue("max-open-partitions", defaults.maxOpenPartitions(), 1, Integer.MAX_VALUE));
+    }
+
+    /** The extensions later chapters registered (none in chapter 3 alone). */
+    private static List<ServeExtension> extensions() {
+        return ServiceLoader.load(ServeExtension.class).stream().map(ServiceLoader.Provider::get).toList();
+    }
+
+    private static String extensionUsage() {
+        StringBuilder usage = new StringBuilder();
+        extensions().forEach(extension -> usage.append(' ').append(extension.usage()));
+        return usage.toString();
+    }
+
+    /** Extensions first (they call into the broker), then the broker. */
+    private static void closeAll(List<Closeable> started, Broker broker) {
+        for (Closeable closeable : started) {
+            try {
+                closeable.close();
+            } catch (IOException ignored) {
+                // shutting down: nothing left to tell anyone
+            }
+        }
+        broker.close();
     }
 }

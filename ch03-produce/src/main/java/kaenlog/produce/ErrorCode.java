@@ -18,7 +18,20 @@ public enum ErrorCode {
     INVALID_REQUEST(7),
     BATCH_TOO_LARGE(8),
     /** Chapter 7: a gap in an idempotent producer's sequence numbers. */
-    OUT_OF_ORDER_SEQUENCE_NUMBER(9);
+    OUT_OF_ORDER_SEQUENCE_NUMBER(9),
+    /**
+     * A partition name that is not topic-N with Kafka's legal characters, at most 249 characters and
+     * one spelling of N ({@code a-0}, never {@code a-00}): Kafka answers INVALID_TOPIC_EXCEPTION.
+     */
+    INVALID_PARTITION_NAME(15),
+    /** A client produced to or fetched from the broker's own state ({@code __...}): Kafka's Topic.isInternal. */
+    INTERNAL_PARTITION(16),
+    /** Chapter 7: a producer id this broker never handed out with INIT_PRODUCER_ID. */
+    UNKNOWN_PRODUCER_ID(17),
+    /** A client batch flagged control (0x20) or transactional (0x10): only a broker writes those (LogValidator). */
+    INVALID_RECORD(18),
+    /** Chapter 7: a record of the broker's producer-id log that is not a valid next id; nothing is handed out. */
+    CORRUPT_PRODUCER_ID_RECORD(19);
 
     private final short code;
 

@@ -26,8 +26,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.BatchCrc;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.cli.Klog;
@@ -167,8 +170,7 @@ class BrokerTest {
         start();
         produce(client(), ProduceRequest.ACKS_LEADER, "first");
         BrokerClient consumer = client();
-        ExecutorService background = Executors.newSingleThreadExecutor();
-        toClose.add(background::shutdownNow);
+        ExecutorService background = background();
 
         Future<FetchResponse> parked = background.submit(
                 () -> consumer.fetch(FetchRequest.consumer(PARTITION, 1, 1 << 20, 60_000)));
@@ -247,13 +249,6 @@ class BrokerTest {
                 return frame(new RequestEnvelope((short) 99, 0, new byte[0]).encode());
             }
         },
-        PARTITION_NAME_ESCAPING_THE_DATA_DIR("'../x'") {
-            @Override
-            byte[] bytes() {
-                ProduceRequest request = new ProduceRequest("../x", ProduceRequest.ACKS_LEADER, 1000, batch("evil"));
-                return frame(new RequestEnvelope(ApiKeys.PRODUCE, 0, request.encode()).encode());
-            }
-        },
         BODY_THAT_DOES_NOT_DECODE("partition") {
             @Override
             byte[] bytes() {
@@ -308,12 +303,209 @@ class BrokerTest {
         assertThat(PartitionNames.resolve(data, "orders-0")).as("a plain name").isEqualTo(data.resolve("orders-0"));
         assertThat(PartitionNames.resolve(data, "my.topic_v2-12")).as("Kafka's legal characters")
                 .isEqualTo(data.resolve("my.topic_v2-12"));
+        assertThat(PartitionNames.resolve(data, "x".repeat(247) + "-0")).as("249 characters: Kafka's maximum")
+                .isEqualTo(data.resolve("x".repeat(247) + "-0"));
         for (String bad : List.of("../x", "..", ".", "", "orders", "orders-", "a/b-0", "..\\x-0", "-0", "orders-0\n",
-                "x".repeat(250) + "-0")) {
+                "x".repeat(248) + "-0", "x".repeat(250) + "-0", "orders-00", "orders-007", "orders-0000000000")) {
             assertThatThrownBy(() -> PartitionNames.resolve(data, bad))
                     .as("'%s' is not a partition name a broker may turn into a directory", bad)
                     .isInstanceOf(MalformedMessageException.class);
         }
+    }
+
+    // ---- what a client may not do ---------------------------------------------------------------------
+
+    @Test
+    void aFetchForAPartitionNobodyProducedToIsUnknownAndCreatesNothing() throws Exception {
+        start();
+        BrokerClient client = client();
+
+        FetchResponse ghost = call(() -> client.fetch(FetchRequest.consumer("ghost-0", 0, 1 << 20, 0)));
+        assertThat(ghost.error())
+                .as("a fetch is answered UNKNOWN_PARTITION for a partition nobody produced to: only a produce creates"
+                        + " one (broker log:%n%s)", brokerLog())
+                .isEqualTo(ErrorCode.UNKNOWN_PARTITION);
+        assertThat(tmp.resolve("data").resolve("ghost-0"))
+                .as("and it leaves no directory behind: 3,000 such fetches would otherwise be 3,000 directories and"
+                        + " 6,000 open files").doesNotExist();
+
+        call(() -> client.produce("ghost-0", ProduceRequest.ACKS_LEADER, batch("now it exists")));
+        assertThat(consumeAll(client, "ghost-0")).extracting(r -> Record.show(r.value()))
+                .as("after a produce the same fetch is answered with the records").containsExactly("now it exists");
+    }
+
+    @Test
+    void namesThatAreNotPartitionNamesAndTheBrokersOwnPartitionsAreRefusedWithATypedError() throws Exception {
+        start();
+        BrokerClient client = client();
+        ByteBuffer records = batch("evil");
+
+        for (String bad : List.of("../x-0", "orders-00", "orders-000000000", "x".repeat(248) + "-0")) {
+            ProduceResponse produced = call(() -> client.produce(bad, ProduceRequest.ACKS_LEADER, records.duplicate()));
+            FetchResponse fetched = call(() -> client.fetch(FetchRequest.consumer(bad, 0, 1 << 20, 0)));
+            assertThat(List.of(produced.error(), fetched.error()))
+                    .as("'%s' is not a partition name (legal characters, at most 249, one spelling of the number):"
+                            + " produce and fetch are answered INVALID_PARTITION_NAME", bad.length() > 20
+                            ? bad.substring(0, 20) + "..." : bad)
+                    .containsExactly(ErrorCode.INVALID_PARTITION_NAME, ErrorCode.INVALID_PARTITION_NAME);
+        }
+        ProduceResponse internalProduce = call(() -> client.produce("__consumer_offsets-0", ProduceRequest.ACKS_LEADER,
+                records.duplicate()));
+        FetchResponse internalFetch = call(() -> client.fetch(FetchRequest.consumer("__consumer_offsets-0", 0, 1 << 20,
+                0)));
+        assertThat(List.of(internalProduce.error(), internalFetch.error()))
+                .as("a partition whose name starts with __ is the broker's own (Kafka's internal topics): a client may"
+                        + " neither write it nor read it")
+                .containsExactly(ErrorCode.INTERNAL_PARTITION, ErrorCode.INTERNAL_PARTITION);
+        assertThat(tmp.resolve("data").toFile().list()).as("nothing was created in the data directory").isEmpty();
+        assertThat(tmp.resolve("x-0")).as("nor outside it").doesNotExist();
+        assertThat(produce(client, ProduceRequest.ACKS_LEADER, "fine").error())
+                .as("every refusal was an answer: the same connection still produces").isEqualTo(ErrorCode.NONE);
+    }
+
+    @Test
+    void aClientBatchFlaggedControlOrTransactionalIsRefused() throws Exception {
+        start();
+        BrokerClient client = client();
+
+        for (int flag : new int[] {BatchHeader.CONTROL_FLAG_MASK, BatchHeader.TRANSACTIONAL_FLAG_MASK}) {
+            ByteBuffer flagged = withAttributes(batch("a commit marker nobody may write"), flag);
+            ProduceResponse refused = call(() -> client.produce(PARTITION, ProduceRequest.ACKS_LEADER, flagged));
+            assertThat(refused.error())
+                    .as("a batch with attribute 0x%02x (CRC valid) is the broker's to write, never a client's: Kafka's"
+                            + " LogValidator refuses it; here INVALID_RECORD", flag)
+                    .isEqualTo(ErrorCode.INVALID_RECORD);
+        }
+        assertThat(produce(client, ProduceRequest.ACKS_LEADER, "plain").baseOffset())
+                .as("nothing was written before the plain batch: it lands at offset 0").isZero();
+    }
+
+    // ---- limits: what no client, nor all of them together, can exhaust -----------------------------
+
+    @Test
+    void connectionsBeyondMaxConnectionsAreClosedAtOnceWhileTheOpenOnesAreServed() throws Exception {
+        start(ConnectionLimits.defaults().withMaxConnections(2));
+        BrokerClient first = client();
+        produce(first, ProduceRequest.ACKS_LEADER, "one");
+        BrokerClient second = client();
+        produce(second, ProduceRequest.ACKS_LEADER, "two");
+
+        try (Socket third = new Socket()) {
+            third.setSoTimeout(READ_TIMEOUT_MS);
+            third.connect(new InetSocketAddress("127.0.0.1", broker.port()));
+            assertThat(closedByBroker(third))
+                    .as("with max.connections 2 open, a third connection is closed at once (broker log:%n%s)",
+                            brokerLog())
+                    .isTrue();
+        }
+        assertThat(brokerLog()).as("with a line saying which limit it hit").contains("max.connections (2)");
+        produce(first, ProduceRequest.ACKS_LEADER, "three");
+        first.close();
+        awaitCondition(() -> broker.connectionCount() == 1);
+        assertThat(produce(client(), ProduceRequest.ACKS_LEADER, "four").baseOffset())
+                .as("the open connections are served on, and once one leaves a new one is admitted").isEqualTo(3);
+    }
+
+    @Test
+    void aConnectionThatOwesARequestForConnectionsMaxIdleMsIsClosedButOneThatWaitsForTheBrokerIsNot()
+            throws Exception {
+        start(ConnectionLimits.defaults().withConnectionsMaxIdleMs(1_000));
+        produce(client(), ProduceRequest.ACKS_LEADER, "first");
+        BrokerClient consumer = client();
+        ExecutorService background = background();
+        Future<FetchResponse> parked = background.submit(
+                () -> consumer.fetch(FetchRequest.consumer(PARTITION, 1, 1 << 20, 5_000)));
+        awaitParkedFetches(1);
+        Socket silent = rawClient(new byte[0]);
+        long poolWithHalfFrame = broker.poolAvailableBytes() - 100;
+        Socket halfFrame = rawClient(ByteBuffer.allocate(4 + 10).putInt(100).array());
+        awaitCondition(() -> broker.connectionCount() == 4 && broker.poolAvailableBytes() == poolWithHalfFrame);
+
+        broker.advanceTime(999);
+        assertThat(broker.connectionCount()).as("999 ms of broker time: nobody is idle for 1000 ms yet (log:%n%s)",
+                brokerLog()).isEqualTo(4);
+        broker.advanceTime(1);
+
+        assertThat(closedByBroker(silent)).as("a connection that never sent a byte is closed after 1000 ms").isTrue();
+        assertThat(closedByBroker(halfFrame))
+                .as("so is one that stopped in the middle of a frame: a whole request is what counts").isTrue();
+        awaitCondition(() -> brokerLog().lines().filter(l -> l.contains("connections.max.idle.ms 1000")).count() >= 3);
+        assertThat(brokerLog().lines().filter(l -> l.contains("connections.max.idle.ms 1000")).count())
+                .as("each with a line naming the limit; the third is the producer's, quiet since its answer (broker"
+                        + " log:%n%s)", brokerLog()).isEqualTo(3);
+        broker.advanceTime(4_000);
+        assertThat(answer(parked).error())
+                .as("the parked fetch waited for the broker, not the other way round: it was never idle, and is"
+                        + " answered at its deadline").isEqualTo(ErrorCode.NONE);
+    }
+
+    @Test
+    void requestsWaitForRoomInTheMemoryPoolInsteadOfExhaustingTheHeap() throws Exception {
+        start(ConnectionLimits.defaults().withQueuedMaxRequestBytes(BrokerConfig.of(tmp).maxFrameBytes()));
+        BrokerClient good = client();
+        produce(good, ProduceRequest.ACKS_LEADER, "before");
+        int frame = broker.config().maxFrameBytes();
+        Socket staller = rawClient(ByteBuffer.allocate(4 + 1000).putInt(frame).array());
+        awaitCondition(() -> broker.poolAvailableBytes() == 0);
+        assertThat(broker.poolAvailableBytes())
+                .as("a frame's announced length is reserved from the pool (queued.max.request.bytes = one frame)"
+                        + " before its payload is read").isZero();
+
+        ExecutorService background = background();
+        Future<ProduceResponse> waiting = background.submit(
+                () -> good.produce(PARTITION, ProduceRequest.ACKS_LEADER, batch("after")));
+        assertThatThrownBy(() -> waiting.get(300, TimeUnit.MILLISECONDS))
+                .as("with the pool empty, the next request waits for room instead of being read into the heap")
+                .isInstanceOf(TimeoutException.class);
+        staller.close();
+
+        assertThat(waiting.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS).baseOffset())
+                .as("once the staller is gone its bytes are back in the pool and the waiting produce is served")
+                .isEqualTo(1);
+        awaitCondition(() -> broker.poolAvailableBytes() == frame);
+        assertThat(broker.poolAvailableBytes()).as("every request answered: the whole pool is free again")
+                .isEqualTo(frame);
+    }
+
+    @Test
+    void theAcceptorOutlivesConnectionThreadsThatCannotStart() throws Exception {
+        AtomicInteger refusals = new AtomicInteger(3);
+        broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0), ConnectionLimits.defaults(), log,
+                List.of(new ProduceHandler(), new FetchHandler()), runnable -> refusals.getAndDecrement() > 0
+                        ? new UnstartableThread() : new Thread(runnable));
+
+        for (int i = 0; i < 3; i++) {
+            try (Socket refused = new Socket()) {
+                refused.setSoTimeout(READ_TIMEOUT_MS);
+                refused.connect(new InetSocketAddress("127.0.0.1", broker.port()));
+                assertThat(closedByBroker(refused))
+                        .as("a connection whose thread cannot start (a pids limit: OutOfMemoryError 'unable to create"
+                                + " native thread') is closed, not left in the accept queue").isTrue();
+            }
+        }
+        assertThat(produce(client(), ProduceRequest.ACKS_LEADER, "served").baseOffset())
+                .as("the acceptor caught the error around the thread's start and went on: the next client is served"
+                        + " (broker log:%n%s)", brokerLog())
+                .isZero();
+        assertThat(brokerLog().lines().filter(l -> l.contains("thread did not start")).count())
+                .as("three failures in a row within one interval of broker time are one log line, not three")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theLeastRecentlyUsedPartitionIsClosedWhenTooManyAreOpenAndReopenedOnDemand() throws Exception {
+        start(ConnectionLimits.defaults().withMaxOpenPartitions(2));
+        BrokerClient client = client();
+        for (String name : List.of("a-0", "b-0", "c-0")) {
+            call(() -> client.produce(name, ProduceRequest.ACKS_LEADER, batch("in " + name)));
+        }
+        call(() -> client.produce("c-0", ProduceRequest.ACKS_LEADER, batch("in c-0 again")));
+
+        assertThat(broker.openPartitionCount()).as("three partitions, at most two open").isEqualTo(2);
+        assertThat(consumeAll(client, "a-0")).extracting(r -> Record.show(r.value()))
+                .as("a-0, closed as the least recently used, reopens on its next request with its records")
+                .containsExactly("in a-0");
+        assertThat(broker.openPartitionCount()).as("still at most two open").isEqualTo(2);
     }
 
     // ---- restart and shutdown -------------------------------------------------------------------------
@@ -341,11 +533,11 @@ class BrokerTest {
     @Test
     void closingTheBrokerAnswersNobodyButFreesEveryThread() throws Exception {
         start();
+        produce(client(), ProduceRequest.ACKS_LEADER, "first");
         BrokerClient consumer = client();
-        ExecutorService background = Executors.newSingleThreadExecutor();
-        toClose.add(background::shutdownNow);
+        ExecutorService background = background();
         Future<FetchResponse> parked = background.submit(
-                () -> consumer.fetch(FetchRequest.consumer(PARTITION, 0, 1 << 20, 60_000)));
+                () -> consumer.fetch(FetchRequest.consumer(PARTITION, 1, 1 << 20, 60_000)));
         awaitParkedFetches(1);
         int port = broker.port();
 
@@ -416,6 +608,45 @@ class BrokerTest {
         broker = Broker.start(BrokerConfig.of(dataDir).withTickMs(0), log);
     }
 
+    /** A thread for a call that waits (a parked fetch), shut down when the test ends. */
+    private ExecutorService background() {
+        ExecutorService background = Executors.newSingleThreadExecutor();
+        toClose.add(background::shutdownNow);
+        return background;
+    }
+
+    private void start(ConnectionLimits limits) throws IOException {
+        broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0), limits, log);
+    }
+
+    /** A connection that sends {@code bytes} and then nothing, kept open until the test ends. */
+    private Socket rawClient(byte[] bytes) throws IOException {
+        Socket socket = new Socket();
+        toClose.add(socket);
+        socket.setSoTimeout(READ_TIMEOUT_MS);
+        socket.connect(new InetSocketAddress("127.0.0.1", broker.port()));
+        socket.getOutputStream().write(bytes);
+        socket.getOutputStream().flush();
+        return socket;
+    }
+
+    /** A batch whose attributes carry {@code flag}, its CRC recomputed: valid, but not a client's to write. */
+    private static ByteBuffer withAttributes(ByteBuffer batch, int flag) {
+        short attributes = batch.getShort(BatchHeader.ATTRIBUTES_OFFSET);
+        batch.putShort(BatchHeader.ATTRIBUTES_OFFSET, (short) (attributes | flag));
+        batch.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(batch));
+        return batch;
+    }
+
+    /** What the JVM throws when the system refuses a thread (a pids or nproc limit). */
+    private static final class UnstartableThread extends Thread {
+        @Override
+        public synchronized void start() {
+            throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource"
+                    + " limits reached");
+        }
+    }
+
     private void closeClientsAndBroker() throws Exception {
         closeEverything();
         toClose.clear();
@@ -458,9 +689,17 @@ class BrokerTest {
 
     /** Fetches from {@code offset} until an answer comes back empty (max wait 0: nothing parks). */
     private List<Record> consumeAll(BrokerClient client, long offset) {
+        return consumeAll(client, PARTITION, offset);
+    }
+
+    private List<Record> consumeAll(BrokerClient client, String partition) {
+        return consumeAll(client, partition, 0);
+    }
+
+    private List<Record> consumeAll(BrokerClient client, String partition, long offset) {
         List<Record> records = new ArrayList<>();
         for (int round = 0; round < 1000; round++) {
-            FetchResponse response = fetch(client, FetchRequest.consumer(PARTITION, offset, 1 << 20, 0));
+            FetchResponse response = fetch(client, FetchRequest.consumer(partition, offset, 1 << 20, 0));
             List<RecordBatch> batches = RecordBatch.decodeAll(response.records());
             if (batches.isEmpty()) {
                 return records;

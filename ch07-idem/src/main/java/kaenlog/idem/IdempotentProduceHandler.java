@@ -1,19 +1,23 @@
 package kaenlog.idem;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
+import kaenlog.batch.RecordBatch;
 import kaenlog.broker.BrokerContext;
+import kaenlog.broker.ClientRules;
 import kaenlog.broker.CloseConnectionException;
 import kaenlog.broker.RequestHandler;
 import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.Log;
 import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
-import kaenlog.produce.Partition;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
 
@@ -23,6 +27,11 @@ import kaenlog.produce.ProduceResponse;
  * one step. APPEND and DUPLICATE are both answered with error NONE and the batch's offsets (for a
  * duplicate, the first write's); OUT_OF_ORDER_SEQUENCE_NUMBER is an error and nothing is written.
  * A batch without a producer id is appended as chapter 3 would.
+ *
+ * <p>Refused before anything is written: what chapter 3 refuses ({@link ClientRules}: not a
+ * partition name, the broker's own partitions, control and transactional batches), and a producer id
+ * this broker never handed out (UNKNOWN_PRODUCER_ID): an id is only real once INIT_PRODUCER_ID has
+ * written it down.
  *
  * <p>Each partition's producer state lives here, in memory, rebuilt from the active segment the
  * first time a produce reaches the partition after the broker (re)opened it.
@@ -50,8 +59,9 @@ public final class IdempotentProduceHandler implements RequestHandler {
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ProduceRequest request = ProduceRequest.decode(body);
-        Partition partition = broker.partition(request.partition());
-        ProduceResponse response = partition.locked(log -> produce(log, request));
+        ErrorCode refused = refusal(request, broker);
+        ProduceResponse response = refused != ErrorCode.NONE ? ProduceResponse.error(request.partition(), refused)
+                : broker.partition(request.partition()).locked(log -> produce(log, request));
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             if (response.error() != ErrorCode.NONE) {
                 throw new CloseConnectionException("an acks=0 produce to " + request.partition() + " failed with "
@@ -60,6 +70,34 @@ public final class IdempotentProduceHandler implements RequestHandler {
             return Optional.empty();
         }
         return Optional.of(response.encode());
+    }
+
+    /** Why the request is refused before the partition is touched, or NONE. */
+    private static ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {
+        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        if (refused != ErrorCode.NONE) {
+            return refused;
+        }
+        List<ByteBuffer> batches;
+        try {
+            batches = RecordBatch.sliceAll(request.records());
+        } catch (CorruptBatchException notBatches) {
+            return ErrorCode.NONE; // the append answers CORRUPT_BATCH
+        }
+        for (ByteBuffer batch : batches) {
+            if (batch.remaining() < BatchHeader.PRODUCER_ID_OFFSET + 8) {
+                return ErrorCode.NONE;
+            }
+            long producerId = batch.getLong(batch.position() + BatchHeader.PRODUCER_ID_OFFSET);
+            try {
+                if (producerId != BatchHeader.NO_PRODUCER_ID && !InitProducerIdHandler.wasIssued(broker, producerId)) {
+                    return ErrorCode.UNKNOWN_PRODUCER_ID;
+                }
+            } catch (CorruptProducerIdException e) {
+                return ErrorCode.CORRUPT_PRODUCER_ID_RECORD;
+            }
+        }
+        return ErrorCode.NONE;
     }
 
     /** Judge and write, under the partition's lock. */

@@ -1,6 +1,7 @@
 package kaenlog.idem;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.ByteArrayOutputStream;
@@ -36,6 +37,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The idempotent producer for real: chapter 3's TCP broker with chapter 7's handlers (found through
@@ -268,6 +271,63 @@ class IdempotentBrokerTest {
         assertThat(copies.values().stream().filter(n -> n > 1).count())
                 .as("lines written more than once: at-least-once, not exactly-once")
                 .isPositive();
+    }
+
+    // ---- producer ids are the broker's to hand out ----------------------------------------------------
+
+    @Test
+    void aProducerIdTheBrokerNeverHandedOutIsRefusedAndTakesNothingFromItsOwner() throws IOException {
+        Broker broker = startBroker();
+        BrokerClient client = connect(broker.port());
+        long issued = initProducerId(client);
+        long next = issued + 1;
+
+        ProduceResponse squatter = produce(client, Idempotence.producerBatch(next, (short) 0, 0, List.of("squat"),
+                NOW_MS));
+        BrokerClient owner = connect(broker.port());
+        long ownersId = initProducerId(owner);
+        ProduceResponse ownersFirst = produce(owner, Idempotence.producerBatch(ownersId, (short) 0, 0,
+                List.of("mine"), NOW_MS));
+
+        assertThat(squatter.error())
+                .as("producer id %d was never handed out by INIT_PRODUCER_ID: refused, nothing written", next)
+                .isEqualTo(ErrorCode.UNKNOWN_PRODUCER_ID);
+        assertThat(ownersId).as("the next INIT hands out that id, fresh").isEqualTo(next);
+        assertThat(ownersFirst)
+                .as("and its owner's sequence 0 is appended at offset 0, not judged OUT_OF_ORDER against a window"
+                        + " someone else opened (broker log: %s)", brokerLog())
+                .isEqualTo(new ProduceResponse(PARTITION, ErrorCode.NONE, 0, 0));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1", "garbage", "9223372036854775807", "0"})
+    @PassesOnSkeleton("the producer-id log is the broker's own, given, not an exercise")
+    void aBadRecordInTheProducerIdLogIsATypedErrorNamingItsOffsetNeverAnIdHandedOutTwice(String bad)
+            throws IOException {
+        Broker broker = startBroker();
+        BrokerClient client = connect(broker.port());
+        initProducerId(client);
+        initProducerId(client);
+        broker.close();
+        Path ids = PartitionNames.resolve(dir, InitProducerIdHandler.PARTITION);
+        try (Log log = Log.open(ids, kaenlog.log.LogConfig.defaults())) {
+            log.append(new BatchBuilder().append(NOW_MS, null, bad).build());
+            assertThatThrownBy(() -> InitProducerIdHandler.lastWritten(log))
+                    .as("'%s' after ids 0 and 1 cannot be the last id handed out: not a number, negative, without a"
+                            + " successor, or not above the id before it", bad)
+                    .isInstanceOf(CorruptProducerIdException.class)
+                    .hasMessageContaining("offset 2");
+        }
+
+        Broker restarted = startBroker();
+        InitProducerId.Response response = InitProducerId.Response.decode(
+                connect(restarted.port()).call(InitProducerId.API_KEY, InitProducerId.encodeRequest()));
+        assertThat(response.error())
+                .as("INIT_PRODUCER_ID hands out nothing rather than an id that may be a producer's already, and says"
+                        + " why (broker log: %s)", brokerLog())
+                .isEqualTo(ErrorCode.CORRUPT_PRODUCER_ID_RECORD);
+        assertThat(brokerLog()).as("no untyped error (NumberFormatException) reached the broker")
+                .doesNotContain("internal error");
     }
 
     static List<List<String>> lines() {

@@ -45,6 +45,9 @@ class ApiKeyTableTest {
         assertThat(Errors.forCode(KafkaErrors.of(kaenlog.produce.ErrorCode.NOT_ENOUGH_REPLICAS)))
                 .isEqualTo(Errors.NOT_ENOUGH_REPLICAS);
         assertThat(Errors.forCode(KafkaErrors.UNSUPPORTED_VERSION)).isEqualTo(Errors.UNSUPPORTED_VERSION);
+        assertThat(Errors.forCode(KafkaErrors.KAFKA_STORAGE_ERROR)).isEqualTo(Errors.KAFKA_STORAGE_ERROR);
+        assertThat(Errors.forCode(KafkaErrors.UNKNOWN_PRODUCER_ID)).isEqualTo(Errors.UNKNOWN_PRODUCER_ID);
+        assertThat(Errors.forCode(KafkaErrors.INVALID_RECORD)).isEqualTo(Errors.INVALID_RECORD);
         assertThat(Errors.forCode(KafkaErrors.INVALID_TOPIC_EXCEPTION)).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
     }
 }

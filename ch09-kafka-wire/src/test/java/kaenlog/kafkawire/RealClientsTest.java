@@ -65,7 +65,7 @@ class RealClientsTest {
     void start() throws Exception {
         PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
         broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
-        listener = KafkaListener.start(new Backend(broker), "127.0.0.1", 0, log);
+        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
         preflight(log);
     }
 

@@ -42,15 +42,30 @@ public final class BrokerProcess implements AutoCloseable {
      * @param maxHeap      the -Xmx of the broker JVM, e.g. "64m"
      * @param segmentBytes klog serve's --segment-bytes, 0 for its default
      * @param jvmArgs      the JVM's options besides -Xmx and -cp
+     * @param serveArgs    more flags for klog serve (its limits, e.g. --max-connections 100)
      */
-    public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs) {
+    public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs,
+                          List<String> serveArgs) {
         public Options {
             jvmArgs = List.copyOf(jvmArgs);
+            serveArgs = List.copyOf(serveArgs);
         }
 
         /** The caller's own classpath, a 128 MiB heap, klog serve's default segment size, {@link #DEFAULT_JVM_ARGS}. */
         public static Options ofThisClasspath() {
-            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS);
+            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS, List.of());
+        }
+
+        /** These klog serve flags after the current ones. */
+        public Options plusServeArgs(String... more) {
+            List<String> all = new ArrayList<>(serveArgs);
+            all.addAll(List.of(more));
+            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, all);
+        }
+
+        /** Without -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError kills a thread, not the process. */
+        public Options withoutExitOnOutOfMemoryError() {
+            return withJvmArgs(jvmArgs.stream().filter(a -> !a.equals("-XX:+ExitOnOutOfMemoryError")).toList());
         }
 
         /** These options after the current ones (e.g. a debugger agent). */
@@ -61,15 +76,15 @@ public final class BrokerProcess implements AutoCloseable {
         }
 
         public Options withMaxHeap(String heap) {
-            return new Options(classpath, heap, segmentBytes, jvmArgs);
+            return new Options(classpath, heap, segmentBytes, jvmArgs, serveArgs);
         }
 
         public Options withSegmentBytes(int bytes) {
-            return new Options(classpath, maxHeap, bytes, jvmArgs);
+            return new Options(classpath, maxHeap, bytes, jvmArgs, serveArgs);
         }
 
         public Options withJvmArgs(List<String> args) {
-            return new Options(classpath, maxHeap, segmentBytes, args);
+            return new Options(classpath, maxHeap, segmentBytes, args, serveArgs);
         }
     }
 
@@ -99,6 +114,7 @@ public final class BrokerProcess implements AutoCloseable {
         if (options.segmentBytes() > 0) {
             command.addAll(List.of("--segment-bytes", Integer.toString(options.segmentBytes())));
         }
+        command.addAll(options.serveArgs());
         Process process = new ProcessBuilder(command).start();
         List<String> stdout = new ArrayList<>();
         List<String> stderr = new ArrayList<>();
@@ -237,6 +253,33 @@ public final class BrokerProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while waiting for the broker to exit", e);
+        }
+    }
+
+    /** Open file descriptors of the broker (/proc/PID/fd), -1 where there is no /proc. */
+    public long openFds() {
+        try (var fds = Files.list(Path.of("/proc", Long.toString(process.pid()), "fd"))) {
+            return fds.count();
+        } catch (IOException | RuntimeException noProc) {
+            return -1;
+        }
+    }
+
+    /**
+     * Lowers the broker's file-descriptor limit (RLIMIT_NOFILE, soft and hard) while it runs, with
+     * util-linux's {@code prlimit --pid}; false when that is not possible here.
+     */
+    public boolean limitOpenFiles(long limit) {
+        try {
+            Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(process.pid()),
+                    "--nofile=" + limit + ":" + limit).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -12,11 +12,21 @@ public interface Figures {
         return List.of(row());
     }
 
+    /** The heading of the scenario's details in the report: its first row's name unless it says otherwise. */
+    default String title() {
+        return rows().get(0).scenario();
+    }
+
     /** A few lines saying what the numbers mean. */
     List<String> details();
 
     /** True when every property the scenario checks held. */
     boolean ok();
+
+    /** True when what one row stands for held: the whole scenario's verdict unless it says otherwise. */
+    default boolean ok(Row row) {
+        return ok();
+    }
 
     /**
      * One line of the report. A count that does not apply to a scenario is -1 (printed "-").

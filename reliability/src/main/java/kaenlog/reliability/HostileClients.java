@@ -7,18 +7,15 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.batch.RecordBatch;
 import kaenlog.broker.BrokerClient;
 import kaenlog.broker.RequestEnvelope;
 import kaenlog.produce.ApiKeys;
@@ -45,6 +42,7 @@ import kaenlog.produce.ProduceResponse;
  */
 public final class HostileClients {
     static final String GOOD_PARTITION = "good-0";
+    static final String OPENED_AND_DROPPED = "opened and dropped";
     private static final int GOOD_PRODUCER = 500;
     private static final int SOCKET_TIMEOUT_MS = 10_000;
     /** Threads the JVM adds or removes on its own (compiler threads come and go). */
@@ -96,6 +94,12 @@ public final class HostileClients {
             return attacks.stream().mapToLong(Attack::connections).sum();
         }
 
+        /** Connections that sent the broker something: opened and dropped ones sent nothing, so inject no fault. */
+        public long connectionsThatSentSomething() {
+            return attacks.stream().filter(a -> !a.name().equals(OPENED_AND_DROPPED)).mapToLong(Attack::connections)
+                    .sum();
+        }
+
         public Attack attack(String name) {
             return attacks.stream().filter(a -> a.name().equals(name)).findFirst().orElseThrow();
         }
@@ -103,7 +107,7 @@ public final class HostileClients {
         @Override
         public Row row() {
             return new Row("3 hostile clients (-Xmx" + config.maxHeap() + " broker)", hostileConnections(),
-                    goodAudit.recordsInLog(), hostileConnections(), goodAudit.lost() + goodAudit.misplaced(),
+                    goodAudit.recordsInLog(), connectionsThatSentSomething(), goodAudit.lost() + goodAudit.misplaced(),
                     goodAudit.duplicates(), -1);
         }
 
@@ -115,7 +119,7 @@ public final class HostileClients {
                                 + " error, %4d closed silently%s%s", a.name(), a.connections(), a.closedWithReason(),
                         a.answered(), a.closedSilently(), a.silentIsFine() ? " (clean hang-ups: no error to log)" : "",
                         a.heldOpenByBroker() > 0 ? "; " + a.heldOpenByBroker() + " held open by the broker until"
-                                + " the client left (no idle timeout)" : ""));
+                                + " the client left (shorter than connections.max.idle.ms, 10 minutes by default)" : ""));
             }
             lines.add("meanwhile a well-behaved client did " + goodRounds + " produce+consume rounds (" + goodRecords
                     + " records, each read back at once; at the end lost " + goodAudit.lost() + ", duplicates "
@@ -151,11 +155,8 @@ public final class HostileClients {
 
     private Result attack(Config config) throws IOException {
         Ledger ledger = new Ledger();
-        GoodClient good = new GoodClient(broker, new LedgerProducer(GOOD_PRODUCER, GOOD_PARTITION,
+        SteadyClient good = SteadyClient.start(broker, new LedgerProducer(GOOD_PRODUCER, GOOD_PARTITION,
                 ProduceRequest.ACKS_LEADER, 5, config.seed(), ledger));
-        Thread goodThread = new Thread(good, "well-behaved-client");
-        goodThread.setDaemon(true);
-        goodThread.start();
         List<Attack> attacks = new ArrayList<>();
         long threadsBefore;
         try {
@@ -167,15 +168,10 @@ public final class HostileClients {
             attacks.add(withGoodClient(good, "negative frame length", () -> lengths("negative frame length",
                     new int[] {-1, Integer.MIN_VALUE, -4096}, "negative")));
             attacks.add(halfFrames(config, good));
-            attacks.add(withGoodClient(good, "opened and dropped", () -> openedAndDropped(config)));
+            attacks.add(withGoodClient(good, OPENED_AND_DROPPED, () -> openedAndDropped(config)));
             attacks.add(withGoodClient(good, "well-formed but wrong", this::wrongRequests));
         } finally {
-            good.stop = true;
-            try {
-                goodThread.join(SOCKET_TIMEOUT_MS + 5_000L);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            good.stop();
         }
         if (good.failure != null) {
             problems.add("the well-behaved client failed: " + good.failure);
@@ -197,13 +193,13 @@ public final class HostileClients {
     }
 
     /** Runs an attack, then waits for the well-behaved client to complete more rounds: it was not starved. */
-    private Attack withGoodClient(GoodClient good, String name, AttackBody body) throws IOException {
+    private Attack withGoodClient(SteadyClient good, String name, AttackBody body) throws IOException {
         Attack attack = body.run();
         awaitRounds(good, 3, "after " + name);
         return attack;
     }
 
-    private void awaitRounds(GoodClient good, int more, String when) {
+    private void awaitRounds(SteadyClient good, int more, String when) {
         long target = good.rounds.get() + more;
         if (!Deadline.in(30_000).await(() -> good.rounds.get() >= target || good.failure != null)) {
             problems.add("the well-behaved client made no progress " + when);
@@ -261,7 +257,7 @@ public final class HostileClients {
      * allocated by the broker as soon as it reads the length), half a small one. They stay open
      * while the well-behaved client does its rounds; then they leave.
      */
-    private Attack halfFrames(Config config, GoodClient good) throws IOException {
+    private Attack halfFrames(Config config, SteadyClient good) throws IOException {
         int logMark = broker.log().size();
         List<Socket> held = new ArrayList<>();
         List<int[]> answered = new ArrayList<>();
@@ -330,7 +326,7 @@ public final class HostileClients {
                 Deadline.in(1_000).await(() -> broker.procStatus("Threads") <= before + THREAD_TOLERANCE);
             }
         }
-        return classify("opened and dropped", ports, logMark, true, 0);
+        return classify(OPENED_AND_DROPPED, ports, logMark, true, 0);
     }
 
     /** Well-formed frames that ask for something wrong: each is refused with a reason, or answered with an error. */
@@ -347,6 +343,7 @@ public final class HostileClients {
             ByteBuffer batch = new BatchBuilder().append(0L, null, "x").build();
             send(s, frame(envelope(ApiKeys.PRODUCE, new ProduceRequest("../../etc-0", ProduceRequest.ACKS_LEADER, 1000,
                     batch).encode()), -1));
+            s.shutdownOutput(); // answered INVALID_PARTITION_NAME; then the broker sees the end and closes
             answered.add(new int[] {s.getLocalPort(), readUntilClosed(s)});
         }
         // 3. a batch whose CRC is wrong: answered CORRUPT_BATCH, the connection stays usable
@@ -486,46 +483,5 @@ public final class HostileClients {
 
     private byte[] envelope(short apiKey, byte[] body) {
         return new RequestEnvelope(apiKey, random.nextInt(), body).encode();
-    }
-
-    /** Produces a small batch and reads it straight back, over and over, until stopped. */
-    private static final class GoodClient implements Runnable {
-        final BrokerProcess broker;
-        final LedgerProducer producer;
-        final AtomicLong rounds = new AtomicLong();
-        volatile boolean stop;
-        volatile String failure;
-
-        GoodClient(BrokerProcess broker, LedgerProducer producer) {
-            this.broker = broker;
-            this.producer = producer;
-        }
-
-        @Override
-        public void run() {
-            AtomicLong acked = new AtomicLong();
-            try (BrokerClient client = BrokerClient.connect(broker.host(), broker.port(), SOCKET_TIMEOUT_MS)) {
-                while (!stop) {
-                    if (!producer.sendOne(client, acked) || producer.rejected() > 0) {
-                        failure = "produce failed: " + producer.lastRejection();
-                        return;
-                    }
-                    Ledger.Batch b = producer.lastAcked();
-                    FetchResponse read = client.fetch(FetchRequest.consumer(GOOD_PARTITION, b.baseOffset(), 64 * 1024, 0));
-                    List<RecordBatch> batches = RecordBatch.decodeAll(read.records());
-                    String first = batches.isEmpty() || batches.get(0).records().isEmpty() ? null
-                            : new String(batches.get(0).records().get(0).value(), StandardCharsets.UTF_8);
-                    if (read.error() != ErrorCode.NONE || !Ledger.value(b.producer(), b.firstSeq()).equals(first)) {
-                        failure = "read back " + first + " (" + read.error() + ") instead of "
-                                + Ledger.value(b.producer(), b.firstSeq());
-                        return;
-                    }
-                    rounds.incrementAndGet();
-                    Deadline.pause(1); // a steady client, not a flood: the attacks are the load here
-                }
-            } catch (IOException | RuntimeException e) {
-                failure = e.toString();
-            }
-        }
     }
 }

@@ -2,82 +2,148 @@ package kaenlog.reliability;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import kaenlog.produce.Frames;
+import kaenlog.produce.ProduceRequest;
 
 /**
- * A finding, measured: how many connections that send only a frame's 4-byte length (the largest
- * the broker accepts, 1 MiB) and then nothing it takes to exhaust a broker with a 64 MiB heap. The
- * broker allocates the frame's buffer as soon as it has read the length and keeps it for as long
- * as the client keeps the connection (there is no idle timeout and no limit on connections), so
- * memory is bounded per connection, never in total. Kafka has the same per-connection allocation
- * and bounds the rest with {@code connections.max.idle.ms}, {@code max.connections} and
- * {@code queued.max.request.bytes}.
- *
- * <p>The broker runs with {@code -XX:+ExitOnOutOfMemoryError}, so the first OutOfMemoryError ends
- * it: the count is where it ran out. (Without that flag the error kills whichever thread allocates
- * at that moment; {@code Broker.acceptLoop} catches only IOException, so when that thread is the
- * acceptor, the process lives on and never accepts again.)
+ * Clients that each send a whole frame of the largest size (1 MiB) but its last byte, and then wait,
+ * against a broker with a 64 MiB heap run WITHOUT {@code -XX:+ExitOnOutOfMemoryError} (so running
+ * out would kill a thread, maybe the acceptor, and leave the process limping, not exit it), while a
+ * well-behaved client produces and consumes. Each staller holds a megabyte of the broker's memory
+ * once the broker reads it; what bounds the sum is {@code queued.max.request.bytes} (the request
+ * memory pool: a staller beyond it waits, its bytes in the kernel's socket buffers) and
+ * {@code connections.max.idle.ms} (a staller owes a whole request, so it is closed and its bytes
+ * freed). The stallers write non-blocking from one thread, so a broker that does not read them does
+ * not stall the probe; one shared buffer holds the frame they all send.
  */
 public final class StalledFramesProbe {
     /**
      * What happened.
      *
-     * @param stalledWhenDied stalled connections when the broker ran out of heap, -1 if it never did up to {@code cap}
-     * @param exitStatus      the broker's exit status when it died, else -1
+     * @param stallers         staller connections opened
+     * @param sentSomething    of those, the ones that got at least a byte out
+     * @param idleMs           the broker's --connections-max-idle-ms
+     * @param aliveThroughout  the broker process was alive at every sample
+     * @param errorLines       lines of the broker's log that name an OutOfMemoryError or an uncaught exception
+     * @param idleClosed       connections the broker closed as idle
+     * @param peakRssKb        the broker's peak resident memory
+     * @param peakThreads      the broker's largest thread count sampled
+     * @param good             the well-behaved client's rounds and latencies
+     * @param goodRoundsDuring rounds it completed while the stallers were held
      */
-    public record Result(String maxHeap, int stalledWhenDied, int cap, int exitStatus) {
+    public record Result(String maxHeap, int stallers, int sentSomething, long idleMs, boolean aliveThroughout,
+                         long errorLines, long idleClosed, long peakRssKb, long peakThreads, String good,
+                         long goodRoundsDuring, long goodRecords, String goodFailure) {
+        public boolean ok() {
+            return aliveThroughout && errorLines == 0 && goodRoundsDuring > 0 && goodFailure == null;
+        }
+
         public List<String> lines() {
-            return List.of("clients that send only a 1 MiB frame length and wait, against a -Xmx" + maxHeap + " broker: "
-                    + (stalledWhenDied < 0 ? "it held all " + cap
-                    : "it ran out of heap at client " + stalledWhenDied + " (4 bytes each) and exited, status "
-                    + exitStatus + " (-XX:+ExitOnOutOfMemoryError)"));
+            return List.of(stallers + " clients each send a whole 1 MiB frame but its last byte (" + sentSomething
+                            + " got bytes out) against a -Xmx" + maxHeap + " broker without ExitOnOutOfMemoryError: "
+                            + (aliveThroughout ? "alive throughout" : "it DIED") + ", " + errorLines
+                            + " OutOfMemoryError/uncaught-exception lines, peak RSS "
+                            + (peakRssKb < 0 ? "n/a" : peakRssKb / 1024 + " MiB") + ", peak threads " + peakThreads,
+                    "limits hit: queued.max.request.bytes (default 16 MiB: 16 stallers at a time hold memory, the"
+                            + " rest wait unread) and connections.max.idle.ms " + idleMs + " (" + idleClosed
+                            + " stallers closed as idle); while the pool is full a request waits until a staller is"
+                            + " closed, and a round is two requests",
+                    good + " (" + goodRoundsDuring + " while the stallers were held)"
+                            + (goodFailure == null ? "" : "; FAILED: " + goodFailure));
+        }
+    }
+
+    /** @param stallers connections, @param holdMs how long they stay, @param idleMs the broker's idle limit */
+    public record Config(int stallers, long holdMs, long idleMs) {
+        public static Config full() {
+            return new Config(200, 8_000, 2_000);
         }
     }
 
     private StalledFramesProbe() {
     }
 
-    public static Result run(Path dir, BrokerProcess.Options options, int cap) throws IOException {
+    public static Result run(Path dir, BrokerProcess.Options options, Config config) throws IOException {
         String heap = "64m";
-        List<Socket> stalled = new ArrayList<>();
-        int diedAt = -1;
-        try (BrokerProcess broker = BrokerProcess.start(dir, options.withMaxHeap(heap))) {
-            long base = broker.procStatus("Threads");
+        BrokerProcess.Options stalledOptions = options.withMaxHeap(heap).withoutExitOnOutOfMemoryError()
+                .plusServeArgs("--connections-max-idle-ms", Long.toString(config.idleMs()));
+        try (BrokerProcess broker = BrokerProcess.start(dir, stalledOptions)) {
+            Ledger ledger = new Ledger();
+            SteadyClient good = SteadyClient.start(broker, new LedgerProducer(1, "good-0", ProduceRequest.ACKS_LEADER,
+                    5, 3, ledger));
+            good.awaitRounds(3, 30_000);
+            ByteBuffer frame = fullFrameButTheLastByte();
+            List<SocketChannel> channels = new ArrayList<>();
+            long[] sent = new long[config.stallers()];
+            boolean[] closed = new boolean[config.stallers()];
+            boolean alive = true;
+            long peakThreads = 0;
+            long roundsBefore = good.rounds.get();
             try {
-                for (int i = 1; i <= cap && diedAt < 0; i++) {
-                    Socket s = new Socket();
-                    stalled.add(s);
-                    try {
-                        s.connect(new InetSocketAddress(broker.host(), broker.port()), 5_000);
-                        s.getOutputStream().write(ByteBuffer.allocate(4).putInt(Frames.DEFAULT_MAX_FRAME_BYTES).array());
-                    } catch (IOException refused) {
-                        diedAt = i;
-                        break;
-                    }
-                    // Give the broker the time to accept it and read the length (a thread each).
-                    int held = i;
-                    Deadline.in(200).await(() -> !broker.isAlive() || base >= 0 && broker.procStatus("Threads") >= base + held);
-                    Deadline.pause(5);
-                    if (!broker.isAlive()) {
-                        diedAt = i;
-                    }
+                for (int i = 0; i < config.stallers(); i++) {
+                    SocketChannel channel = SocketChannel.open(new InetSocketAddress(broker.host(), broker.port()));
+                    channel.configureBlocking(false);
+                    channels.add(channel);
+                    pump(channels, sent, closed, frame);
+                }
+                Deadline hold = Deadline.in(config.holdMs());
+                while (!hold.passed()) {
+                    pump(channels, sent, closed, frame);
+                    alive &= broker.isAlive();
+                    peakThreads = Math.max(peakThreads, broker.procStatus("Threads"));
+                    Deadline.pause(20);
                 }
             } finally {
-                for (Socket s : stalled) {
-                    s.close();
+                for (SocketChannel channel : channels) {
+                    channel.close();
                 }
             }
-            int status = -1;
-            if (diedAt > 0) {
-                Deadline.in(5_000).await(() -> !broker.isAlive());
-                status = broker.isAlive() ? -1 : broker.kill();
+            long roundsDuring = good.rounds.get() - roundsBefore;
+            good.awaitRounds(3, 30_000);
+            good.stop();
+            alive &= broker.isAlive();
+            int sentSomething = 0;
+            for (long s : sent) {
+                sentSomething += s > 0 ? 1 : 0;
             }
-            return new Result(heap, diedAt, cap, status);
+            List<String> log = broker.log();
+            long errors = log.stream().filter(l -> l.contains("OutOfMemoryError") || l.contains("Exception in thread"))
+                    .count();
+            long idle = log.stream().filter(l -> l.contains("connections.max.idle.ms")).count();
+            return new Result(heap, config.stallers(), sentSomething, config.idleMs(), alive, errors, idle,
+                    broker.procStatus("VmHWM"), peakThreads, good.summary(), roundsDuring, ledger.ackedRecords(),
+                    good.failure);
+        }
+    }
+
+    /** A frame whose length says 1 MiB, and all of it but the last byte. */
+    private static ByteBuffer fullFrameButTheLastByte() {
+        int length = Frames.DEFAULT_MAX_FRAME_BYTES;
+        ByteBuffer frame = ByteBuffer.allocate(4 + length - 1);
+        frame.putInt(length);
+        frame.clear();
+        return frame.asReadOnlyBuffer();
+    }
+
+    /** Writes what each channel's socket takes now; a channel the broker closed is left alone. */
+    private static void pump(List<SocketChannel> channels, long[] sent, boolean[] closed, ByteBuffer frame) {
+        for (int i = 0; i < channels.size(); i++) {
+            SocketChannel channel = channels.get(i);
+            if (closed[i] || sent[i] == frame.capacity()) {
+                continue;
+            }
+            ByteBuffer rest = frame.duplicate();
+            rest.position((int) sent[i]);
+            try {
+                sent[i] += channel.write(rest);
+            } catch (IOException closedByBroker) {
+                closed[i] = true;
+            }
         }
     }
 }

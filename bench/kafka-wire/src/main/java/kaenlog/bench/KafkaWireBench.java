@@ -54,7 +54,7 @@ public final class KafkaWireBench {
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         List<String> rows = new ArrayList<>();
         try (Broker broker = Broker.start(BrokerConfig.of(root.resolve("kaenlog")), quiet);
-             KafkaListener listener = KafkaListener.start(new Backend(broker), "127.0.0.1", 0, quiet);
+             KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, quiet);
              KafkaClusterTestKit kafka = startKafka(root.resolve("kafka"))) {
             String kaenlog = "127.0.0.1:" + listener.port();
             String real = kafka.bootstrapServers();

@@ -1,6 +1,7 @@
 package kaenlog.broker;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import kaenlog.produce.Partition;
 
@@ -12,6 +13,14 @@ public interface BrokerContext {
      * dash, partition number) is a {@link kaenlog.produce.MalformedMessageException}.
      */
     Partition partition(String name) throws IOException;
+
+    /**
+     * The partition called {@code name} if it exists (open, or a directory under the data directory),
+     * else empty: only a produce creates a partition. A fetch for a name nobody produced to must not
+     * leave a directory and two open files behind, or a client could fill the disk's inodes and the
+     * broker's file descriptors with 40-byte requests.
+     */
+    Optional<Partition> existingPartition(String name) throws IOException;
 
     /**
      * The broker's time. Chapter code reads no clock: the broker's ticker advances this virtual

@@ -7,27 +7,45 @@ import kaenlog.produce.MalformedMessageException;
 /**
  * Partition names come from the network and become directory names, so they are checked before
  * they touch the file system: {@code topic-N} where the topic uses Kafka's legal characters
- * ({@code [a-zA-Z0-9._-]}, at most 249 of them) and N is the partition number. A name like
- * {@code ../x} would otherwise let any client create directories outside the data directory.
+ * ({@code [a-zA-Z0-9._-]}, Kafka's {@code Topic.LEGAL_CHARS}) and N is the partition number written
+ * one way only ({@code 0}, {@code 7}, {@code 12}; never {@code 00} or {@code 007}, or {@code a-0} and
+ * {@code a-00} would be two partitions), the whole name at most 249 characters (Kafka's limit on a
+ * topic name, which keeps a directory name under the file system's 255). A name like {@code ../x}
+ * would otherwise let any client create directories outside the data directory.
+ *
+ * <p>Names that start with {@code __} are the broker's own ({@link #isInternal}): clients may not
+ * produce to or fetch from them.
  */
 public final class PartitionNames {
-    /** Kafka's limit on a topic name's length. */
-    public static final int MAX_TOPIC_LENGTH = 249;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+-[0-9]{1,9}");
+    /** Kafka's limit on a topic name's length (Topic.MAX_NAME_LENGTH); here it bounds the whole directory name. */
+    public static final int MAX_NAME_LENGTH = 249;
+    /** The prefix of Kafka's internal topics (__consumer_offsets, __transaction_state, __cluster_metadata). */
+    public static final String INTERNAL_PREFIX = "__";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+-(0|[1-9][0-9]{0,8})");
 
     private PartitionNames() {
     }
 
     /** The name's problem, or null when it is a valid partition name. */
     public static String problem(String name) {
+        if (name.length() > MAX_NAME_LENGTH) {
+            return "partition name '" + printable(name) + "' is " + name.length() + " characters long, over the"
+                    + " maximum of " + MAX_NAME_LENGTH;
+        }
         if (!NAME.matcher(name).matches()) {
             return "partition name '" + printable(name) + "' is not topic-N (letters, digits, '.', '_', '-', then"
-                    + " a dash and the partition number)";
-        }
-        if (name.lastIndexOf('-') > MAX_TOPIC_LENGTH) {
-            return "partition name '" + name + "': the topic is longer than " + MAX_TOPIC_LENGTH + " characters";
+                    + " a dash and the partition number without leading zeros)";
         }
         return null;
+    }
+
+    /**
+     * True for the broker's own partitions, {@code __...} (chapter 7 keeps its producer ids in
+     * {@code __producer_ids-0}). Kafka's {@code Topic.isInternal} names its internal topics one by one;
+     * they all start with {@code __}, and kaen-log reserves the whole prefix.
+     */
+    public static boolean isInternal(String name) {
+        return name.startsWith(INTERNAL_PREFIX);
     }
 
     /**

@@ -5,7 +5,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
-import kaenlog.produce.Partition;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
 
@@ -13,6 +12,10 @@ import kaenlog.produce.ProduceResponse;
  * Chapter 3's produce: the partition's leader appends the batch and assigns its offsets; the answer
  * comes when acks says so. acks=0 gets no answer at all, so a failed acks=0 produce closes the
  * connection instead (as Kafka does): it is the only signal such a producer can notice.
+ *
+ * <p>Before anything is opened or written, {@link ClientRules} refuses what a client may not
+ * produce: a name that is not a partition name, the broker's own partitions, control and
+ * transactional batches. Only a produce creates a partition.
  */
 public final class ProduceHandler implements RequestHandler {
     @Override
@@ -23,8 +26,10 @@ public final class ProduceHandler implements RequestHandler {
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ProduceRequest request = ProduceRequest.decode(body);
-        Partition partition = broker.partition(request.partition());
-        CompletableFuture<ProduceResponse> answer = partition.produce(request, broker.nowMs());
+        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        CompletableFuture<ProduceResponse> answer = refused != ErrorCode.NONE
+                ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
+                : broker.partition(request.partition()).produce(request, broker.nowMs());
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             ProduceResponse response = answer.getNow(null);
             if (response != null && response.error() != ErrorCode.NONE) {

@@ -31,7 +31,8 @@ public final class ServeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--dir DIR [--port P (default 9092, 0 = any free port)] [--host 127.0.0.1] [--now-ms MS]"
-                + " [--segment-bytes N]" + extensionUsage();
+                + " [--segment-bytes N] [--max-connections N] [--connections-max-idle-ms MS]"
+                + " [--queued-max-request-bytes N] [--max-open-partitions N]" + extensionUsage();
     }
 
     @Override
@@ -42,7 +43,8 @@ public final class ServeCommand implements Subcommand {
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
         List<ServeExtension> extensions = extensions();
-        Set<String> valued = new HashSet<>(Set.of("dir", "port", "host", "now-ms", "segment-bytes"));
+        Set<String> valued = new HashSet<>(Set.of("dir", "port", "host", "now-ms", "segment-bytes", "max-connections",
+                "connections-max-idle-ms", "queued-max-request-bytes", "max-open-partitions"));
         extensions.forEach(extension -> valued.addAll(extension.flags()));
         Flags flags = Flags.parse(args, valued, Set.of()).noPositional();
         if (!flags.has("dir")) {
@@ -55,9 +57,10 @@ public final class ServeCommand implements Subcommand {
                 .withPort(flags.intValue("port", DEFAULT_PORT, 0, 65535))
                 .withStartNowMs(flags.nowMs(0))
                 .withLogConfig(logConfig);
+        ConnectionLimits limits = limits(flags, config);
         Broker broker;
         try {
-            broker = Broker.start(config, err);
+            broker = Broker.start(config, limits, err);
         } catch (IOException e) {
             err.println("klog serve: cannot start on " + config.host() + ":" + config.port() + " with --dir "
                     + config.dataDir() + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -93,6 +96,17 @@ public final class ServeCommand implements Subcommand {
             }
         }
         return Klog.OK;
+    }
+
+    /** The limits on what clients may hold, with Kafka's names; the pool must hold one frame of the largest size. */
+    private static ConnectionLimits limits(Flags flags, BrokerConfig config) throws UsageException {
+        ConnectionLimits defaults = ConnectionLimits.defaults();
+        return new ConnectionLimits(
+                flags.intValue("max-connections", defaults.maxConnections(), 1, Integer.MAX_VALUE),
+                flags.longValue("connections-max-idle-ms", defaults.connectionsMaxIdleMs(), 1, Long.MAX_VALUE),
+                flags.longValue("queued-max-request-bytes", defaults.queuedMaxRequestBytes(), config.maxFrameBytes(),
+                        Long.MAX_VALUE),
+                flags.intValue("max-open-partitions", defaults.maxOpenPartitions(), 1, Integer.MAX_VALUE));
     }
 
     /** The extensions later chapters registered (none in chapter 3 alone). */

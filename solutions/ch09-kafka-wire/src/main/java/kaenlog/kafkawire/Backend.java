@@ -71,7 +71,9 @@ public final class Backend {
 
     /** The log start offset and high watermark of an existing partition. */
     public long[] startAndHighWatermark(String partition) throws IOException {
-        return broker.partition(partition).locked(log -> new long[] {log.logStartOffset(), log.highWatermark()});
+        return broker.existingPartition(partition)
+                .orElseThrow(() -> new IOException("partition " + partition + " does not exist"))
+                .locked(log -> new long[] {log.logStartOffset(), log.highWatermark()});
     }
 
     /** Opens (creating it when new) a partition: Kafka's auto.create.topics.enable, one partition. */
@@ -97,8 +99,8 @@ public final class Backend {
         return topics;
     }
 
+    /** Looking creates nothing: only a produce (or Metadata's auto-creation) makes a partition. */
     public boolean exists(String topic, int partition) throws IOException {
-        TreeSet<Integer> partitions = topics().get(topic);
-        return partitions != null && partitions.contains(partition);
+        return broker.existingPartition(partitionName(topic, partition)).isPresent();
     }
 }

@@ -20,6 +20,9 @@ public final class KafkaErrors {
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
+    public static final short KAFKA_STORAGE_ERROR = 56;
+    public static final short UNKNOWN_PRODUCER_ID = 59;
+    public static final short INVALID_RECORD = 87;
     /** Kafka's answer for an error it has no better code for. */
     public static final short UNKNOWN_SERVER_ERROR = -1;
 
@@ -39,6 +42,13 @@ public final class KafkaErrors {
             case INVALID_REQUEST -> INVALID_REQUEST;
             case BATCH_TOO_LARGE -> MESSAGE_TOO_LARGE;
             case OUT_OF_ORDER_SEQUENCE_NUMBER -> OUT_OF_ORDER_SEQUENCE_NUMBER;
+            case INVALID_PARTITION_NAME -> INVALID_TOPIC_EXCEPTION;
+            // Kafka's ReplicaManager: "Cannot append to internal topic", an InvalidTopicException.
+            case INTERNAL_PARTITION -> INVALID_TOPIC_EXCEPTION;
+            case UNKNOWN_PRODUCER_ID -> UNKNOWN_PRODUCER_ID;
+            case INVALID_RECORD -> INVALID_RECORD;
+            // The broker's own producer-id log is damaged on disk.
+            case CORRUPT_PRODUCER_ID_RECORD -> KAFKA_STORAGE_ERROR;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };

@@ -32,7 +32,7 @@ public final class KafkaServeExtension implements ServeExtension {
         String host = broker.config().host();
         KafkaListener listener;
         try {
-            listener = KafkaListener.start(new Backend(broker), host, port, err);
+            listener = KafkaListener.start(broker, host, port, err);
         } catch (IOException e) {
             throw new IOException("cannot listen for Kafka clients on " + host + ":" + port + ": " + e.getMessage(), e);
         }
