@@ -1,9 +1,13 @@
 package kaenlog.broker;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import kaenlog.cli.Flags;
@@ -38,7 +42,7 @@ public final class ServeCommand implements Subcommand {
                 + " [--segment-bytes N] [--config KEY=VALUE]... [--partition-config PARTITION:KEY=VALUE]..."
                 + " [--flush-messages N] [--flush-ms MS] (flush: default never, as in Kafka)"
                 + " [--max-connections N] [--connections-max-idle-ms MS] [--queued-max-request-bytes N]"
-                + " [--max-open-partitions N]   (klog configs shows every key)";
+                + " [--max-open-partitions N]" + extensionUsage() + "   (klog configs shows every key)";
     }
 
     @Override
@@ -79,10 +83,12 @@ public final class ServeCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "now-ms", "segment-bytes", "flush-messages",
-                        "flush-ms", "max-connections", "connections-max-idle-ms", "queued-max-request-bytes",
-                        "max-open-partitions"), Set.of(),
-                Set.of("config", "partition-config")).noPositional();
+        List<ServeExtension> extensions = extensions();
+        Set<String> valued = new HashSet<>(Set.of("dir", "port", "host", "now-ms", "segment-bytes", "flush-messages",
+                "flush-ms", "max-connections", "connections-max-idle-ms", "queued-max-request-bytes",
+                "max-open-partitions"));
+        extensions.forEach(extension -> valued.addAll(extension.flags()));
+        Flags flags = Flags.parse(args, valued, Set.of(), Set.of("config", "partition-config")).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");
         }
@@ -102,16 +108,29 @@ public final class ServeCommand implements Subcommand {
                     + config.dataDir() + ": " + e.getClass().getSimpleName() + ": " + e.getMessage());
             return Klog.FAILED;
         }
-        Thread shutdown = new Thread(broker::close, "klog-serve-shutdown");
-        Runtime.getRuntime().addShutdownHook(shutdown);
         out.println("listening on " + broker.address());
         out.flush();
+        List<Closeable> started = new ArrayList<>();
+        try {
+            for (ServeExtension extension : extensions) {
+                extension.start(broker, flags, out, err).ifPresent(started::add);
+            }
+        } catch (IOException e) {
+            err.println("klog serve: " + e.getMessage());
+            closeAll(started, broker);
+            return Klog.FAILED;
+        } catch (UsageException e) {
+            closeAll(started, broker);
+            throw e;
+        }
+        Thread shutdown = new Thread(() -> closeAll(started, broker), "klog-serve-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdown);
         try {
             broker.awaitClosed();
         } catch (InterruptedException stop) {
             // an in-process caller (a test) stops serve by interrupting it
         } finally {
-            broker.close();
+            closeAll(started, broker);
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdown);
             } catch (IllegalStateException shuttingDown) {
@@ -130,5 +149,28 @@ public final class ServeCommand implements Subcommand {
                 flags.longValue("queued-max-request-bytes", defaults.queuedMaxRequestBytes(), config.maxFrameBytes(),
                         Long.MAX_VALUE),
                 flags.intValue("max-open-partitions", defaults.maxOpenPartitions(), 1, Integer.MAX_VALUE));
+    }
+
+    /** The extensions later chapters registered (none in chapter 3 alone). */
+    private static List<ServeExtension> extensions() {
+        return ServiceLoader.load(ServeExtension.class).stream().map(ServiceLoader.Provider::get).toList();
+    }
+
+    private static String extensionUsage() {
+        StringBuilder usage = new StringBuilder();
+        extensions().forEach(extension -> usage.append(' ').append(extension.usage()));
+        return usage.toString();
+    }
+
+    /** Extensions first (they call into the broker), then the broker. */
+    private static void closeAll(List<Closeable> started, Broker broker) {
+        for (Closeable closeable : started) {
+            try {
+                closeable.close();
+            } catch (IOException ignored) {
+                // shutting down: nothing left to tell anyone
+            }
+        }
+        broker.close();
     }
 }

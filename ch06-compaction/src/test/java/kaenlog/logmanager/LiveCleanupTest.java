@@ -221,6 +221,10 @@ class LiveCleanupTest {
                 boolean last = !producing.get();
                 // One batch per fetch and a pause after each: the consumer lags, so the cleaner works ahead of it.
                 FetchResponse response = client.fetch(FetchRequest.consumer("orders-0", offset, 1, 0));
+                if (response.error() == ErrorCode.UNKNOWN_PARTITION && producing.get()) {
+                    Thread.sleep(1); // only a produce creates a partition: the producer has not made it yet
+                    continue;
+                }
                 if (response.error() != ErrorCode.NONE) {
                     throw new IllegalStateException("fetch at " + offset + ": " + response.error());
                 }

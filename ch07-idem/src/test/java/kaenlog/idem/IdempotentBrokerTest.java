@@ -31,6 +31,7 @@ import kaenlog.produce.ApiKeys;
 import kaenlog.produce.ErrorCode;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
+import kaenlog.testkit.FaultInjectingProxy;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
@@ -193,7 +194,8 @@ class IdempotentBrokerTest {
     @Test
     void aThousandLinesThroughAProxyThatDropsAnswersAreWrittenExactlyOnce() throws IOException {
         Broker broker = startBroker();
-        FaultyProxy proxy = new FaultyProxy(broker.port(), PROXY_SEED, DROP_RATE);
+        FaultInjectingProxy proxy = new FaultInjectingProxy(BrokerConfig.DEFAULT_HOST, broker.port(),
+                FaultInjectingProxy.Faults.lostAnswers(PROXY_SEED, DROP_RATE));
         open.add(proxy);
         List<List<String>> batches = lines();
         ByteArrayOutputStream producerLog = new ByteArrayOutputStream();
@@ -209,7 +211,7 @@ class IdempotentBrokerTest {
         broker.close();
         List<String> onDisk = valuesOnDisk();
 
-        assertThat(proxy.droppedResponses())
+        assertThat(proxy.responsesDropped())
                 .as("the proxy really lost answers (seed %d, rate %.1f): otherwise this test proves nothing",
                         PROXY_SEED, DROP_RATE)
                 .isPositive();
@@ -219,7 +221,7 @@ class IdempotentBrokerTest {
         assertThat(onDisk)
                 .as("yet the log holds each of the %d lines exactly once, in order: every resend was either written "
                         + "for the first time or answered as a duplicate (%d answers lost, %d reconnects, %d requests "
-                        + "resent)", LINES, proxy.droppedResponses(), report.reconnects(), report.resentRequests())
+                        + "resent)", LINES, proxy.responsesDropped(), report.reconnects(), report.resentRequests())
                 .isEqualTo(batches.stream().flatMap(List::stream).toList());
         long offset = 0;
         for (ProduceResponse response : report.responses()) {
@@ -233,7 +235,8 @@ class IdempotentBrokerTest {
     @Test
     void withoutIdempotenceTheSameLostAnswersWriteCopies() throws IOException {
         Broker broker = startBroker();
-        FaultyProxy proxy = new FaultyProxy(broker.port(), PROXY_SEED, DROP_RATE);
+        FaultInjectingProxy proxy = new FaultInjectingProxy(BrokerConfig.DEFAULT_HOST, broker.port(),
+                FaultInjectingProxy.Faults.lostAnswers(PROXY_SEED, DROP_RATE));
         open.add(proxy);
         List<List<String>> batches = lines();
 
@@ -268,7 +271,7 @@ class IdempotentBrokerTest {
 
         assertThat(onDisk.size())
                 .as("the same %d lost answers, resent without producer ids: every batch whose answer was lost after"
-                        + " it was written is in the log twice (%d resends)", proxy.droppedResponses(), resends)
+                        + " it was written is in the log twice (%d resends)", proxy.responsesDropped(), resends)
                 .isGreaterThan(LINES);
         assertThat(copies.values().stream().filter(n -> n > 1).count())
                 .as("lines written more than once: at-least-once, not exactly-once")

@@ -16,6 +16,7 @@ import kaenlog.broker.BrokerConfig;
 import kaenlog.idem.IdempotentProducer;
 import kaenlog.produce.ProduceRequest;
 import kaenlog.produce.ProduceResponse;
+import kaenlog.testkit.FaultInjectingProxy;
 
 /**
  * Item 2: lost acknowledgements. A producer sends 10,000 records (batches of 10, up to five

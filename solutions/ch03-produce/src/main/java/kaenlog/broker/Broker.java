@@ -86,6 +86,8 @@ public final class Broker implements BrokerContext, Closeable {
     private volatile long nowMs;
     private volatile boolean closed;
     private Thread acceptor;
+    /** Listeners a later chapter added ({@link #listen}): same limits, same pool, another protocol. */
+    private final List<Listener> listeners = new ArrayList<>();
     private Thread ticker;
     private Thread tasksThread;
 
@@ -284,8 +286,68 @@ public final class Broker implements BrokerContext, Closeable {
         }
     }
 
+    /**
+     * How the connections of one listener are served. The broker's own port speaks kaen-log's
+     * requests ({@link #serve}); chapter 9 adds a port that speaks Kafka's, over the same framing
+     * (an int32 length, then the payload), so the same limits and the same memory pool hold.
+     */
+    @FunctionalInterface
+    public interface ConnectionProtocol {
+        void serve(InputStream in, OutputStream out) throws IOException;
+    }
+
+    /** A second listening socket of this broker; closing it stops accepting there. */
+    public final class Listener implements Closeable {
+        private final ServerSocket socket;
+        private final Thread thread;
+
+        private Listener(ServerSocket socket, ConnectionProtocol protocol) {
+            this.socket = socket;
+            this.thread = new Thread(() -> acceptLoop(socket, protocol), "klog-broker-" + socket.getLocalPort()
+                    + "-acceptor");
+            this.thread.setDaemon(true);
+        }
+
+        public int port() {
+            return socket.getLocalPort();
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(socket);
+            thread.interrupt();
+            joinUninterruptibly(thread);
+        }
+    }
+
+    /**
+     * Listens on one more port, serving its connections with {@code protocol}, under this broker's
+     * limits: {@code max.connections} counts the connections of every port together, and request
+     * bytes come from the same pool. Port 0 picks a free one ({@link Listener#port()}).
+     */
+    public Listener listen(String host, int port, ConnectionProtocol protocol) throws IOException {
+        ServerSocket socket = new ServerSocket();
+        try {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+        Listener listener = new Listener(socket, protocol);
+        synchronized (this) {
+            if (closed) {
+                socket.close();
+                throw new IOException("the broker is closed");
+            }
+            listeners.add(listener);
+        }
+        listener.thread.start();
+        return listener;
+    }
+
     private void startThreads() {
-        acceptor = new Thread(this::acceptLoop, "klog-broker-" + port() + "-acceptor");
+        acceptor = new Thread(() -> acceptLoop(server, this::serve), "klog-broker-" + port() + "-acceptor");
         acceptor.setDaemon(true);
         acceptor.start();
         if (config.tickMs() > 0) {
@@ -305,20 +367,20 @@ public final class Broker implements BrokerContext, Closeable {
      * (once per interval) and the loop goes on; after a failure it pauses, longer each time in a row,
      * so that a lasting one (no file descriptor left: EMFILE) does not spin a core.
      */
-    private void acceptLoop() {
+    private void acceptLoop(ServerSocket listening, ConnectionProtocol protocol) {
         long backoffMs = 0;
-        while (!closed) {
+        while (!closed && !listening.isClosed()) {
             Socket socket;
             try {
-                socket = server.accept();
+                socket = listening.accept();
             } catch (IOException e) {
-                if (closed) {
+                if (closed || listening.isClosed()) {
                     return;
                 }
                 backoffMs = backOff(backoffMs, "accept", "accept failed: " + e.getMessage());
                 continue;
             }
-            backoffMs = admit(socket) ? 0 : backOff(backoffMs, "thread", null);
+            backoffMs = admit(socket, protocol) ? 0 : backOff(backoffMs, "thread", null);
         }
     }
 
@@ -328,7 +390,7 @@ public final class Broker implements BrokerContext, Closeable {
      * nproc limit) as {@code OutOfMemoryError: unable to create native thread}; it is caught here,
      * around the start only, and costs this connection, not the acceptor. False when a thread failed.
      */
-    private synchronized boolean admit(Socket socket) {
+    private synchronized boolean admit(Socket socket, ConnectionProtocol protocol) {
         if (closed) {
             closeQuietly(socket);
             return true;
@@ -348,7 +410,7 @@ public final class Broker implements BrokerContext, Closeable {
         }
         connection.clientsTurnSinceMs = nowMs;
         connections.add(connection);
-        Thread thread = connectionThreads.newThread(() -> runConnection(connection));
+        Thread thread = connectionThreads.newThread(() -> runConnection(connection, protocol));
         thread.setName("klog-broker-" + port() + "-connection-" + connection.id);
         thread.setDaemon(true);
         connection.thread = thread;
@@ -379,7 +441,7 @@ public final class Broker implements BrokerContext, Closeable {
     }
 
     /** The connection thread: serve until the client hangs up, or log why the connection is closed. */
-    private void runConnection(Connection connection) {
+    private void runConnection(Connection connection, ConnectionProtocol protocol) {
         current.set(connection);
         String reason = null;
         PooledFrameInput in = null;
@@ -387,7 +449,7 @@ public final class Broker implements BrokerContext, Closeable {
             connection.socket.setTcpNoDelay(true);
             in = new PooledFrameInput(new BufferedInputStream(connection.socket.getInputStream()), pool,
                     config.maxFrameBytes(), turnsOf(connection));
-            serve(in, in.releasingOnFlush(new BufferedOutputStream(connection.socket.getOutputStream())));
+            protocol.serve(in, in.releasingOnFlush(new BufferedOutputStream(connection.socket.getOutputStream())));
         } catch (MalformedMessageException | CloseConnectionException e) {
             reason = e.getMessage();
         } catch (CorruptBatchException e) {
@@ -743,6 +805,11 @@ public final class Broker implements BrokerContext, Closeable {
             closed = true;
         }
         closeQuietly(server);
+        List<Listener> added;
+        synchronized (this) {
+            added = List.copyOf(listeners);
+        }
+        added.forEach(Listener::close);
         pool.close();
         if (acceptor != null) {
             acceptor.interrupt(); // it may be pausing after a failure

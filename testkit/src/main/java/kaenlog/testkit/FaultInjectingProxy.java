@@ -1,8 +1,11 @@
-package kaenlog.reliability;
+package kaenlog.testkit;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,10 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import kaenlog.produce.Frames;
 
 /**
- * A loopback TCP proxy between clients and a broker that reads whole frames in both directions and,
+ * A loopback TCP proxy between clients and a broker that reads whole frames (an int32 length, then
+ * the payload: kaen-log's frames and Kafka's alike) in both directions and,
  * by a seeded random draw per frame, drops a request, drops a response, or delays one. A TCP
  * connection cannot lose one frame and deliver the next, so a dropped frame ends the connection:
  * the frame is thrown away and both sides are closed, the way a lost segment surfaces to a client
@@ -29,6 +32,8 @@ import kaenlog.produce.Frames;
  * run is repeatable up to the interleaving of threads.
  */
 public final class FaultInjectingProxy implements Closeable {
+    /** Larger than any frame a kaen-log broker or a Kafka client sends here. */
+    private static final int MAX_FRAME_BYTES = 16 << 20;
     /**
      * @param requestDropRate  probability that a request frame is dropped (and the connection cut)
      * @param responseDropRate probability that a response frame is dropped (and the connection cut)
@@ -42,6 +47,11 @@ public final class FaultInjectingProxy implements Closeable {
         /** The issue's rates: 2% of requests and 10% of responses dropped, 20% of the others delayed 1-3 ms. */
         public static Faults issue(long seed) {
             return new Faults(seed, 0.02, 0.10, 0.20, 3, false);
+        }
+
+        /** Answers lost and nothing else: the request was processed, its answer never arrives. */
+        public static Faults lostAnswers(long seed, double responseDropRate) {
+            return new Faults(seed, 0, responseDropRate, 0, 1, false);
         }
     }
 
@@ -144,8 +154,7 @@ public final class FaultInjectingProxy implements Closeable {
             try {
                 InputStream in = new BufferedInputStream(from.getInputStream());
                 OutputStream out = new BufferedOutputStream(to.getOutputStream());
-                for (byte[] frame = Frames.readFrame(in, 4 * Frames.DEFAULT_MAX_FRAME_BYTES); frame != null;
-                     frame = Frames.readFrame(in, 4 * Frames.DEFAULT_MAX_FRAME_BYTES)) {
+                for (byte[] frame = readFrame(in); frame != null; frame = readFrame(in)) {
                     if (random.nextDouble() < dropRate) {
                         dropped.incrementAndGet();
                         if (faults.silentDrops()) {
@@ -157,7 +166,7 @@ public final class FaultInjectingProxy implements Closeable {
                         delayed.incrementAndGet();
                         Thread.sleep(1 + random.nextInt(faults.maxDelayMs()));
                     }
-                    Frames.writeFrame(out, frame);
+                    writeFrame(out, frame);
                     forwarded.incrementAndGet();
                 }
             } catch (IOException | InterruptedException | RuntimeException e) {
@@ -170,6 +179,30 @@ public final class FaultInjectingProxy implements Closeable {
         t.setDaemon(true);
         threads.add(t);
         t.start();
+    }
+
+    /** An int32 length, then that many bytes; null at a clean end of stream. */
+    private static byte[] readFrame(InputStream in) throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        int length;
+        try {
+            length = data.readInt();
+        } catch (EOFException end) {
+            return null;
+        }
+        if (length < 0 || length > MAX_FRAME_BYTES) {
+            throw new IOException("frame length " + length + " is out of range");
+        }
+        byte[] frame = new byte[length];
+        data.readFully(frame);
+        return frame;
+    }
+
+    private static void writeFrame(OutputStream out, byte[] frame) throws IOException {
+        DataOutputStream data = new DataOutputStream(out);
+        data.writeInt(frame.length);
+        data.write(frame);
+        data.flush();
     }
 
     private static void closeQuietly(Socket socket) {

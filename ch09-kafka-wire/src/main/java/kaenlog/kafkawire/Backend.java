@@ -1,0 +1,106 @@
+package kaenlog.kafkawire;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import kaenlog.broker.Broker;
+import kaenlog.broker.CloseConnectionException;
+import kaenlog.broker.RequestHandler;
+import kaenlog.produce.FetchRequest;
+import kaenlog.produce.FetchResponse;
+import kaenlog.produce.ProduceRequest;
+import kaenlog.produce.ProduceResponse;
+
+/**
+ * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request handlers
+ * (the same ones, chosen by the same rule, that answer kaen-log's port — so a Kafka produce is
+ * judged by chapter 7's idempotence and written by chapter 3's log) and its partitions. There is
+ * no second storage path: a Kafka request is translated into kaen-log's, answered, and the answer
+ * translated back.
+ *
+ * <p>Names: Kafka's topic {@code orders}, partition 0, is kaen-log's partition {@code orders-0}.
+ */
+public final class Backend {
+    /** A partition directory: topic, dash, partition number. */
+    private static final Pattern PARTITION_DIR = Pattern.compile("(.+)-(0|[1-9][0-9]{0,8})");
+
+    private final Broker broker;
+    private final Map<Short, RequestHandler> handlers;
+
+    public Backend(Broker broker) {
+        this(broker, ServiceLoader.load(RequestHandler.class).stream().map(ServiceLoader.Provider::get).toList());
+    }
+
+    public Backend(Broker broker, List<RequestHandler> candidates) {
+        this.broker = broker;
+        this.handlers = Broker.chooseHandlers(candidates);
+    }
+
+    public static String partitionName(String topic, int partition) {
+        return topic + "-" + partition;
+    }
+
+    /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
+    public Optional<ProduceResponse> produce(ProduceRequest request) throws IOException {
+        return call(kaenlog.produce.ApiKeys.PRODUCE, request.encode()).map(ProduceResponse::decode);
+    }
+
+    /** kaen-log's fetch for one partition (it parks like any kaen-log fetch when there is nothing yet). */
+    public FetchResponse fetch(FetchRequest request) throws IOException {
+        return call(kaenlog.produce.ApiKeys.FETCH, request.encode()).map(FetchResponse::decode)
+                .orElseThrow(() -> new IOException("the fetch handler gave no answer"));
+    }
+
+    /** Any other kaen-log request, by its kaen-log api key (chapter 7's INIT_PRODUCER_ID, say). */
+    public Optional<byte[]> call(short kaenlogApiKey, byte[] body) throws IOException {
+        RequestHandler handler = handlers.get(kaenlogApiKey);
+        if (handler == null) {
+            throw new CloseConnectionException("this broker has no handler for kaen-log api key " + kaenlogApiKey);
+        }
+        return handler.handle(body, broker);
+    }
+
+    /** The log start offset and high watermark of an existing partition. */
+    public long[] startAndHighWatermark(String partition) throws IOException {
+        return broker.existingPartition(partition)
+                .orElseThrow(() -> new IOException("partition " + partition + " does not exist"))
+                .locked(log -> new long[] {log.logStartOffset(), log.highWatermark()});
+    }
+
+    /** Opens (creating it when new) a partition: Kafka's auto.create.topics.enable, one partition. */
+    public void create(String partition) throws IOException {
+        broker.partition(partition);
+    }
+
+    /** Every topic with its partition numbers, read from the data directory; internal ones ({@code __}) left out. */
+    public Map<String, TreeSet<Integer>> topics() throws IOException {
+        Map<String, TreeSet<Integer>> topics = new TreeMap<>();
+        Path dataDir = broker.config().dataDir();
+        if (!Files.isDirectory(dataDir)) {
+            return topics;
+        }
+        try (Stream<Path> dirs = Files.list(dataDir)) {
+            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
+                Matcher m = PARTITION_DIR.matcher(dir.getFileName().toString());
+                if (m.matches() && !m.group(1).startsWith("__")) {
+                    topics.computeIfAbsent(m.group(1), t -> new TreeSet<>()).add(Integer.parseInt(m.group(2)));
+                }
+            }
+        }
+        return topics;
+    }
+
+    /** Looking creates nothing: only a produce (or Metadata's auto-creation) makes a partition. */
+    public boolean exists(String topic, int partition) throws IOException {
+        return broker.existingPartition(partitionName(topic, partition)).isPresent();
+    }
+}

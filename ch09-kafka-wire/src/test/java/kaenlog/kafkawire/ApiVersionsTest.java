@@ -1,0 +1,105 @@
+package kaenlog.kafkawire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Task 4: ApiVersions, parsed as kafka-clients writes it and answered so that kafka-clients can
+ * read it — in every version from v0 to v3, and the v0 fallback for v4.
+ */
+@Order(4)
+class ApiVersionsTest {
+    private static final PrintStream NOWHERE = new PrintStream(OutputStream.nullOutputStream());
+
+    @Test
+    void aV3RequestCarriesTheClientsSoftwareNameAndVersion() {
+        ByteBuffer bytes = new ApiVersionsRequest(new ApiVersionsRequestData().setClientSoftwareName("apache-kafka-java")
+                .setClientSoftwareVersion("4.1.1"), (short) 3)
+                .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "producer-1", 1));
+        KafkaReader in = new KafkaReader(bytes);
+        kaenlog.kafkawire.RequestHeader.parse(in);
+        ApiVersions.Request request = ApiVersions.parseRequest(in, (short) 3);
+        assertThat(request.clientSoftwareName()).as("v3's first field, a compact string").isEqualTo("apache-kafka-java");
+        assertThat(request.clientSoftwareVersion()).as("v3's second field, a compact string").isEqualTo("4.1.1");
+    }
+
+    @Test
+    void requestsBeforeV3HaveAnEmptyBody() {
+        for (short v = 0; v < 3; v++) {
+            ByteBuffer bytes = new ApiVersionsRequest(new ApiVersionsRequestData(), v)
+                    .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, v, "c", 1));
+            KafkaReader in = new KafkaReader(bytes);
+            kaenlog.kafkawire.RequestHeader.parse(in);
+            assertThat(ApiVersions.parseRequest(in, v).clientSoftwareName())
+                    .as("ApiVersions v%d has no body: nothing to read, nothing left over", v).isNull();
+        }
+    }
+
+    @Test
+    void everyVersionsAnswerIsReadByKafkaClientsWithTheWholeTable() {
+        for (short v = 0; v <= 3; v++) {
+            ApiVersionsResponse response = parse(ApiVersions.response(v, KafkaErrors.NONE), v);
+            assertThat(response.data().errorCode()).as("v%d: error_code 0", v).isEqualTo((short) 0);
+            for (ApiKey key : ApiKey.values()) {
+                ApiVersion listed = response.data().apiKeys().find(key.id);
+                assertThat(listed).as("v%d: the answer must list %s (key %d); a v3 answer must use compact arrays with"
+                        + " tagged fields per element and at the end", v, key, key.id).isNotNull();
+                assertThat(listed.minVersion()).as("v%d: %s min version", v, key).isEqualTo(key.minVersion);
+                assertThat(listed.maxVersion()).as("v%d: %s max version", v, key).isEqualTo(key.maxVersion);
+            }
+            assertThat(response.data().apiKeys()).as("v%d: exactly the keys of ApiKey", v)
+                    .hasSize(ApiKey.values().length);
+        }
+    }
+
+    @Test
+    void aVersionTooNewIsAnsweredUnsupportedInTheV0LayoutWithTheTable() throws Exception {
+        ByteBuffer bytes = new ApiVersionsRequest(new ApiVersionsRequestData().setClientSoftwareName("apache-kafka-java")
+                .setClientSoftwareVersion("4.1.1"), (short) 4)
+                .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 4, "producer-1", 9));
+        byte[] frame = new byte[bytes.remaining()];
+        bytes.get(frame);
+        byte[] answer = new KafkaApis(null, "127.0.0.1", 9093, NOWHERE).handle(frame).orElseThrow();
+        ByteBuffer in = ByteBuffer.wrap(answer);
+        assertThat(in.getInt()).as("the answer carries the request's correlation id").isEqualTo(9);
+        ApiVersionsResponse response = ApiVersionsResponse.parse(new org.apache.kafka.common.protocol.ByteBufferAccessor(in),
+                (short) 0);
+        assertThat(Errors.forCode(response.data().errorCode()))
+                .as("kafka-clients 4.1.1 asks v4 first; the answer must be UNSUPPORTED_VERSION in the v0 layout (which"
+                        + " every client can read), so that it asks again at the highest version listed")
+                .isEqualTo(Errors.UNSUPPORTED_VERSION);
+        assertThat(response.data().apiKeys().find(ApiKeys.API_VERSIONS.id).maxVersion())
+                .as("the fallback lists ApiVersions' own range: v3 here").isEqualTo((short) 3);
+    }
+
+    @Test
+    void anotherRequestAtAVersionNotAnsweredGetsAWordNotADroppedConnection() throws Exception {
+        byte[] frame = new KafkaWriter().int16(ApiKey.PRODUCE.id).int16(9).int32(11).nullableString("c").noTaggedFields()
+                .toByteArray();
+        byte[] answer = new KafkaApis(null, "127.0.0.1", 9093, NOWHERE).handle(frame).orElseThrow();
+        ByteBuffer in = ByteBuffer.wrap(answer);
+        assertThat(in.getInt()).as("correlation id 11 is answered").isEqualTo(11);
+        assertThat(in.getShort()).as("Produce v9 is not answered here: UNSUPPORTED_VERSION (35)")
+                .isEqualTo(KafkaErrors.UNSUPPORTED_VERSION);
+    }
+
+    private static ApiVersionsResponse parse(byte[] body, short version) {
+        byte[] withHeader = KafkaApis.withHeader(3, false, body);
+        AbstractResponse response = AbstractResponse.parseResponse(ByteBuffer.wrap(withHeader),
+                new RequestHeader(ApiKeys.API_VERSIONS, version, "c", 3));
+        return (ApiVersionsResponse) response;
+    }
+}

@@ -1,0 +1,47 @@
+package kaenlog.kafkawire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/** Task 5, the parse: a Produce request as kafka-clients writes it, v3 to v8. */
+@Order(5)
+class ProduceRequestTest {
+
+    @Test
+    void everyVersionFromThreeToEightIsReadFieldByField() {
+        MemoryRecords records = MemoryRecords.withIdempotentRecords(Compression.NONE, 1000L, (short) 0, 7,
+                new SimpleRecord(1_700_000_000_000L, "k".getBytes(), "v1".getBytes()),
+                new SimpleRecord(1_700_000_000_000L, null, "v2".getBytes()));
+        for (short v = 3; v <= 8; v++) {
+            ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000)
+                    .setTransactionalId(null);
+            data.topicData().add(new ProduceRequestData.TopicProduceData().setName("orders").setPartitionData(List.of(
+                    new ProduceRequestData.PartitionProduceData().setIndex(2).setRecords(records))));
+            ByteBuffer bytes = new ProduceRequest(data, v)
+                    .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, v, "producer-1", 1));
+            KafkaReader in = new KafkaReader(bytes);
+            kaenlog.kafkawire.RequestHeader.parse(in);
+            Produce.Request request = Produce.parse(in, v);
+            assertThat(request.transactionalId()).as("v%d: transactional_id, a nullable string: null here", v).isNull();
+            assertThat(request.acks()).as("v%d: acks -1 (all)", v).isEqualTo((short) -1);
+            assertThat(request.timeoutMs()).as("v%d: timeout_ms", v).isEqualTo(30_000);
+            assertThat(request.topics()).as("v%d: one topic", v).hasSize(1);
+            assertThat(request.topics().get(0).name()).isEqualTo("orders");
+            Produce.PartitionData partition = request.topics().get(0).partitions().get(0);
+            assertThat(partition.index()).as("v%d: partition index 2", v).isEqualTo(2);
+            assertThat(partition.records()).as("v%d: the records are the batch's bytes, untouched (int32 length, then"
+                    + " a RecordBatch v2 that chapter 1 can decode)", v).isEqualTo(records.buffer());
+        }
+    }
+}

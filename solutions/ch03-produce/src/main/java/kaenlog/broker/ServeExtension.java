@@ -1,0 +1,30 @@
+package kaenlog.broker;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Optional;
+import java.util.Set;
+import kaenlog.cli.Flags;
+import kaenlog.cli.UsageException;
+
+/**
+ * Something a later chapter runs beside the broker that {@code klog serve} starts, found with
+ * {@code ServiceLoader} ({@code META-INF/services/kaenlog.broker.ServeExtension}) so that chapter 3's
+ * command never names a later chapter's classes: chapter 9 adds a second listener that speaks
+ * Kafka's own protocol ({@code --kafka-port}).
+ */
+public interface ServeExtension {
+    /** The valued flags this extension adds to {@code klog serve}, e.g. {@code kafka-port}. */
+    Set<String> flags();
+
+    /** Its part of {@code klog serve}'s usage line, e.g. {@code [--kafka-port P]}. */
+    String usage();
+
+    /**
+     * Starts beside {@code broker}, or returns empty when none of its flags was given. What it
+     * returns is closed before the broker is. A bad flag value is a {@link UsageException}.
+     */
+    Optional<Closeable> start(Broker broker, Flags flags, PrintStream out, PrintStream err)
+            throws IOException, UsageException;
+}

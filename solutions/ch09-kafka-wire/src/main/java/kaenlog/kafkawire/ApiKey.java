@@ -1,0 +1,80 @@
+package kaenlog.kafkawire;
+
+import java.util.Optional;
+
+/**
+ * The Kafka requests this listener answers, with Kafka's own api key numbers (not kaen-log's: on
+ * this port kaen-log speaks Kafka), the versions it accepts, and each request's first flexible
+ * version (the {@code flexibleVersions} of its message definition in kafka-clients 4.1.1,
+ * {@code common/message/*Request.json}).
+ *
+ * <p>The ranges stop below the flexible versions wherever a client can live with that: a client
+ * picks the highest version both sides know, so Produce v8, Fetch v11, ListOffsets v5, Metadata v8
+ * and InitProducerId v1 serve both kafka-clients 4.1.1 and librdkafka (kcat). ApiVersions goes to
+ * v3, the first flexible one, because librdkafka asks for v3 and kafka-clients 4.1.1 for v4 — and a
+ * v4 request is answered in ApiVersions' documented fallback: a v0 response with
+ * UNSUPPORTED_VERSION and this table, after which the client asks again at v3.
+ */
+public enum ApiKey {
+    PRODUCE(0, 3, 8, 9),
+    FETCH(1, 4, 11, 12),
+    LIST_OFFSETS(2, 1, 5, 6),
+    METADATA(3, 1, 8, 9),
+    API_VERSIONS(18, 0, 3, 3),
+    INIT_PRODUCER_ID(22, 0, 1, 2);
+
+    public final short id;
+    public final short minVersion;
+    public final short maxVersion;
+    /** Kafka's first flexible version of this request (compact types, tagged fields, header v2). */
+    public final short firstFlexibleVersion;
+
+    ApiKey(int id, int minVersion, int maxVersion, int firstFlexibleVersion) {
+        this.id = (short) id;
+        this.minVersion = (short) minVersion;
+        this.maxVersion = (short) maxVersion;
+        this.firstFlexibleVersion = (short) firstFlexibleVersion;
+    }
+
+    public static Optional<ApiKey> of(short id) {
+        for (ApiKey key : values()) {
+            if (key.id == id) {
+                return Optional.of(key);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public boolean supports(short version) {
+        return version >= minVersion && version <= maxVersion;
+    }
+
+    public boolean isFlexible(short version) {
+        return version >= firstFlexibleVersion;
+    }
+
+    /**
+     * Request header v2 (tagged fields after client_id) for flexible versions, v1 before. The
+     * header's version follows the request's, not the other way round: a broker must know the
+     * api key and version before it can find where the body starts.
+     */
+    public short requestHeaderVersion(short version) {
+        // BEGIN-SOLUTION ch09 task 3: which request header a version uses (RequestHeaderTest)
+        return (short) (isFlexible(version) ? 2 : 1);
+        // END-SOLUTION
+    }
+
+    /**
+     * Response header v1 (tagged fields after correlation_id) for flexible versions, v0 before —
+     * except ApiVersions, whose response header is always v0: a client that does not know yet
+     * which versions the broker speaks must still be able to read the answer.
+     */
+    public short responseHeaderVersion(short version) {
+        // BEGIN-SOLUTION ch09 task 3: which response header a version uses; ApiVersions is always v0 (RequestHeaderTest)
+        if (this == API_VERSIONS) {
+            return 0;
+        }
+        return (short) (isFlexible(version) ? 1 : 0);
+        // END-SOLUTION
+    }
+}

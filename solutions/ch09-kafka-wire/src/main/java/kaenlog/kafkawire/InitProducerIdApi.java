@@ -1,0 +1,41 @@
+package kaenlog.kafkawire;
+
+import java.io.IOException;
+import kaenlog.idem.InitProducerId;
+
+/**
+ * InitProducerId (key 22 in Kafka; kaen-log's own INIT_PRODUCER_ID is key 2 on its own port), v0..v1:
+ * transactional_id nullable string · transaction_timeout_ms int32 → throttle_time_ms · error_code ·
+ * producer_id · producer_epoch. An idempotent Kafka producer sends it once; the id comes from
+ * chapter 7's handler, the same one kaen-log's own producer asks. A transactional id is refused:
+ * transactions are drawn in chapter 7, not built.
+ */
+public final class InitProducerIdApi {
+
+    public record Request(String transactionalId) {
+    }
+
+    private InitProducerIdApi() {
+    }
+
+    public static Request parse(KafkaReader in, short version) {
+        String transactionalId = in.nullableString("transactional_id");
+        in.int32("transaction_timeout_ms");
+        in.end("InitProducerId v" + version + " request");
+        return new Request(transactionalId);
+    }
+
+    public static byte[] answer(Request request, Backend backend) throws IOException {
+        if (request.transactionalId() != null) {
+            return response(KafkaErrors.INVALID_REQUEST, -1, (short) -1);
+        }
+        byte[] body = backend.call(InitProducerId.API_KEY, InitProducerId.encodeRequest())
+                .orElseThrow(() -> new IOException("INIT_PRODUCER_ID gave no answer"));
+        InitProducerId.Response issued = InitProducerId.Response.decode(body);
+        return response(KafkaErrors.of(issued.error()), issued.producerId(), issued.producerEpoch());
+    }
+
+    static byte[] response(short error, long producerId, short epoch) {
+        return new KafkaWriter().int32(0).int16(error).int64(producerId).int16(epoch).toByteArray();
+    }
+}

@@ -1,0 +1,65 @@
+package kaenlog.kafkawire;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.Optional;
+import kaenlog.broker.Broker;
+import kaenlog.produce.Frames;
+
+/**
+ * The second listener: Kafka's protocol on its own port, beside kaen-log's. Kafka frames its
+ * requests as chapter 3 does (an int32 length, then the payload), so the broker's own connection
+ * machinery serves this port too ({@link Broker#listen}): one thread per connection, and the same
+ * limits — max.connections counts both ports, request bytes come from the same pool, an idle
+ * connection is closed. A connection whose bytes do not parse is closed with one line in the
+ * broker's log; the others are served on.
+ */
+public final class KafkaListener implements Closeable {
+    private final Broker.Listener listener;
+    private final KafkaApis apis;
+
+    private KafkaListener(Broker.Listener listener, KafkaApis apis) {
+        this.listener = listener;
+        this.apis = apis;
+    }
+
+    /** Listens on {@code host:port} (0 = any free port) beside {@code broker}, answering through it. */
+    public static KafkaListener start(Broker broker, String host, int port, PrintStream log) throws IOException {
+        KafkaApis apis = new KafkaApis(new Backend(broker), host, port, log);
+        int maxFrameBytes = broker.config().maxFrameBytes();
+        Broker.Listener listener = broker.listen(host, port, (in, out) -> serve(in, out, apis, maxFrameBytes));
+        apis.advertise(host, listener.port());
+        return new KafkaListener(listener, apis);
+    }
+
+    /** One connection: a request frame in, a response frame out (none for acks=0), until the client hangs up. */
+    static void serve(InputStream in, OutputStream out, KafkaApis apis, int maxFrameBytes) throws IOException {
+        while (true) {
+            byte[] frame = Frames.readFrame(in, maxFrameBytes);
+            if (frame == null) {
+                return;
+            }
+            Optional<byte[]> response = apis.handle(frame);
+            if (response.isPresent()) {
+                Frames.writeFrame(out, response.get());
+            }
+        }
+    }
+
+    public int port() {
+        return listener.port();
+    }
+
+    /** Metadata will send clients to {@code host:port} instead of this listener's own address. */
+    public void advertise(String host, int port) {
+        apis.advertise(host, port);
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+    }
+}

@@ -1,0 +1,129 @@
+package kaenlog.kafkawire;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import kaenlog.broker.PartitionNames;
+import kaenlog.produce.MalformedMessageException;
+import kaenlog.produce.ProduceRequest;
+import kaenlog.produce.ProduceResponse;
+
+/**
+ * Produce (key 0), v3..v8: transactional_id nullable string · acks int16 · timeout_ms int32 ·
+ * topic_data [name string · partition_data [index int32 · records nullable bytes]]. Every partition's
+ * records are handed to kaen-log's own produce handler, one kaen-log request per partition.
+ */
+public final class Produce {
+
+    public record PartitionData(int index, ByteBuffer records) {
+    }
+
+    public record TopicData(String name, List<PartitionData> partitions) {
+    }
+
+    public record Request(String transactionalId, short acks, int timeoutMs, List<TopicData> topics) {
+    }
+
+    public record PartitionResponse(int index, short errorCode, long baseOffset, long logStartOffset) {
+    }
+
+    public record TopicResponse(String name, List<PartitionResponse> partitions) {
+    }
+
+    private Produce() {
+    }
+
+    /** Reads a v3..v8 request: the same layout in every one of them (classic types only). */
+    public static Request parse(KafkaReader in, short version) {
+        // BEGIN-SOLUTION ch09 task 5: parse a Produce request, v3..v8 (ProduceRequestTest)
+        String transactionalId = in.nullableString("transactional_id");
+        short acks = in.int16("acks");
+        int timeoutMs = in.int32("timeout_ms");
+        int topicCount = in.arrayLength("topic_data");
+        List<TopicData> topics = new ArrayList<>();
+        for (int t = 0; t < topicCount; t++) {
+            String name = in.string("topic_data.name");
+            int partitionCount = in.arrayLength("topic_data.partition_data");
+            List<PartitionData> partitions = new ArrayList<>();
+            for (int p = 0; p < partitionCount; p++) {
+                partitions.add(new PartitionData(in.int32("partition_data.index"), in.nullableBytes("records")));
+            }
+            topics.add(new TopicData(name, partitions));
+        }
+        in.end("Produce v" + version + " request");
+        return new Request(transactionalId, acks, timeoutMs, topics);
+        // END-SOLUTION
+    }
+
+    /**
+     * Writes every partition's records through kaen-log's produce handler and answers in Kafka's
+     * terms. acks=0 is never answered, as in Kafka.
+     */
+    public static Optional<List<TopicResponse>> answer(Request request, Backend backend) throws IOException {
+        // BEGIN-SOLUTION ch09 task 5: hand each partition to kaen-log's produce, answer in Kafka's codes (RealClientsTest)
+        List<TopicResponse> topics = new ArrayList<>();
+        for (TopicData topic : request.topics()) {
+            List<PartitionResponse> partitions = new ArrayList<>();
+            for (PartitionData data : topic.partitions()) {
+                Optional<PartitionResponse> answered = answerOne(request, topic.name(), data, backend);
+                answered.ifPresent(partitions::add);
+            }
+            topics.add(new TopicResponse(topic.name(), partitions));
+        }
+        if (request.acks() == ProduceRequest.ACKS_NONE) {
+            return Optional.empty();
+        }
+        return Optional.of(topics);
+        // END-SOLUTION
+    }
+
+    private static Optional<PartitionResponse> answerOne(Request request, String topic, PartitionData data,
+                                                         Backend backend) throws IOException {
+        String name = Backend.partitionName(topic, data.index());
+        if (PartitionNames.problem(name) != null) {
+            return Optional.of(error(data.index(), KafkaErrors.INVALID_TOPIC_EXCEPTION));
+        }
+        if (data.records() == null) {
+            return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
+        }
+        ProduceRequest kaenlog;
+        try {
+            kaenlog = new ProduceRequest(name, request.acks(), request.timeoutMs(), data.records());
+        } catch (MalformedMessageException badAcks) {
+            return Optional.of(error(data.index(), KafkaErrors.INVALID_REQUEST));
+        }
+        Optional<ProduceResponse> response = backend.produce(kaenlog);
+        if (response.isEmpty()) {
+            return Optional.empty();
+        }
+        ProduceResponse r = response.get();
+        long logStart = r.baseOffset() >= 0 ? backend.startAndHighWatermark(name)[0] : -1;
+        return Optional.of(new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(), logStart));
+    }
+
+    private static PartitionResponse error(int index, short code) {
+        return new PartitionResponse(index, code, -1, -1);
+    }
+
+    /** The response in {@code version}'s layout (v5 adds log_start_offset, v8 the per-batch errors). */
+    public static byte[] response(List<TopicResponse> topics, short version) {
+        KafkaWriter out = new KafkaWriter().arrayLength(topics.size());
+        for (TopicResponse topic : topics) {
+            out.nullableString(topic.name()).arrayLength(topic.partitions().size());
+            for (PartitionResponse p : topic.partitions()) {
+                out.int32(p.index()).int16(p.errorCode()).int64(p.baseOffset());
+                out.int64(-1); // log_append_time_ms: -1, the records keep their CreateTime
+                if (version >= 5) {
+                    out.int64(p.logStartOffset());
+                }
+                if (version >= 8) {
+                    out.arrayLength(0).nullableString(null); // record_errors, error_message
+                }
+            }
+        }
+        out.int32(0); // throttle_time_ms
+        return out.toByteArray();
+    }
+}
