@@ -46,7 +46,7 @@ public final class Produce {
      * terms. acks=0 is never answered, as in Kafka.
      */
     public static Optional<List<TopicResponse>> answer(Request request, Backend backend) throws IOException {
-        throw new Todo("ch09 task 5: hand each partition to kaen-log's produce, answer in Kafka's codes (RealClientsTest)");
+        throw new Todo("ch09 task 6: hand each partition to kaen-log's produce, answer in Kafka's codes (RealClientsTest)");
     }
 
     private static Optional<PartitionResponse> answerOne(Request request, String topic, PartitionData data,

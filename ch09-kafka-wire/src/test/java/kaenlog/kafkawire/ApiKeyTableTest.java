@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /** The two tables this chapter gives you, checked against kafka-clients 4.1.1. */
-@Order(0)
+@Order(10)
 @PassesOnSkeleton("checks the reference's tables (ApiKey, KafkaErrors), which are given, not exercises")
 class ApiKeyTableTest {
 

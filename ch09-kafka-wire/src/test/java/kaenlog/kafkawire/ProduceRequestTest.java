@@ -14,7 +14,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
-/** Task 5, the parse: a Produce request as kafka-clients writes it, v3 to v8. */
+/** Task 5: a Produce request as kafka-clients writes it, v3 to v8. */
 @Order(5)
 class ProduceRequestTest {
 

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Task 5, the answer: the real Kafka clients (kafka-clients 4.1.1, which no one here wrote) against
+ * Task 6: the real Kafka clients (kafka-clients 4.1.1, which no one here wrote) against
  * your broker's Kafka port. Everything they send goes through your parse and answer, chapter 7's
  * idempotence and chapter 3's log.
  */

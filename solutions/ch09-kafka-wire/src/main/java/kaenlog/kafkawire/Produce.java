@@ -62,7 +62,7 @@ public final class Produce {
      * terms. acks=0 is never answered, as in Kafka.
      */
     public static Optional<List<TopicResponse>> answer(Request request, Backend backend) throws IOException {
-        // BEGIN-SOLUTION ch09 task 5: hand each partition to kaen-log's produce, answer in Kafka's codes (RealClientsTest)
+        // BEGIN-SOLUTION ch09 task 6: hand each partition to kaen-log's produce, answer in Kafka's codes (RealClientsTest)
         List<TopicResponse> topics = new ArrayList<>();
         for (TopicData topic : request.topics()) {
             List<PartitionResponse> partitions = new ArrayList<>();
