@@ -312,7 +312,8 @@ public final class Watch {
     }
 
     private String watchedWhat() {
-        String what = solutions ? "solutions/" : earlierReference ? chapter + "/src" : "the src of ch01.." + chapter.substring(0, 4);
+        String what = solutions ? "solutions/" : earlierReference || chapter.startsWith("ch01") ? chapter + "/src"
+                : "the src of ch01.." + chapter.substring(0, 4);
         return "watching " + what + ", Ctrl-C stops";
     }
 
@@ -433,7 +434,8 @@ public final class Watch {
                 urls.add(r.toUri().toURL());
             }
         }
-        return new URLClassLoader("watch-" + chapter, urls.toArray(URL[]::new), Watch.class.getClassLoader());
+        // Unnamed: a named loader would prefix every stack frame the learner reads with its name.
+        return new URLClassLoader(urls.toArray(URL[]::new), Watch.class.getClassLoader());
     }
 
     /** surefire's default includes: Test*, *Test, *Tests, *TestCase; top-level classes only; task order first. */
