@@ -1,5 +1,7 @@
 package kaenlog.testkit.loop;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,9 +14,11 @@ import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.TestPlan;
 
 /**
- * The task table at the end of {@code mvn -PchNN test}: registered for every JUnit Platform run
- * through META-INF/services, active only where the chapter profiles set {@code workbook.tasks=true}
- * (not under {@code -Psolutions}, whose output CI reads). {@code -Dverbose} prints every failure.
+ * The task table of {@code mvn -PchNN test}: registered for every JUnit Platform run through
+ * META-INF/services, active only where the chapter profiles set {@code workbook.tasks=true} (not
+ * under {@code -Psolutions}, whose output CI reads). It writes the table to
+ * target/workbook-tasks.txt; {@link TaskReport} prints it after surefire's summary.
+ * {@code -Dverbose} puts every failure in full into it.
  */
 public final class TaskTableListener implements TestExecutionListener {
     private final boolean active = Boolean.getBoolean("workbook.tasks");
@@ -45,9 +49,19 @@ public final class TaskTableListener implements TestExecutionListener {
             return;
         }
         boolean verbose = Boolean.parseBoolean(System.getProperty("workbook.verbose", "false"));
-        System.out.println();
-        System.out.print(table.render(chapter, Tasks.of(root, chapter), Set.of(), verbose, learnerClasses(root, chapter)));
-        System.out.println();
+        String text = table.render(chapter, Tasks.of(root, chapter), Set.of(), verbose, learnerClasses(root, chapter));
+        try {
+            Path file = tableFile(root.resolve(chapter));
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            System.out.println(text);
+        }
+    }
+
+    /** Where the table waits for {@link TaskReport} to print it after surefire's summary. */
+    static Path tableFile(Path module) {
+        return module.resolve("target/workbook-tasks.txt");
     }
 
     /** Classes whose source is in the learner's tree: this chapter and the earlier ones (the loop is cumulative). */
