@@ -50,6 +50,30 @@ public final class Tasks {
         return List.copyOf(tasks.values());
     }
 
+    /** Source file (relative to src/main/java) -> the lowest task whose exercise body is in it. */
+    public static Map<String, Task> byFile(Path root, String chapter) {
+        Map<Integer, Task> byNumber = new TreeMap<>();
+        of(root, chapter).forEach(t -> byNumber.put(t.number(), t));
+        Map<String, Task> files = new TreeMap<>();
+        Path reference = root.resolve("solutions").resolve(chapter).resolve("src/main/java");
+        if (!Files.isDirectory(reference)) {
+            return files;
+        }
+        try (Stream<Path> walk = Files.walk(reference)) {
+            for (Path file : walk.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                    Matcher m = MARKER.matcher(line);
+                    if (m.matches()) {
+                        files.putIfAbsent(reference.relativize(file).toString(), byNumber.get(Integer.parseInt(m.group(2))));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
     /** The chapter module whose tests include {@code testClassSimpleName}, found from the test sources. */
     public static String chapterOfTestClass(Path root, String testClassSimpleName) {
         try (Stream<Path> modules = Files.list(root)) {

@@ -68,6 +68,9 @@ public final class Watch {
     private final Launcher launcher = LauncherFactory.create();
     private final TaskTable table = new TaskTable();
     private String current;
+    /** The sources of this chapter changed by the last save, relative to src/main/java. */
+    private final Set<String> saved = new LinkedHashSet<>();
+    private final Map<String, Tasks.Task> taskOfFile;
 
     /** One javac unit: a folder of sources compiled into one output folder. */
     static final class SourceSet {
@@ -106,6 +109,7 @@ public final class Watch {
         this.terminal = System.console() != null;
         this.files = javac.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
         this.tasks = Tasks.of(root, chapter);
+        this.taskOfFile = Tasks.byFile(root, chapter);
         Path build = root.resolve("build/watch");
         for (String module : TaskTableListener.chaptersUpTo(root, chapter)) {
             boolean reference = module.equals(chapter) ? solutions : earlierReference || solutions;
@@ -234,12 +238,16 @@ public final class Watch {
     /** The modification time of the newest changed source, or -1 when no source changed (e.g. an editor's backup file). */
     private long latestChange() throws IOException {
         long latest = -1;
+        saved.clear();
         for (SourceSet set : sets) {
             Map<Path, String> now = set.scan();
             if (!now.equals(set.stamps)) {
                 for (Map.Entry<Path, String> e : now.entrySet()) {
                     if (!e.getValue().equals(set.stamps.get(e.getKey()))) {
                         latest = Math.max(latest, Files.getLastModifiedTime(e.getKey()).toMillis());
+                        if (set.name.equals(chapter)) {
+                            saved.add(set.sources.relativize(e.getKey()).toString());
+                        }
                     }
                 }
                 latest = Math.max(latest, set.stamps.isEmpty() || now.size() < set.stamps.size() ? System.currentTimeMillis() : latest);
@@ -263,7 +271,10 @@ public final class Watch {
         }
         table.clear();
         List<String> order = testClassesInOrder();
-        List<String> first = current != null && order.contains(current) ? List.of(current) : List.of();
+        // The current task (the first that fails); with every task green, the task of the file just saved.
+        String lead = current != null ? current : saved.stream().map(taskOfFile::get).filter(t -> t != null)
+                .min(java.util.Comparator.comparingInt(Tasks.Task::number)).map(Tasks.Task::testClass).orElse(null);
+        List<String> first = lead != null && order.contains(lead) ? List.of(lead) : List.of();
         try (URLClassLoader loader = loader()) {
             if (!first.isEmpty()) {
                 run(loader, first);
