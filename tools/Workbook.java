@@ -1,12 +1,7 @@
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.ClosedWatchServiceException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -15,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -51,7 +45,7 @@ public class Workbook {
         }
         switch (args[0]) {
             case "status" -> status(java.util.Arrays.copyOfRange(args, 1, args.length));
-            case "watch" -> watch(chapter(args, 1));
+            case "watch" -> watch(chapter(args, 1), java.util.Arrays.copyOfRange(args, Math.min(2, args.length), args.length));
             case "hint" -> hint(chapter(args, 1), taskNumber(args, 2));
             case "solution" -> solution(chapter(args, 1), taskNumber(args, 2));
             case "restart" -> restart(chapter(args, 1), args.length > 2 && args[2].equals("--force"));
@@ -305,33 +299,13 @@ public class Workbook {
 
     // ---------------------------------------------------------------- watch
 
-    static void watch(String chapter) throws Exception {
-        Path src = ROOT.resolve(chapter).resolve("src");
-        System.out.println("workbook: watching " + ROOT.relativize(src) + " (Ctrl-C to stop)");
-        try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
-            try (Stream<Path> dirs = Files.walk(src)) {
-                for (Path dir : dirs.filter(Files::isDirectory).toList()) {
-                    dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
-                            StandardWatchEventKinds.ENTRY_DELETE);
-                }
-            }
-            while (true) {
-                Result r = run(chapter);
-                System.out.println(r.passed() + "/" + r.total() + " tasks   next: " + r.next() + "   demo: " + r.demo());
-                if (!r.failure().isEmpty()) {
-                    System.out.println("  " + r.failure());
-                }
-                WatchKey key = watcher.take();
-                // A save often arrives as several events: let them settle, then test once.
-                while (key != null) {
-                    key.pollEvents();
-                    key.reset();
-                    key = watcher.poll(300, TimeUnit.MILLISECONDS);
-                }
-            }
-        } catch (ClosedWatchServiceException | InterruptedException stopped) {
-            System.out.println("workbook: stopped watching");
-        }
+    /** The warm loop lives in tools/Watch.java (and the testkit); this only starts it in its own JVM. */
+    static void watch(String chapter, String[] options) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-XX:+UseSerialGC",
+                ROOT.resolve("tools/Watch.java").toString(), chapter));
+        command.addAll(List.of(options));
+        System.exit(new ProcessBuilder(command).directory(ROOT.toFile()).inheritIO().start().waitFor());
     }
 
     // ---------------------------------------------------------------- hint, solution, restart
