@@ -322,41 +322,6 @@ class LogAppendTest {
     }
 
     /**
-     * A roll whose index cannot be made (here: a directory stands where the file should go; in
-     * life, no inodes left) leaves the old layout, and the log stops taking writes: fail-stop.
-     * After a restart everything acknowledged is there, at its offsets.
-     */
-    @Test
-    void aRollThatFailsHalfWayLeavesTheOldLayoutAndTakesTheLogOffline() throws IOException {
-        int size = sizeOfBatch(1);
-        LogConfig config = LogConfig.defaults().withSegmentBytes(2 * size);
-        Path blocker = dir.resolve(Segment.fileName(2, Segment.INDEX_SUFFIX));
-        try (Log log = Log.open(dir, config)) {
-            appendBatches(log, 2, 1);
-            Files.createDirectory(blocker);
-            assertThatThrownBy(() -> log.append(numbered(2, 1)))
-                    .as("the roll before offset 2 cannot create its index: the append fails with a storage error")
-                    .isInstanceOf(StorageException.class);
-            assertThat(Files.exists(dir.resolve(Segment.fileName(2, Segment.LOG_SUFFIX))))
-                    .as("the half-made segment's .log is removed: the old layout stays").isFalse();
-            assertThat(log.offline()).as("the log is offline from the failed write on").isPresent();
-            Files.delete(blocker);
-            assertThatThrownBy(() -> log.append(numbered(3, 1)))
-                    .as("fail-stop: even with the cause gone, nothing more is appended until a restart recovers"
-                            + " the log (memory may not match the files after a half-done roll)")
-                    .isInstanceOf(StorageException.class);
-            assertThatThrownBy(() -> log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END))
-                    .as("every request for an offline log gets the storage error, reads too")
-                    .isInstanceOf(StorageException.class);
-        }
-        try (Log log = Log.open(dir, config)) {
-            assertThat(log.logEndOffset()).as("after the restart: the two acknowledged batches, LEO 2").isEqualTo(2);
-            assertThat(log.append(numbered(2, 1)).firstOffset()).as("and the log rolls on").isEqualTo(2);
-            assertThat(log.segments()).extracting(Segment::baseOffset).containsExactly(0L, 2L);
-        }
-    }
-
-    /**
      * flush.messages and flush.ms (Kafka's names, off by default): the log is forced to disk once
      * that many messages are unflushed, or once that much time passed since the last flush (time is
      * a parameter); every flush moves the recovery point, below which a crash recovers nothing.

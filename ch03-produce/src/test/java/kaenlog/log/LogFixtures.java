@@ -163,4 +163,9 @@ public final class LogFixtures {
     public static int sizeOfBatch(int records) {
         return numbered(0, records).remaining();
     }
+
+    /** Byte {@code at} from the end of batch {@code i} of {@link LogFixtures#appendBatches}: inside its last record, covered by the CRC. */
+    public static int insideLastRecordOf(int i, int size) {
+        return i * size + size - 2;
+    }
 }

@@ -268,53 +268,6 @@ class RecoveryTest {
         }
     }
 
-    /** Byte {@code at} from the end of batch {@code i} of {@link LogFixtures#appendBatches}: inside its last record, covered by the CRC. */
-    private static int insideLastRecordOf(int i, int size) {
-        return i * size + size - 2;
-    }
-
-    /**
-     * Issue case 3. After a clean shutdown nothing is recovered: the clean-shutdown marker says
-     * every byte was flushed. One flipped byte in batch 50 of 100 is bit rot, not a torn write;
-     * cutting there would throw away 50 acknowledged batches. The batch is reported when it is
-     * read, with its offsets; every other batch stays.
-     */
-    @Test
-    void afterACleanShutdownNothingIsRecoveredAndAFlippedByteLosesNoOtherBatch() throws IOException {
-        int size = sizeOfBatch(1);
-        try (Log log = Log.open(dir, LogConfig.defaults())) {
-            appendBatches(log, 100, 1);
-        }
-        assertThat(Files.exists(dir.resolve(Log.CLEAN_SHUTDOWN_FILE)))
-                .as("close() is a clean shutdown: it flushes and leaves the clean-shutdown marker").isTrue();
-        Path file = dir.resolve(FIRST_SEGMENT);
-        flipByte(file, insideLastRecordOf(50, size));
-
-        try (Log log = Log.open(dir, LogConfig.defaults())) {
-            assertThat(log.logEndOffset())
-                    .as("after a clean shutdown the log is not recovered: all 100 batches stay, LEO 100 (recovering"
-                            + " would cut at the flipped batch 50 and lose 50 acknowledged ones)")
-                    .isEqualTo(100);
-            assertThat(Files.size(file)).as("not a byte is cut").isEqualTo(100L * size);
-            assertThat(log.openEvents()).as("nothing was recovered, so nothing is reported as cut")
-                    .noneMatch(line -> line.contains("recovery cut"));
-            assertThat(Files.exists(dir.resolve(Log.CLEAN_SHUTDOWN_FILE)))
-                    .as("open deletes the marker: a crash from now on is an unclean shutdown").isFalse();
-            assertThat(LogFixtures.recordOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
-                    .as("a read from 0 returns the good batches before the corrupt one, never the corrupt one")
-                    .containsExactlyElementsOf(LongStream.range(0, 50).boxed().toList());
-            assertThatThrownBy(() -> log.read(50, Integer.MAX_VALUE, FetchIsolation.LOG_END))
-                    .as("a read of the corrupt batch says so, with its offsets")
-                    .isInstanceOfSatisfying(CorruptRecordException.class, e -> {
-                        assertThat(e.baseOffset()).isEqualTo(50);
-                        assertThat(e.lastOffset()).isEqualTo(50);
-                    });
-            assertThat(LogFixtures.recordOffsets(log.read(51, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
-                    .as("and everything after it is still served")
-                    .containsExactlyElementsOf(LongStream.range(51, 100).boxed().toList());
-        }
-    }
-
     /**
      * After an unclean shutdown only the batches from the recovery point on are checked: a flush
      * moved it to 80, so a flipped byte in batch 50 is kept (reported when read) and one in batch
@@ -335,8 +288,8 @@ class RecoveryTest {
             copyDir(log.dir(), crash); // what a SIGKILL leaves: the files as written, no clean-shutdown marker
         }
         Path file = crash.resolve(FIRST_SEGMENT);
-        flipByte(file, insideLastRecordOf(50, size));
-        flipByte(file, insideLastRecordOf(90, size));
+        flipByte(file, LogFixtures.insideLastRecordOf(50, size));
+        flipByte(file, LogFixtures.insideLastRecordOf(90, size));
 
         try (Log log = Log.open(crash, LogConfig.defaults())) {
             assertThat(log.logEndOffset())
@@ -386,135 +339,4 @@ class RecoveryTest {
         }
     }
 
-    /** Issue case 4: a log that fails to open closes every file it opened, on every try. */
-    @Test
-    void aLogThatFailsToOpenLeaksNoFileChannel() throws IOException {
-        Path fds = Path.of("/proc/self/fd");
-        Assumptions.assumeTrue(Files.isDirectory(fds), "counting open files needs /proc/self/fd");
-        try (Log log = Log.open(dir, LogConfig.defaults().withSegmentBytes(sizeOfBatch(1)))) {
-            appendBatches(log, 3, 1);
-        }
-        // A directory where segment 5's log file should be: opening it fails after 0..2 are open.
-        Files.createDirectory(dir.resolve(Segment.fileName(5, Segment.LOG_SUFFIX)));
-        long before = openFiles(fds);
-        for (int i = 0; i < 20; i++) {
-            assertThatThrownBy(() -> Log.open(dir, LogConfig.defaults())).as("the log cannot be opened")
-                    .isInstanceOf(IOException.class);
-        }
-        assertThat(openFiles(fds) - before)
-                .as("20 failed opens of a log of 3 segments: the segments opened before the failure are closed again"
-                        + " (each open would otherwise leak 6 FileChannels)")
-                .isLessThan(6);
-    }
-
-    private static long openFiles(Path fds) throws IOException {
-        try (var list = Files.list(fds)) {
-            return list.count();
-        }
-    }
-
-    @Test
-    void aLogReopenedAfterCloseHasEverySegmentOffsetAndByte() throws IOException {
-        int size = sizeOfBatch(2);
-        LogConfig config = LogConfig.defaults().withSegmentBytes(3 * size);
-        List<Long> bases;
-        Map<String, byte[]> files = new LinkedHashMap<>();
-        try (Log log = Log.open(dir, config)) {
-            appendBatches(log, 8, 2);
-            bases = log.segments().stream().map(Segment::baseOffset).toList();
-        }
-        for (String name : fileNames(dir)) {
-            if (name.endsWith(Segment.LOG_SUFFIX) || name.endsWith(Segment.INDEX_SUFFIX)) {
-                files.put(name, Files.readAllBytes(dir.resolve(name)));
-            }
-        }
-
-        try (Log log = Log.open(dir, config)) {
-            assertThat(log.segments()).extracting(Segment::baseOffset)
-                    .as("the segments are found again from their file names")
-                    .containsExactlyElementsOf(bases)
-                    .containsExactly(0L, 6L, 12L);
-            assertThat(log.logEndOffset()).as("16 records were written: LEO 16 again").isEqualTo(16);
-            assertThat(log.highWatermark())
-                    .as("with one replica everything on disk is committed: HW = LEO after a restart")
-                    .isEqualTo(16);
-            for (Map.Entry<String, byte[]> file : files.entrySet()) {
-                byte[] now = Files.readAllBytes(dir.resolve(file.getKey()));
-                assertThat(now)
-                        .as("%s is byte for byte what was written: opening a cleanly closed log changes no segment file%n%s",
-                                file.getKey(), Hex.firstDifference(file.getValue(), now, i -> "byte " + i))
-                        .isEqualTo(file.getValue());
-            }
-            List<Long> offsets = new ArrayList<>();
-            for (Segment segment : log.segments()) {
-                segment.batches().forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
-            }
-            assertThat(offsets)
-                    .as("every record is still there, at its offset")
-                    .containsExactlyElementsOf(LongStream.range(0, 16).boxed().toList());
-
-            AppendInfo next = log.append(numbered(8, 2));
-            assertThat(next.firstOffset())
-                    .as("appending goes on at the log end offset: 16")
-                    .isEqualTo(16);
-        }
-    }
-
-    /** The three ways an index file can be wrong after a crash or a disk fault. */
-    enum BrokenIndex {
-        DELETED, FIVE_GARBAGE_BYTES, ENTRIES_THAT_DO_NOT_GROW,
-        /** Still sorted, still inside the segment, and wrong: the entry's batch does not end at that offset. */
-        AN_ENTRY_WITH_A_LOWERED_OFFSET
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(BrokenIndex.class)
-    void aMissingOrCorruptIndexOfAClosedSegmentIsRebuiltOnOpenAndReadsStillWork(BrokenIndex broken) throws IOException {
-        int batchSize = LogFixtures.sizeOfBatch(3);
-        LogConfig config = new LogConfig(batchSize * 20, batchSize * 2);
-        List<OffsetIndex.Entry> before;
-        Path indexFile;
-        List<AppendInfo> infos;
-        try (Log log = Log.open(dir, config)) {
-            infos = appendBatches(log, 50, 3);
-            assertThat(log.segments()).as("20 batches a segment: 50 batches make 3 segments").hasSize(3);
-            Segment closed = log.segments().get(0);
-            before = closed.indexEntries();
-            indexFile = closed.indexFile();
-            assertThat(before).as("the closed segment's index has entries to lose").hasSizeGreaterThan(2);
-        }
-
-        switch (broken) {
-            case DELETED -> Files.delete(indexFile);
-            case FIVE_GARBAGE_BYTES -> Files.write(indexFile, new byte[] {1, 2, 3, 4, 5});
-            case ENTRIES_THAT_DO_NOT_GROW -> Files.write(indexFile, ByteBuffer.allocate(16)
-                    .putInt(10).putInt(900).putInt(5).putInt(1_000).array());
-            case AN_ENTRY_WITH_A_LOWERED_OFFSET -> {
-                ByteBuffer entries = ByteBuffer.wrap(Files.readAllBytes(indexFile));
-                int lowered = entries.getInt(0) + 1; // between the first entry's offset and the second's
-                entries.putInt(OffsetIndex.ENTRY_SIZE, lowered);
-                Files.write(indexFile, entries.array());
-            }
-        }
-
-        try (Log log = Log.open(dir, config)) {
-            Segment closed = log.segments().get(0);
-            assertThat(closed.indexEntries())
-                    .as("%s: Log.open must not trust an index it cannot use (missing, a partial 8-byte entry, offsets"
-                            + " that go backwards, an entry whose batch does not end at its offset); it rebuilds it from"
-                            + " the segment's batches, giving the same entries",
-                            broken)
-                    .containsExactlyElementsOf(before);
-            assertThat(Files.size(closed.indexFile()))
-                    .as("%s: the rebuilt index is on disk again, 8 bytes per entry", broken)
-                    .isEqualTo((long) before.size() * OffsetIndex.ENTRY_SIZE);
-            for (AppendInfo info : infos) {
-                ByteBuffer read = log.read(info.lastOffset(), 1, FetchIsolation.LOG_END);
-                assertThat(baseOffsets(read))
-                        .as("%s: a read at offset %d finds the batch holding it through the rebuilt index", broken,
-                                info.lastOffset())
-                        .containsExactly(info.firstOffset());
-            }
-        }
-    }
 }
