@@ -3,7 +3,8 @@ package kaenlog.broker;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
 import kaenlog.log.LogConfig;
-import kaenlog.produce.Frames;
+import kaenlog.wire.Frames;
+import kaenlog.wire.RequestEnvelope;
 
 /**
  * How a {@link Broker} runs.

@@ -5,7 +5,8 @@ import java.util.List;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.RecordBatch;
-import kaenlog.produce.ErrorCode;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.PartitionNames;
 
 /**
  * What a client may ask of the broker, checked before a partition is opened or a byte is written.

@@ -1,6 +1,6 @@
 package kaenlog.broker;
 
-import kaenlog.produce.Frames;
+import kaenlog.wire.Frames;
 
 /**
  * What the broker holds at once, whatever its clients do: each limit a hostile client could reach is

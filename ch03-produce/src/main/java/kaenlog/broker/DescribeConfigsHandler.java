@@ -2,10 +2,11 @@ package kaenlog.broker;
 
 import java.util.List;
 import java.util.Optional;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.DescribeConfigs;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.DescribeConfigs;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.MalformedMessageException;
+import kaenlog.wire.PartitionNames;
 
 /** Answers DESCRIBE_CONFIGS from the broker's {@link PartitionConfigs}; it opens no partition. */
 public final class DescribeConfigsHandler implements RequestHandler {

@@ -3,10 +3,10 @@ package kaenlog.broker;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * Chapter 3's produce: the partition's leader appends the batch and assigns its offsets; the answer

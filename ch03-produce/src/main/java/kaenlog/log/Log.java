@@ -23,7 +23,7 @@ import kaenlog.workbook.Todo;
 
 /**
  * A partition's log on disk: a directory of segments, the newest one active. Not thread-safe:
- * {@code kaenlog.produce.Partition} guards it with a lock.
+ * {@code kaenlog.broker.Partition} guards it with a lock.
  *
  * <p>Three offsets describe it. The <b>log start offset</b> is the first offset still held
  * (retention moves it forward, chapter 6). The <b>log end offset</b> (LEO) is the offset the next

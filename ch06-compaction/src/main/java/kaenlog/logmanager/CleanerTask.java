@@ -11,7 +11,7 @@ import kaenlog.compaction.Cleaner;
 import kaenlog.compaction.Retention;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
-import kaenlog.produce.Partition;
+import kaenlog.broker.Partition;
 
 /**
  * The cleaner of a partition whose cleanup.policy includes compact: chapter 6's {@link Cleaner}

@@ -13,6 +13,7 @@ import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
+import kaenlog.demo.compaction.CompactionDemo;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;

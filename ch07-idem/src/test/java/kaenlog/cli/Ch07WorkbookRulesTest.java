@@ -2,6 +2,7 @@ package kaenlog.cli;
 
 import kaenlog.testkit.ClockBan;
 import kaenlog.testkit.Guide;
+import kaenlog.testkit.Layers;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -11,11 +12,17 @@ import org.junit.jupiter.api.Test;
 class Ch07WorkbookRulesTest {
     @Test
     void chapterSevenReadsNoClockAndNoUnseededRandomness() {
-        ClockBan.assertNoClockIn("kaenlog.idem");
+        ClockBan.assertNoClockIn("kaenlog.broker", "kaenlog.client", "kaenlog.demo.idem", "kaenlog.idem", "kaenlog.wire");
     }
 
     @Test
     void everyBlockOfTheGuideIsAVerbatimExcerptOfItsNamedFile() throws Exception {
         Guide.assertExcerptsMatch("ch07-idem/README.md");
+    }
+
+    @Test
+    void packagesImportOneWayAndNeverEachOther() {
+        // demo -> client | server -> wire -> storage -> batch (cli and workbook below all): see Layers.
+        Layers.assertImportsRunOneWay();
     }
 }

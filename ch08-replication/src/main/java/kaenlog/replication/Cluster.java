@@ -10,17 +10,17 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.broker.RequestEnvelope;
-import kaenlog.broker.ResponseEnvelope;
+import kaenlog.wire.RequestEnvelope;
+import kaenlog.wire.ResponseEnvelope;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.OffsetOutOfRangeException;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.MalformedMessageException;
-import kaenlog.produce.ProduceRequest;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.MalformedMessageException;
+import kaenlog.wire.ProduceRequest;
 import kaenlog.workbook.Todo;
 
 /**
@@ -186,7 +186,7 @@ public final class Cluster implements Closeable {
     }
 
     /** The one-record batch a producer sends for {@code produce(n, ...)}: key {@code order-<n>}, value {@code m<n>}. */
-    static ByteBuffer record(long n, long nowMs) {
+    public static ByteBuffer record(long n, long nowMs) {
         return new BatchBuilder().append(nowMs, "order-" + n, "m" + n).build();
     }
 

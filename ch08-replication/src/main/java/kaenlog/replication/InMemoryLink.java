@@ -4,8 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
-import kaenlog.produce.Frames;
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.Frames;
+import kaenlog.wire.MalformedMessageException;
 
 /**
  * The wire between the two brokers of one process: a byte queue in each direction, written and

@@ -2,7 +2,7 @@ package kaenlog.replication;
 
 import java.util.Objects;
 import java.util.function.LongSupplier;
-import kaenlog.produce.ReplicaGate;
+import kaenlog.broker.ReplicaGate;
 import kaenlog.workbook.Todo;
 
 /**

@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import kaenlog.testkit.ClockBan;
 import kaenlog.testkit.Guide;
+import kaenlog.testkit.Layers;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class Ch08WorkbookRulesTest {
     @Test
     void replicationCodeReadsNoClockAndNoUnseededRandomness() {
-        ClockBan.assertNoClockIn("kaenlog.replication");
+        ClockBan.assertNoClockIn("kaenlog.demo.replication", "kaenlog.replication");
     }
 
     @Test
@@ -52,5 +53,11 @@ class Ch08WorkbookRulesTest {
         }
         assertThat(seen).as("%s lists at least PRODUCE, FETCH and INIT_PRODUCER_ID", guide)
                 .containsEntry(0, "PRODUCE").containsEntry(1, "FETCH").containsEntry(2, "INIT_PRODUCER_ID");
+    }
+
+    @Test
+    void packagesImportOneWayAndNeverEachOther() {
+        // demo -> client | server -> wire -> storage -> batch (cli and workbook below all): see Layers.
+        Layers.assertImportsRunOneWay();
     }
 }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
-import kaenlog.produce.ProduceRequest;
+import kaenlog.wire.ProduceRequest;
 import kaenlog.testkit.Hex;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import java.util.Optional;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
-import kaenlog.produce.ProduceRequest;
+import kaenlog.wire.ProduceRequest;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;

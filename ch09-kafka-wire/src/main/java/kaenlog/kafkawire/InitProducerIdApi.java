@@ -1,7 +1,7 @@
 package kaenlog.kafkawire;
 
 import java.io.IOException;
-import kaenlog.idem.InitProducerId;
+import kaenlog.wire.InitProducerId;
 
 /**
  * InitProducerId (key 22 in Kafka; kaen-log's own INIT_PRODUCER_ID is key 2 on its own port), v0..v1:

@@ -1,6 +1,6 @@
 package kaenlog.kafkawire;
 
-import kaenlog.produce.ErrorCode;
+import kaenlog.wire.ErrorCode;
 
 /**
  * kaen-log's error table (its own numbers, chapter 3) mapped to Kafka's wire codes

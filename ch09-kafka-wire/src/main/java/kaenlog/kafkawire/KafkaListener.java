@@ -7,7 +7,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Optional;
 import kaenlog.broker.Broker;
-import kaenlog.produce.Frames;
+import kaenlog.wire.Frames;
 
 /**
  * The second listener: Kafka's protocol on its own port, beside kaen-log's. Kafka frames its

@@ -2,7 +2,7 @@ package kaenlog.kafkawire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.MalformedMessageException;
 import kaenlog.workbook.Todo;
 
 /**

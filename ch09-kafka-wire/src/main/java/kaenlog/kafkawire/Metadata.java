@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import kaenlog.broker.PartitionNames;
+import kaenlog.wire.PartitionNames;
 
 /**
  * Metadata (key 3), v1..v8: which topics and partitions exist and which broker leads each. kaen-log

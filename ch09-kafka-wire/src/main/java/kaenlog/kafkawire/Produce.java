@@ -5,10 +5,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import kaenlog.broker.PartitionNames;
-import kaenlog.produce.MalformedMessageException;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.PartitionNames;
+import kaenlog.wire.MalformedMessageException;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 import kaenlog.workbook.Todo;
 
 /**

@@ -1,6 +1,6 @@
 package kaenlog.kafkawire;
 
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.MalformedMessageException;
 import kaenlog.workbook.Todo;
 
 /**

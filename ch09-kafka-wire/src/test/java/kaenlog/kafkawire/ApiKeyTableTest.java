@@ -27,22 +27,22 @@ class ApiKeyTableTest {
 
     @Test
     void everyKaenLogErrorTravelsAsTheKafkaErrorOfTheSameMeaning() {
-        for (kaenlog.produce.ErrorCode error : kaenlog.produce.ErrorCode.values()) {
+        for (kaenlog.wire.ErrorCode error : kaenlog.wire.ErrorCode.values()) {
             short code = KafkaErrors.of(error);
             assertThat(code).as("%s needs a Kafka code of its own in KafkaErrors, not UNKNOWN_SERVER_ERROR", error)
                     .isNotEqualTo(KafkaErrors.UNKNOWN_SERVER_ERROR);
             assertThat(Errors.forCode(code)).as("%s travels as Kafka code %d", error, code)
                     .isNotEqualTo(Errors.UNKNOWN_SERVER_ERROR);
         }
-        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.produce.ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)))
+        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.wire.ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)))
                 .isEqualTo(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER);
-        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.produce.ErrorCode.CORRUPT_BATCH)))
+        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.wire.ErrorCode.CORRUPT_BATCH)))
                 .as("kaen-log's CORRUPT_BATCH is Kafka's CORRUPT_MESSAGE (2)").isEqualTo(Errors.CORRUPT_MESSAGE);
-        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.produce.ErrorCode.UNKNOWN_PARTITION)))
+        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.wire.ErrorCode.UNKNOWN_PARTITION)))
                 .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
-        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.produce.ErrorCode.BATCH_TOO_LARGE)))
+        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.wire.ErrorCode.BATCH_TOO_LARGE)))
                 .isEqualTo(Errors.MESSAGE_TOO_LARGE);
-        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.produce.ErrorCode.NOT_ENOUGH_REPLICAS)))
+        assertThat(Errors.forCode(KafkaErrors.of(kaenlog.wire.ErrorCode.NOT_ENOUGH_REPLICAS)))
                 .isEqualTo(Errors.NOT_ENOUGH_REPLICAS);
         assertThat(Errors.forCode(KafkaErrors.UNSUPPORTED_VERSION)).isEqualTo(Errors.UNSUPPORTED_VERSION);
         assertThat(Errors.forCode(KafkaErrors.KAFKA_STORAGE_ERROR)).isEqualTo(Errors.KAFKA_STORAGE_ERROR);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HexFormat;
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.MalformedMessageException;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.utils.ByteUtils;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;

@@ -11,11 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import kaenlog.broker.Broker;
-import kaenlog.broker.BrokerClient;
+import kaenlog.client.BrokerClient;
 import kaenlog.broker.BrokerConfig;
-import kaenlog.idem.IdempotentProducer;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.client.IdempotentProducer;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 import kaenlog.testkit.FaultInjectingProxy;
 
 /**

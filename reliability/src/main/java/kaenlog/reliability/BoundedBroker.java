@@ -19,14 +19,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.broker.Broker;
-import kaenlog.broker.BrokerClient;
+import kaenlog.client.BrokerClient;
 import kaenlog.idem.Idempotence;
-import kaenlog.idem.InitProducerId;
-import kaenlog.idem.InitProducerIdHandler;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.InitProducerId;
+import kaenlog.broker.InitProducerIdHandler;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * Scenario 6 (the hostile-client issue's item 4): the broker bounded as a whole, each limit hit on

@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.broker.BrokerClient;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * Item 1: the broker process is killed with SIGKILL while four producers write (two with acks=1,

@@ -20,20 +20,20 @@ import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.batch.RecordHeader;
-import kaenlog.broker.RequestEnvelope;
-import kaenlog.broker.ResponseEnvelope;
+import kaenlog.wire.RequestEnvelope;
+import kaenlog.wire.ResponseEnvelope;
 import kaenlog.groups.CorruptOffsetRecordException;
 import kaenlog.groups.OffsetCommitKey;
 import kaenlog.groups.OffsetCommitValue;
-import kaenlog.idem.InitProducerId;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.Frames;
-import kaenlog.produce.MalformedMessageException;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.InitProducerId;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.Frames;
+import kaenlog.wire.MalformedMessageException;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * Item 4: seeded mutations of valid batches, frames and messages through every decoder that reads

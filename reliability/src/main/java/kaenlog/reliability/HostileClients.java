@@ -16,15 +16,15 @@ import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.broker.BrokerClient;
-import kaenlog.broker.RequestEnvelope;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.Frames;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.RequestEnvelope;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.Frames;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * Item 3: hostile clients against a broker JVM whose heap is capped ({@code -Xmx64m}, and

@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.broker.BrokerClient;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * A plain producer (no idempotence, no retries) that writes down in a {@link Ledger} what the broker

@@ -14,13 +14,13 @@ import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Broker;
-import kaenlog.broker.BrokerClient;
+import kaenlog.client.BrokerClient;
 import kaenlog.broker.BrokerConfig;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * Item 5: producers and consumers at once on one broker (in this JVM, its real TCP port on

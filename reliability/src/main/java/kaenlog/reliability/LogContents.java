@@ -10,11 +10,11 @@ import java.util.stream.Stream;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
-import kaenlog.broker.BrokerClient;
+import kaenlog.client.BrokerClient;
 import kaenlog.log.Segment;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
 
 /**
  * What a partition holds, read two independent ways: the segment files on disk, every batch

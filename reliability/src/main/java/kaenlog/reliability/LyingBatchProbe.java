@@ -8,11 +8,11 @@ import java.util.List;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.RecordBatch;
-import kaenlog.broker.BrokerClient;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * A finding, measured: a producer batch whose {@code lastOffsetDelta} disagrees with its record

@@ -16,13 +16,13 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.broker.RequestEnvelope;
-import kaenlog.broker.ResponseEnvelope;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.Frames;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.RequestEnvelope;
+import kaenlog.wire.ResponseEnvelope;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.Frames;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * The producer chapter 7 replaces: retries on, idempotence off (Kafka's

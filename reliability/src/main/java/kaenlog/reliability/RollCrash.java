@@ -29,8 +29,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
-import kaenlog.broker.BrokerClient;
-import kaenlog.produce.ProduceRequest;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.ProduceRequest;
 
 /**
  * Item 1, a crash during a segment roll. A roll ({@code Log.roll}, chapter 3) flushes the active

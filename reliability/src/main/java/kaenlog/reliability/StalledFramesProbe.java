@@ -7,8 +7,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import kaenlog.produce.Frames;
-import kaenlog.produce.ProduceRequest;
+import kaenlog.wire.Frames;
+import kaenlog.wire.ProduceRequest;
 
 /**
  * Clients that each send a whole frame of the largest size (1 MiB) but its last byte, and then wait,

@@ -7,10 +7,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.batch.RecordBatch;
-import kaenlog.broker.BrokerClient;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
 
 /**
  * The well-behaved client that runs while an attack does: on its own connection it produces a

@@ -16,15 +16,15 @@ import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
-import kaenlog.broker.BrokerClient;
+import kaenlog.client.BrokerClient;
 import kaenlog.cli.Klog;
 import kaenlog.log.OffsetIndex;
 import kaenlog.log.Segment;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 import kaenlog.testkit.Tmpfs;
 
 /**

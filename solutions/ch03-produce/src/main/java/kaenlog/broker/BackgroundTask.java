@@ -2,7 +2,6 @@ package kaenlog.broker;
 
 import java.io.IOException;
 import java.util.Optional;
-import kaenlog.produce.Partition;
 
 /**
  * Work the broker runs on a schedule, on a thread of its own, between requests: Kafka's retention

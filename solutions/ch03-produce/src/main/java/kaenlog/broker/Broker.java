@@ -30,10 +30,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import kaenlog.batch.CorruptBatchException;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.Frames;
-import kaenlog.produce.MalformedMessageException;
-import kaenlog.produce.Partition;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.Frames;
+import kaenlog.wire.MalformedMessageException;
+import kaenlog.wire.PartitionNames;
+import kaenlog.wire.RequestEnvelope;
+import kaenlog.wire.ResponseEnvelope;
 import kaenlog.workbook.Todo;
 
 /**
@@ -252,7 +254,7 @@ public final class Broker implements BrokerContext, Closeable {
         handlers.forEach((key, handler) -> {
             if (ApiKeys.of(key).isEmpty()) {
                 throw new IllegalStateException(handler.getClass().getName() + " answers apiKey " + key
-                        + ", which kaenlog.produce.ApiKeys does not list: add the key to that table first");
+                        + ", which kaenlog.wire.ApiKeys does not list: add the key to that table first");
             }
         });
     }

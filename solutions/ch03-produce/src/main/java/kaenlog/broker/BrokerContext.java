@@ -3,14 +3,13 @@ package kaenlog.broker;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import kaenlog.produce.Partition;
 
 /** What a {@link RequestHandler} may use of the broker it runs in. */
 public interface BrokerContext {
     /**
      * The partition called {@code name} (a directory under the data directory), opened on first
      * use; opening recovers its log. A name that is not {@code [A-Za-z0-9._-]+-[0-9]+} (topic,
-     * dash, partition number) is a {@link kaenlog.produce.MalformedMessageException}.
+     * dash, partition number) is a {@link kaenlog.wire.MalformedMessageException}.
      */
     Partition partition(String name) throws IOException;
 

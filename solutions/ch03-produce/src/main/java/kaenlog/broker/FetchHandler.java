@@ -2,12 +2,11 @@ package kaenlog.broker;
 
 import java.io.IOException;
 import java.util.Optional;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.Frames;
-import kaenlog.produce.Partition;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.Frames;
 
 /**
  * Chapter 3's fetch, for consumers (replicaId -1, up to the high watermark) and followers (their

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import kaenlog.log.LogConfig;
+import kaenlog.wire.PartitionNames;
 
 /**
  * The configs a broker runs with, Kafka's topic configs kept per partition: each key has Kafka's

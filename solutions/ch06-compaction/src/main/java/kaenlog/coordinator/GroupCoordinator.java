@@ -5,13 +5,13 @@ import java.util.List;
 import java.util.Map;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.BrokerExtension;
-import kaenlog.broker.PartitionNames;
+import kaenlog.wire.PartitionNames;
 import kaenlog.groups.CommittedOffset;
 import kaenlog.groups.GroupOffsetsLog;
 import kaenlog.groups.OffsetCommitKey;
 import kaenlog.groups.PartitionOffset;
 import kaenlog.logmanager.CleanupConfigs;
-import kaenlog.produce.OffsetFetch;
+import kaenlog.wire.OffsetFetch;
 
 /**
  * The part of Kafka's group coordinator kaen-log has: committed offsets, kept in chapter 6's

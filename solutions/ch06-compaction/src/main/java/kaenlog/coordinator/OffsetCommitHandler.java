@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.Optional;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.RequestHandler;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.OffsetCommit;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.OffsetCommit;
 
 /** Answers OFFSET_COMMIT: the commit is appended to the group offsets log. A bad name or offset is INVALID_REQUEST. */
 public final class OffsetCommitHandler implements RequestHandler {

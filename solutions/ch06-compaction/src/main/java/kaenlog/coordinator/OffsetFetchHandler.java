@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.Optional;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.RequestHandler;
-import kaenlog.produce.ApiKeys;
-import kaenlog.produce.ErrorCode;
-import kaenlog.produce.OffsetFetch;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.OffsetFetch;
 
 /**
  * Answers OFFSET_FETCH from the group offsets log, replayed (chapter 6's

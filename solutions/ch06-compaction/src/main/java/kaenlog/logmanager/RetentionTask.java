@@ -5,7 +5,7 @@ import java.util.Optional;
 import kaenlog.broker.BackgroundTask;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.compaction.Retention;
-import kaenlog.produce.Partition;
+import kaenlog.broker.Partition;
 
 /**
  * The retention check of a partition whose cleanup.policy includes delete: chapter 6's

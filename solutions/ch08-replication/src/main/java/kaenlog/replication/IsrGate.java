@@ -2,7 +2,7 @@ package kaenlog.replication;
 
 import java.util.Objects;
 import java.util.function.LongSupplier;
-import kaenlog.produce.ReplicaGate;
+import kaenlog.broker.ReplicaGate;
 
 /**
  * Chapter 3's {@link ReplicaGate}, answered from the ISR: an acks=all write is done once the

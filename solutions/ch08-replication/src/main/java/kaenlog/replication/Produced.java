@@ -1,6 +1,6 @@
 package kaenlog.replication;
 
-import kaenlog.produce.ErrorCode;
+import kaenlog.wire.ErrorCode;
 
 /**
  * The leader's answer to one produce: the offset the record got and kaen-log's error code (0,

@@ -13,7 +13,7 @@ import kaenlog.batch.RecordBatch;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
-import kaenlog.produce.Partition;
+import kaenlog.broker.Partition;
 
 /**
  * One broker's copy of the partition: chapter 3's {@link Partition} (a log behind a lock), the
@@ -137,7 +137,7 @@ public final class Replica implements Closeable {
     }
 
     /**
-     * The HW for a {@link kaenlog.produce.ReplicaGate}. The partition asks its gate while it holds
+     * The HW for a {@link kaenlog.broker.ReplicaGate}. The partition asks its gate while it holds
      * its own lock, after every change; {@link #highWatermark()} would take the lock again, and
      * {@code Partition.locked} would ask the gate again, forever. So this one reads the log directly.
      */

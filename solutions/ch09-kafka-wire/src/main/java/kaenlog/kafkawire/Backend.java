@@ -15,10 +15,10 @@ import java.util.stream.Stream;
 import kaenlog.broker.Broker;
 import kaenlog.broker.CloseConnectionException;
 import kaenlog.broker.RequestHandler;
-import kaenlog.produce.FetchRequest;
-import kaenlog.produce.FetchResponse;
-import kaenlog.produce.ProduceRequest;
-import kaenlog.produce.ProduceResponse;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
 
 /**
  * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request handlers
@@ -51,12 +51,12 @@ public final class Backend {
 
     /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
     public Optional<ProduceResponse> produce(ProduceRequest request) throws IOException {
-        return call(kaenlog.produce.ApiKeys.PRODUCE, request.encode()).map(ProduceResponse::decode);
+        return call(kaenlog.wire.ApiKeys.PRODUCE, request.encode()).map(ProduceResponse::decode);
     }
 
     /** kaen-log's fetch for one partition (it parks like any kaen-log fetch when there is nothing yet). */
     public FetchResponse fetch(FetchRequest request) throws IOException {
-        return call(kaenlog.produce.ApiKeys.FETCH, request.encode()).map(FetchResponse::decode)
+        return call(kaenlog.wire.ApiKeys.FETCH, request.encode()).map(FetchResponse::decode)
                 .orElseThrow(() -> new IOException("the fetch handler gave no answer"));
     }
 

@@ -2,7 +2,7 @@ package kaenlog.kafkawire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.MalformedMessageException;
 
 /**
  * Reads Kafka's protocol types from a request's bytes. Every length comes from the other side of a

@@ -1,6 +1,6 @@
 package kaenlog.kafkawire;
 
-import kaenlog.produce.MalformedMessageException;
+import kaenlog.wire.MalformedMessageException;
 
 /**
  * The header in front of every Kafka request: api_key int16 · api_version int16 · correlation_id

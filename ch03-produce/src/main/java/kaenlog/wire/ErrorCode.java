@@ -1,0 +1,63 @@
+package kaenlog.wire;
+
+/**
+ * kaen-log's own error table. The numbers are kaen-log's, not Kafka's wire numbers (Kafka's
+ * NOT_ENOUGH_REPLICAS is 19, NOT_ENOUGH_REPLICAS_AFTER_APPEND 20, OUT_OF_ORDER_SEQUENCE_NUMBER 45):
+ * kaen-log never copied Kafka's table, and a learner should not mistake one for the other.
+ */
+public enum ErrorCode {
+    NONE(0),
+    OFFSET_OUT_OF_RANGE(1),
+    /** Chapter 8: acks=all refused before the append, the ISR being smaller than min.insync.replicas. */
+    NOT_ENOUGH_REPLICAS(2),
+    /** Chapter 8: written, but the ISR shrank below min.insync.replicas before enough replicas had it. */
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND(3),
+    CORRUPT_BATCH(4),
+    UNKNOWN_PARTITION(5),
+    REQUEST_TIMED_OUT(6),
+    INVALID_REQUEST(7),
+    BATCH_TOO_LARGE(8),
+    /** Chapter 7: a gap in an idempotent producer's sequence numbers. */
+    OUT_OF_ORDER_SEQUENCE_NUMBER(9),
+    /**
+     * The partition is offline: a write to its files failed (no space, no inodes, an I/O error), or
+     * it could not be opened. Nothing more is written to it until the broker restarts and recovers
+     * it (Kafka's KAFKA_STORAGE_ERROR).
+     */
+    STORAGE_ERROR(10),
+    /** The partition's directory is read-only: fetches are served, produces refused. */
+    READ_ONLY_STORAGE(11),
+    /**
+     * A partition name that is not topic-N with Kafka's legal characters, at most 249 characters and
+     * one spelling of N ({@code a-0}, never {@code a-00}): Kafka answers INVALID_TOPIC_EXCEPTION.
+     */
+    INVALID_PARTITION_NAME(15),
+    /** A client produced to or fetched from the broker's own state ({@code __...}): Kafka's Topic.isInternal. */
+    INTERNAL_PARTITION(16),
+    /** Chapter 7: a producer id this broker never handed out with INIT_PRODUCER_ID. */
+    UNKNOWN_PRODUCER_ID(17),
+    /** A client batch flagged control (0x20) or transactional (0x10): only a broker writes those (LogValidator). */
+    INVALID_RECORD(18),
+    /** Chapter 7: a record of the broker's producer-id log that is not a valid next id; nothing is handed out. */
+    CORRUPT_PRODUCER_ID_RECORD(19);
+
+    private final short code;
+
+    ErrorCode(int code) {
+        this.code = (short) code;
+    }
+
+    public short code() {
+        return code;
+    }
+
+    /** The error for a wire code; an unknown code is a malformed message. */
+    public static ErrorCode of(short code) {
+        for (ErrorCode e : values()) {
+            if (e.code == code) {
+                return e;
+            }
+        }
+        throw new MalformedMessageException("unknown error code " + code);
+    }
+}

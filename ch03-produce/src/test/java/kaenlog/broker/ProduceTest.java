@@ -1,0 +1,283 @@
+package kaenlog.broker;
+
+import static kaenlog.log.LogFixtures.T0;
+import static kaenlog.log.LogFixtures.builder;
+import static kaenlog.log.LogFixtures.bytesOf;
+import static kaenlog.log.LogFixtures.numbered;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import kaenlog.log.FetchIsolation;
+import kaenlog.log.LogConfig;
+import kaenlog.log.LogFixtures;
+import kaenlog.testkit.Hex;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 7: the produce path. The leader appends the producer's batch and assigns its offsets; acks
+ * only decides when the producer is answered: acks=0 never (the future completes, the broker sends
+ * nothing), acks=1 after the leader's own append, acks=all once the {@link ReplicaGate} says enough
+ * replicas hold the batch (at once with one replica). "acks changes when you are answered, never
+ * what is written." Time is a number: an acks=all produce that waits past its timeout is answered
+ * REQUEST_TIMED_OUT by {@code tick(nowMs)}.
+ */
+@Order(7)
+class ProduceTest {
+    private static final String NAME = "orders-0";
+    private static final int TIMEOUT_MS = 1_000;
+
+    @TempDir
+    Path dir;
+
+    private Partition open(String sub) throws IOException {
+        return Partition.open(NAME, dir.resolve(sub), LogConfig.defaults());
+    }
+
+    private static ProduceRequest request(short acks, ByteBuffer records) {
+        return new ProduceRequest(NAME, acks, TIMEOUT_MS, records);
+    }
+
+    private static long logEnd(Partition partition) throws IOException {
+        return partition.locked(log -> log.logEndOffset());
+    }
+
+    private static byte[] segmentBytes(Partition partition) throws IOException {
+        return Files.readAllBytes(partition.locked(log -> log.activeSegment().logFile()));
+    }
+
+    @Test
+    void acksChangesWhenYouAreAnsweredNeverWhatIsWritten() throws IOException {
+        short[] acksValues = {ProduceRequest.ACKS_NONE, ProduceRequest.ACKS_LEADER, ProduceRequest.ACKS_ALL};
+        List<byte[]> files = new ArrayList<>();
+        List<List<ProduceResponse>> answers = new ArrayList<>();
+        for (short acks : acksValues) {
+            try (Partition partition = open("acks" + acks)) {
+                List<ProduceResponse> responses = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    CompletableFuture<ProduceResponse> answer = partition.produce(request(acks,
+                            builder("p" + i, i + 1).build(500 + i)), T0 + i);
+                    assertThat(answer)
+                            .as("acks=%d with one replica: the answer is ready as soon as the leader has appended"
+                                    + " (for acks=0 the broker will not send it, but the produce is done)", acks)
+                            .isDone();
+                    responses.add(answer.join());
+                }
+                answers.add(responses);
+                files.add(segmentBytes(partition));
+            }
+        }
+
+        for (int k = 1; k < acksValues.length; k++) {
+            assertThat(files.get(k))
+                    .as("acks=%d wrote exactly the bytes acks=0 wrote: acks never changes what is written%n%s",
+                            acksValues[k], Hex.firstDifference(files.get(0), files.get(k), LogFixtures::fieldAt))
+                    .isEqualTo(files.get(0));
+            assertThat(answers.get(k))
+                    .as("acks=%d: the same offsets as acks=0 (0..0, 1..2, 3..5, 6..9)", acksValues[k])
+                    .isEqualTo(answers.get(0));
+        }
+        assertThat(answers.get(0))
+                .as("every batch got the leader's offsets from the log end, none of the producer's 500..503")
+                .containsExactly(new ProduceResponse(NAME, ErrorCode.NONE, 0, 0),
+                        new ProduceResponse(NAME, ErrorCode.NONE, 1, 2),
+                        new ProduceResponse(NAME, ErrorCode.NONE, 3, 5),
+                        new ProduceResponse(NAME, ErrorCode.NONE, 6, 9));
+    }
+
+    @Test
+    void theProducerNeverAssignsOffsets() throws IOException {
+        try (Partition partition = open("p")) {
+            ProduceResponse first = partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    builder("x", 3).build(1_000_000)), T0).join();
+            ProduceResponse second = partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    builder("y", 2).build(7)), T0).join();
+
+            assertThat(first)
+                    .as("the producer sent baseOffset 1000000; the leader answers with the offsets it gave: 0..2")
+                    .isEqualTo(new ProduceResponse(NAME, ErrorCode.NONE, 0, 2));
+            assertThat(second)
+                    .as("and 3..4 for the next batch, whatever base offset (7) the producer put in it")
+                    .isEqualTo(new ProduceResponse(NAME, ErrorCode.NONE, 3, 4));
+            ByteBuffer file = ByteBuffer.wrap(segmentBytes(partition));
+            assertThat(LogFixtures.baseOffsets(file))
+                    .as("on disk the batches carry the leader's base offsets 0 and 3")
+                    .containsExactly(0L, 3L);
+        }
+    }
+
+    @Test
+    void acksAllWaitsUntilTheReplicaGateSaysEnoughReplicasHaveTheBatch() throws IOException {
+        try (Partition partition = open("gate")) {
+            AtomicBoolean enough = new AtomicBoolean(false);
+            List<Long> asked = new CopyOnWriteArrayList<>();
+            partition.setReplicaGate(required -> {
+                asked.add(required);
+                return enough.get();
+            });
+
+            CompletableFuture<ProduceResponse> all = partition.produce(request(ProduceRequest.ACKS_ALL,
+                    numbered(0, 3)), T0);
+            assertThat(all)
+                    .as("acks=all and a gate that says no (followers do not have it yet): not answered")
+                    .isNotDone();
+            assertThat(logEnd(partition))
+                    .as("but the batch is already in the leader's log: the leader appends first, then waits")
+                    .isEqualTo(3);
+            assertThat(asked)
+                    .as("the gate is asked for requiredOffset 3, exclusive like the high watermark: every record"
+                            + " below 3 (the batch 0..2) must be on enough replicas")
+                    .contains(3L);
+
+            CompletableFuture<ProduceResponse> one = partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    numbered(1, 1)), T0 + 1);
+            assertThat(one)
+                    .as("meanwhile an acks=1 produce is answered at once: it waits for the leader only, not the gate")
+                    .isDone();
+            assertThat(all).as("the acks=all produce still waits").isNotDone();
+
+            enough.set(true);
+            assertThat(all)
+                    .as("the gate changing its mind is not enough: nothing asked it again yet")
+                    .isNotDone();
+            partition.locked(log -> null);
+            assertThat(all)
+                    .as("any change under the partition's lock (Partition.locked) asks the waiting produces again:"
+                            + " now answered")
+                    .isDone();
+            assertThat(all.join())
+                    .as("with the offsets the leader gave it when it appended")
+                    .isEqualTo(new ProduceResponse(NAME, ErrorCode.NONE, 0, 2));
+        }
+    }
+
+    @Test
+    void acksAllIsAnsweredWhenTheHighWatermarkPassesTheBatch() throws IOException {
+        try (Partition partition = open("hw")) {
+            partition.locked(log -> {
+                log.stopEagerHighWatermark();
+                return null;
+            });
+
+            CompletableFuture<ProduceResponse> all = partition.produce(request(ProduceRequest.ACKS_ALL,
+                    numbered(0, 3)), T0);
+            assertThat(all)
+                    .as("the one-replica gate asks whether the HW passed the batch; with eager HW off it did not")
+                    .isNotDone();
+
+            partition.updateHighWatermark(2);
+            assertThat(all)
+                    .as("HW 2: offset 2, the batch's last record, is not committed yet")
+                    .isNotDone();
+
+            partition.updateHighWatermark(3);
+            assertThat(all)
+                    .as("HW 3 covers 0..2: updateHighWatermark wakes the produce, which is answered")
+                    .isDone();
+            assertThat(all.join())
+                    .as("with the batch's offsets 0..2")
+                    .isEqualTo(new ProduceResponse(NAME, ErrorCode.NONE, 0, 2));
+        }
+    }
+
+    @Test
+    void anAcksAllProduceThatWaitsPastItsTimeoutIsAnsweredRequestTimedOut() throws IOException {
+        try (Partition partition = open("timeout")) {
+            partition.setReplicaGate(required -> false);
+            CompletableFuture<ProduceResponse> all = partition.produce(request(ProduceRequest.ACKS_ALL,
+                    numbered(0, 3)), T0);
+
+            partition.tick(T0 + TIMEOUT_MS - 1);
+            assertThat(all)
+                    .as("tick(now) one millisecond before the deadline (produced at T0, timeoutMs %d): still waiting",
+                            TIMEOUT_MS)
+                    .isNotDone();
+
+            partition.tick(T0 + TIMEOUT_MS);
+            assertThat(all)
+                    .as("tick(now) at T0 + timeoutMs: the wait is over")
+                    .isDone();
+            assertThat(all.join())
+                    .as("answered REQUEST_TIMED_OUT, with no offsets")
+                    .isEqualTo(ProduceResponse.error(NAME, ErrorCode.REQUEST_TIMED_OUT));
+            assertThat(logEnd(partition))
+                    .as("a timeout does not undo the append: the batch stays in the log (which is why a producer that"
+                            + " retries can write it twice, chapter 7's problem)")
+                    .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aCorruptBatchIsAnsweredCorruptBatchAndNothingIsWritten() throws IOException {
+        try (Partition partition = open("corrupt")) {
+            partition.produce(request(ProduceRequest.ACKS_LEADER, numbered(0, 2)), T0).join();
+            byte[] before = segmentBytes(partition);
+            byte[] broken = bytesOf(numbered(1, 2));
+            broken[broken.length - 2] ^= 0x10;
+
+            CompletableFuture<ProduceResponse> answer = partition.produce(request(ProduceRequest.ACKS_ALL,
+                    ByteBuffer.wrap(broken)), T0 + 1);
+
+            assertThat(answer)
+                    .as("a corrupt batch is answered at once, even with acks=all: there is nothing to wait for")
+                    .isDone();
+            assertThat(answer.join())
+                    .as("the CRC does not match the bytes: CORRUPT_BATCH, no offsets")
+                    .isEqualTo(ProduceResponse.error(NAME, ErrorCode.CORRUPT_BATCH));
+            assertThat(logEnd(partition)).as("no offsets were given out: LEO stays 2").isEqualTo(2);
+            assertThat(segmentBytes(partition))
+                    .as("not a byte was written")
+                    .isEqualTo(before);
+        }
+    }
+
+    @Test
+    void aBatchThatCanNeverFitASegmentIsAnsweredBatchTooLarge() throws IOException {
+        ByteBuffer big = numbered(0, 5);
+        try (Partition partition = Partition.open(NAME, dir.resolve("big"),
+                LogConfig.defaults().withSegmentBytes(big.remaining() - 1))) {
+            ProduceResponse answer = partition.produce(request(ProduceRequest.ACKS_LEADER, big), T0).join();
+
+            assertThat(answer)
+                    .as("a batch larger than segment.bytes: BATCH_TOO_LARGE, nothing written")
+                    .isEqualTo(ProduceResponse.error(NAME, ErrorCode.BATCH_TOO_LARGE));
+            assertThat(logEnd(partition)).as("LEO stays 0").isZero();
+        }
+    }
+
+    @Test
+    void aProduceRequestIsOneWholeBatchOrItIsRefused() throws IOException {
+        byte[] first = bytesOf(numbered(0, 2));
+        byte[] second = bytesOf(numbered(1, 2));
+        ByteBuffer two = ByteBuffer.allocate(first.length + second.length).put(first).put(second).flip();
+        try (Partition partition = open("two")) {
+            ProduceResponse answer = partition.produce(request(ProduceRequest.ACKS_LEADER, two), T0).join();
+
+            assertThat(answer.error())
+                    .as("records holding two batches: a v2 produce carries exactly one batch per partition (Kafka's"
+                            + " LogValidator refuses more); answering NONE for 0..1 would silently drop the second"
+                            + " batch the producer believes is written")
+                    .isIn(ErrorCode.CORRUPT_BATCH, ErrorCode.INVALID_REQUEST);
+            assertThat(logEnd(partition))
+                    .as("a refused request writes nothing")
+                    .isZero();
+            int readable = partition.locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END).remaining());
+            assertThat(readable)
+                    .as("and nothing can be read")
+                    .isZero();
+        }
+    }
+
+}

@@ -1,0 +1,280 @@
+package kaenlog.wire;
+
+import static kaenlog.log.LogFixtures.batch;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+import kaenlog.testkit.Hex;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Task 6: frames. Every request and response travels as an int32 length, then that many bytes (as
+ * in Kafka's protocol). The length arrives from the other end of a socket, so it is untrusted: it
+ * is checked before a buffer of that size exists (a negative length, or one above the maximum,
+ * Kafka's socket.request.max.bytes), and a frame that stops in the middle is an error, not a short
+ * read. The messages inside are decoded just as carefully: a message that is cut short or has bytes
+ * left over is a MalformedMessageException, never an index exception.
+ */
+@Order(6)
+class FramesTest {
+    private static final int MAX = Frames.DEFAULT_MAX_FRAME_BYTES;
+    private static final String PARTITION = "orders-0";
+
+    @Test
+    void aFrameIsAFourByteBigEndianLengthThenThePayload() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Frames.writeFrame(out, new byte[] {7, 8, 9});
+        Frames.writeFrame(out, new byte[0]);
+        Frames.writeFrame(out, new byte[300]);
+
+        byte[] wire = out.toByteArray();
+        byte[] expectedStart = {0, 0, 0, 3, 7, 8, 9, 0, 0, 0, 0, 0, 0, 1, 0x2c};
+        byte[] start = Arrays.copyOf(wire, expectedStart.length);
+        assertThat(start)
+                .as("int32 length 3 (big-endian), the 3 payload bytes; length 0 and no payload; length 300 = 0x012c%n%s",
+                        Hex.firstDifference(expectedStart, start, i -> i < 4 ? "length" : "payload"))
+                .isEqualTo(expectedStart);
+        assertThat(wire.length).as("4 + 3, 4 + 0, 4 + 300 bytes: nothing else on the wire").isEqualTo(315);
+    }
+
+    @Test
+    void framesReadBackOneByOneInOrderAndThenTheCleanEndIsNull() throws IOException {
+        byte[] big = new byte[70_000];
+        new Random(6).nextBytes(big);
+        List<byte[]> payloads = List.of(new byte[] {1}, new byte[0], big, "last".getBytes());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] payload : payloads) {
+            Frames.writeFrame(out, payload);
+        }
+        InputStream in = new ByteArrayInputStream(out.toByteArray());
+
+        for (int i = 0; i < payloads.size(); i++) {
+            assertThat(Frames.readFrame(in, MAX))
+                    .as("frame %d comes back whole and in order; reading one frame must not swallow bytes of the next",
+                            i)
+                    .isEqualTo(payloads.get(i));
+        }
+        assertThat(Frames.readFrame(in, MAX))
+                .as("the stream ends cleanly between frames (the peer hung up): null, not an exception")
+                .isNull();
+    }
+
+    @Test
+    void anEmptyStreamIsACleanEnd() throws IOException {
+        assertThat(Frames.readFrame(new ByteArrayInputStream(new byte[0]), MAX))
+                .as("no byte at all before a new frame: the peer closed the connection, readFrame answers null")
+                .isNull();
+    }
+
+    @Test
+    void aNegativeLengthIsRefused() {
+        for (byte[] length : List.of(new byte[] {-1, -1, -1, -1}, new byte[] {(byte) 0x80, 0, 0, 0})) {
+            int value = ByteBuffer.wrap(length).getInt();
+            assertThatThrownBy(() -> Frames.readFrame(stream(length, new byte[16]), MAX))
+                    .as("length %d is negative: no frame has a negative size, MalformedMessageException naming it", value)
+                    .isInstanceOf(MalformedMessageException.class)
+                    .hasMessageContaining(String.valueOf(value));
+        }
+    }
+
+    @Test
+    void aLengthOverTheMaximumIsRefusedAndTheMaximumItselfIsAccepted() throws IOException {
+        byte[] sixteen = new byte[16];
+        Arrays.fill(sixteen, (byte) 5);
+        assertThat(Frames.readFrame(stream(lengthOf(16), sixteen), 16))
+                .as("a frame of exactly the maximum (16) is allowed")
+                .isEqualTo(sixteen);
+        assertThatThrownBy(() -> Frames.readFrame(stream(lengthOf(17), new byte[17]), 16))
+                .as("length 17 with a maximum of 16: refused with MalformedMessageException naming the length"
+                        + " (Kafka's socket.request.max.bytes check)")
+                .isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("17");
+    }
+
+    @Test
+    void aTwoGigabyteLengthIsRefusedBeforeAnyBufferOfThatSizeExists() {
+        CountingStream in = new CountingStream(stream(lengthOf(Integer.MAX_VALUE), new byte[1_000]));
+
+        assertThatThrownBy(() -> Frames.readFrame(in, MAX))
+                .as("length 0x7fffffff (2 GiB) with a 1 MiB maximum: the length is checked before allocating, so the"
+                        + " answer is MalformedMessageException, never an OutOfMemoryError that a hostile client could"
+                        + " trigger with four bytes")
+                .isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining(String.valueOf(Integer.MAX_VALUE));
+        assertThat(in.count)
+                .as("only the 4 bytes of the length were read: a refused frame's payload is never consumed")
+                .isEqualTo(4);
+    }
+
+    @Test
+    void aFrameCutInTheMiddleIsAnEOFException() {
+        assertThatThrownBy(() -> Frames.readFrame(stream(lengthOf(10), new byte[4]), MAX))
+                .as("length 10 but the stream ends after 4 payload bytes: EOFException, not a short payload")
+                .isInstanceOf(EOFException.class);
+        assertThatThrownBy(() -> Frames.readFrame(stream(new byte[] {0, 0}, new byte[0]), MAX))
+                .as("the stream ends inside the 4-byte length: EOFException, not a clean end (a frame had begun)")
+                .isInstanceOf(EOFException.class);
+    }
+
+    /** One message type: a sample, its encoding and its decoder. */
+    private record Message(String name, Object sample, byte[] encoded, Function<byte[], Object> decoder) {
+    }
+
+    private static List<Message> messages() {
+        ByteBuffer records = batch("m", 3);
+        ProduceRequest produce = new ProduceRequest(PARTITION, ProduceRequest.ACKS_ALL, 30_000, records);
+        ProduceResponse produced = new ProduceResponse(PARTITION, ErrorCode.NONE, 40, 42);
+        FetchRequest fetch = new FetchRequest(2, PARTITION, 40, MAX, 500);
+        FetchResponse fetched = new FetchResponse(PARTITION, ErrorCode.NONE, 43, 0, records);
+        return List.of(
+                new Message("ProduceRequest", produce, produce.encode(), ProduceRequest::decode),
+                new Message("ProduceResponse", produced, produced.encode(), ProduceResponse::decode),
+                new Message("FetchRequest", fetch, fetch.encode(), FetchRequest::decode),
+                new Message("FetchResponse", fetched, fetched.encode(), FetchResponse::decode));
+    }
+
+    @Test
+    void theFourMessagesRoundTripThroughAFrame() throws IOException {
+        for (Message m : messages()) {
+            assertThat(m.decoder().apply(throughFrame(m.encoded())))
+                    .as("%s: encode, frame, unframe, decode gives the same message back", m.name())
+                    .isEqualTo(m.sample());
+        }
+        FetchResponse error = FetchResponse.error(PARTITION, ErrorCode.OFFSET_OUT_OF_RANGE);
+        assertThat(FetchResponse.decode(throughFrame(error.encode())))
+                .as("an error answer with no records round trips too")
+                .isEqualTo(error);
+        FetchRequest consumer = FetchRequest.consumer(PARTITION, 0, 1, 0);
+        assertThat(FetchRequest.decode(throughFrame(consumer.encode())).replicaId())
+                .as("a consumer's replicaId -1 survives the trip: it is what makes the leader stop at the HW")
+                .isEqualTo(-1);
+    }
+
+    @Test
+    void aMessageCutShortAtAnyByteIsMalformed() throws IOException {
+        for (Message m : messages()) {
+            for (int cut = 0; cut < m.encoded().length; cut++) {
+                byte[] body = throughFrame(Arrays.copyOf(m.encoded(), cut));
+                int at = cut;
+                assertThatThrownBy(() -> m.decoder().apply(body))
+                        .as("%s cut to %d of its %d bytes: every field is bounds-checked, so MalformedMessageException"
+                                + " (never an index or buffer exception)", m.name(), at, m.encoded().length)
+                        .isInstanceOf(MalformedMessageException.class);
+            }
+        }
+    }
+
+    @Test
+    void aMessageWithBytesLeftOverIsMalformed() throws IOException {
+        for (Message m : messages()) {
+            byte[] body = throughFrame(Arrays.copyOf(m.encoded(), m.encoded().length + 1));
+            assertThatThrownBy(() -> m.decoder().apply(body))
+                    .as("%s with one byte too many: the two sides disagree about the format, MalformedMessageException",
+                            m.name())
+                    .isInstanceOf(MalformedMessageException.class);
+        }
+    }
+
+    @Test
+    void aLyingLengthOrAnImpossibleValueInsideAMessageIsMalformed() throws IOException {
+        byte[] hugeRecords = new Wire.Writer().string(PARTITION).int16(1).int32(1_000).int32(Integer.MAX_VALUE)
+                .int64(0).toByteArray();
+        byte[] negativeString = new Wire.Writer().int16(-5).toByteArray();
+        byte[] unknownError = new Wire.Writer().string(PARTITION).int16(999).int64(0).int64(0).toByteArray();
+        byte[] acksTwo = new Wire.Writer().string(PARTITION).int16(2).int32(1_000).bytes(batch("a", 1)).toByteArray();
+        byte[] negativeMaxBytes = new Wire.Writer().int32(-1).string(PARTITION).int64(0).int32(-1).int32(0)
+                .toByteArray();
+
+        assertThatThrownBy(() -> ProduceRequest.decode(throughFrame(hugeRecords)))
+                .as("records claim 2 GiB in a message of 28 bytes: refused before anything is allocated")
+                .isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> ProduceResponse.decode(throughFrame(negativeString)))
+                .as("a string length of -5")
+                .isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> ProduceResponse.decode(throughFrame(unknownError)))
+                .as("error code 999 is not in kaen-log's table")
+                .isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> ProduceRequest.decode(throughFrame(acksTwo)))
+                .as("acks must be 0, 1 or -1 (all); 2 is not an acks value")
+                .isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> FetchRequest.decode(throughFrame(negativeMaxBytes)))
+                .as("maxBytes -1")
+                .isInstanceOf(MalformedMessageException.class);
+    }
+
+    /** Writes a frame and reads it back: a payload as the receiving side sees it. */
+    private static byte[] throughFrame(byte[] payload) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Frames.writeFrame(out, payload);
+        return Frames.readFrame(new ByteArrayInputStream(out.toByteArray()), MAX);
+    }
+
+    private static byte[] lengthOf(int length) {
+        return ByteBuffer.allocate(4).putInt(length).array();
+    }
+
+    private static InputStream stream(byte[] head, byte[] rest) {
+        byte[] all = Arrays.copyOf(head, head.length + rest.length);
+        System.arraycopy(rest, 0, all, head.length, rest.length);
+        return new ByteArrayInputStream(all);
+    }
+
+    /** Counts the bytes a reader took from the stream. */
+    private static final class CountingStream extends FilterInputStream {
+        int count;
+
+        CountingStream(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            count += b < 0 ? 0 : 1;
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            count += Math.max(n, 0);
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long skipped = super.skip(n);
+            count += (int) skipped;
+            return skipped;
+        }
+    }
+
+    // Task 6, found by mutation testing (bench/mutation): a frame of several chunks.
+
+    @Test
+    @Timeout(30) // a guard, not a speed target: a wrong growth rule can spin forever on a read of 0 bytes
+    void aFrameOfSeveralChunksArrivesWhole() throws IOException {
+        byte[] payload = new byte[200_000]; // more than three 64 KiB chunks
+        new Random(7).nextBytes(payload);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Frames.writeFrame(out, payload);
+
+        assertThat(Frames.readFrame(new ByteArrayInputStream(out.toByteArray()), MAX))
+                .as("200,000 bytes arrive into a buffer that starts at one 64 KiB chunk and doubles each time it is"
+                        + " full (filled == its length), never past the frame's length; every byte comes back in order")
+                .isEqualTo(payload);
+    }
+}

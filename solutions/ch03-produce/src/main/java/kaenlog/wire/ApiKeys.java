@@ -1,0 +1,47 @@
+package kaenlog.wire;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The first field of every request: which message follows. A request frame's payload is
+ * apiKey int16 · correlationId int32 · body; a response's is correlationId int32 · body.
+ *
+ * <p>This is kaen-log's one table of api keys, every chapter's, with the chapter that adds each: a
+ * chapter registers handlers ({@code kaenlog.broker.RequestHandler}) only for keys listed here,
+ * and a test checks it. The numbers are kaen-log's own, not Kafka's (Kafka's OffsetCommit is 8,
+ * OffsetFetch 9, InitProducerId 22).
+ */
+public final class ApiKeys {
+    public static final short PRODUCE = 0;
+    public static final short FETCH = 1;
+    /** Chapter 7: an idempotent producer asks for its producer id. */
+    public static final short INIT_PRODUCER_ID = 2;
+    /** Chapter 6: a consumer group stores its position in the group offsets log. */
+    public static final short OFFSET_COMMIT = 3;
+    /** Chapter 6: a consumer group reads its committed position back. */
+    public static final short OFFSET_FETCH = 4;
+    /** Chapter 3: the configs a partition runs with (Kafka's DescribeConfigs). */
+    public static final short DESCRIBE_CONFIGS = 5;
+
+    /** One row of the table. */
+    public record ApiKey(short key, String name, int chapter) {
+    }
+
+    /** Every key, in key order. */
+    public static final List<ApiKey> ALL = List.of(
+            new ApiKey(PRODUCE, "PRODUCE", 3),
+            new ApiKey(FETCH, "FETCH", 3),
+            new ApiKey(INIT_PRODUCER_ID, "INIT_PRODUCER_ID", 7),
+            new ApiKey(OFFSET_COMMIT, "OFFSET_COMMIT", 6),
+            new ApiKey(OFFSET_FETCH, "OFFSET_FETCH", 6),
+            new ApiKey(DESCRIBE_CONFIGS, "DESCRIBE_CONFIGS", 3));
+
+    private ApiKeys() {
+    }
+
+    /** The row of {@code key}, if the table has one. */
+    public static Optional<ApiKey> of(short key) {
+        return ALL.stream().filter(k -> k.key() == key).findFirst();
+    }
+}
