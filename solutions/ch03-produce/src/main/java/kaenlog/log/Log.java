@@ -387,22 +387,33 @@ public final class Log implements Closeable {
         List<ByteBuffer> batches = new ArrayList<>();
         int total = 0;
         for (Segment segment : segments.tailMap(segments.floorKey(fetchOffset)).values()) {
+            // One read per window, not one per batch header: what is left of maxBytes at a time.
+            ByteBuffer window = ByteBuffer.allocate(0);
             for (long position = segment.positionOf(fetchOffset); position < segment.size(); ) {
-                BatchHeader header = segment.headerAt(position);
-                boolean fits = batches.isEmpty() || total + header.sizeInBytes() <= maxBytes;
+                if (window.remaining() < BatchHeader.SIZE) {
+                    window = segment.window(position, Math.max(maxBytes - total, BatchHeader.SIZE));
+                }
+                BatchHeader header = window.remaining() >= BatchHeader.SIZE ? BatchHeader.readFrom(window.duplicate())
+                        : segment.headerAt(position); // the segment ends inside a header: that read says so
+                int size = header.sizeInBytes();
+                boolean fits = batches.isEmpty() || total + size <= maxBytes;
                 if (header.lastOffset() >= bound || !fits) {
                     return concat(batches, total);
                 }
                 try {
-                    batches.add(segment.validBatchAt(position));
+                    // A first batch larger than maxBytes (or cut by the window's end) is read on its own.
+                    batches.add(size <= window.remaining()
+                            ? segment.checked(position, window.slice(window.position(), size))
+                            : segment.validBatchAt(position));
                 } catch (CorruptRecordException corrupt) {
                     if (batches.isEmpty()) {
                         throw corrupt; // said out loud, with its offsets, never served as good bytes
                     }
                     return concat(batches, total); // the good batches first; the next read reports it
                 }
-                total += header.sizeInBytes();
-                position += header.sizeInBytes();
+                total += size;
+                position += size;
+                window.position(Math.min(window.limit(), window.position() + size));
             }
         }
         return concat(batches, total);
