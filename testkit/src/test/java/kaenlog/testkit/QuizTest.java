@@ -33,7 +33,8 @@ class QuizTest {
             "ch03-produce", List.of("c", "a", "b", "a"),
             "ch06-compaction", List.of("a", "c", "b", "a"),
             "ch07-idem", List.of("b", "c", "a"),
-            "ch08-replication", List.of("b", "a", "c")));
+            "ch08-replication", List.of("b", "a", "c"),
+            "ch09-kafka-wire", List.of("b", "a", "c")));
 
     @TempDir
     static Path classes;
