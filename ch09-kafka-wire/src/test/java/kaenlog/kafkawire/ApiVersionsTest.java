@@ -1,13 +1,17 @@
 package kaenlog.kafkawire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
@@ -63,6 +67,38 @@ class ApiVersionsTest {
             assertThat(response.data().apiKeys()).as("v%d: exactly the keys of ApiKey", v)
                     .hasSize(ApiKey.values().length);
         }
+    }
+
+    @Test
+    void eachVersionsAnswerIsExactlyThatVersionsLayout() {
+        for (short v = 0; v <= 3; v++) {
+            ByteBuffer body = ByteBuffer.wrap(ApiVersions.response(v, KafkaErrors.NONE));
+            // Read at exactly v, with no fallback: kafka-clients' ApiVersionsResponse.parse retries a
+            // body it cannot read as v0, which would hide an answer written in the wrong layout.
+            ApiVersionsResponseData data;
+            try {
+                data = new ApiVersionsResponseData(new ByteBufferAccessor(body), v);
+            } catch (RuntimeException e) {
+                throw new AssertionError("kafka-clients cannot read our v" + v + " answer as v" + v + " (" + e
+                        + "): v3 is compact with tagged fields, v1 and v2 add throttle_time_ms to v0's layout", e);
+            }
+            assertThat(data.apiKeys()).as("v%d read as v%d lists every key: v3 is compact (count + 1, tagged fields"
+                    + " per element and at the end), v0..v2 classic", v, v).hasSize(ApiKey.values().length);
+            assertThat(body.remaining()).as("v%d: nothing is left over; throttle_time_ms is there from v1 on, not in v0",
+                    v).isZero();
+        }
+    }
+
+    @Test
+    void aRequestWithBytesAfterItsLastFieldIsRefused() {
+        assertThatThrownBy(() -> ApiVersions.parseRequest(new KafkaReader(new byte[] {0}), (short) 0))
+                .as("ApiVersions v0..v2 has no body: a byte after the header is a malformed request, not ignored")
+                .isInstanceOf(MalformedMessageException.class);
+        byte[] v3WithExtra = new KafkaWriter().compactNullableString("kcat").compactNullableString("1.7")
+                .noTaggedFields().int8(7).toByteArray();
+        assertThatThrownBy(() -> ApiVersions.parseRequest(new KafkaReader(v3WithExtra), (short) 3))
+                .as("a v3 request ends with its tagged fields: a byte after them is refused")
+                .isInstanceOf(MalformedMessageException.class);
     }
 
     @Test

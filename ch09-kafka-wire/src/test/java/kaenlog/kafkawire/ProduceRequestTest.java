@@ -1,9 +1,11 @@
 package kaenlog.kafkawire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -43,5 +45,14 @@ class ProduceRequestTest {
             assertThat(partition.records()).as("v%d: the records are the batch's bytes, untouched (int32 length, then"
                     + " a RecordBatch v2 that chapter 1 can decode)", v).isEqualTo(records.buffer());
         }
+    }
+
+    @Test
+    void aRequestWithBytesAfterItsLastFieldIsRefused() {
+        byte[] withExtra = new KafkaWriter().nullableString(null).int16(1).int32(1_000).arrayLength(0).int8(7)
+                .toByteArray();
+        assertThatThrownBy(() -> Produce.parse(new KafkaReader(withExtra), (short) 8))
+                .as("after the last topic nothing may follow: a leftover byte means the request was read wrong")
+                .isInstanceOf(MalformedMessageException.class);
     }
 }
