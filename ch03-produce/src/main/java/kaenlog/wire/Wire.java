@@ -83,6 +83,16 @@ public final class Wire {
             this.in = ByteBuffer.wrap(payload);
         }
 
+        /** Reads {@code payload} from its position to its limit, without moving it. */
+        public Reader(ByteBuffer payload) {
+            this.in = payload.slice();
+        }
+
+        public byte int8(String field) {
+            need(1, field);
+            return in.get();
+        }
+
         public short int16(String field) {
             need(2, field);
             return in.getShort();
@@ -117,10 +127,23 @@ public final class Wire {
             if (length < -1) {
                 throw new MalformedMessageException(field + ": negative length " + length);
             }
+            return view(length, field);
+        }
+
+        /** The next {@code length} bytes as a view of the payload (no copy), after checking they are there. */
+        public ByteBuffer view(int length, String field) {
             need(length, field);
             ByteBuffer slice = in.slice(in.position(), length);
             in.position(in.position() + length);
             return slice;
+        }
+
+        public int position() {
+            return in.position();
+        }
+
+        public int remaining() {
+            return in.remaining();
         }
 
         /** The payload must be used up exactly: trailing bytes mean the two sides disagree on the format. */
@@ -131,7 +154,7 @@ public final class Wire {
         }
 
         private void need(int bytes, String field) {
-            if (in.remaining() < bytes) {
+            if (bytes < 0 || in.remaining() < bytes) {
                 throw new MalformedMessageException(field + ": needs " + bytes + " byte(s), " + in.remaining()
                         + " left at byte " + in.position());
             }

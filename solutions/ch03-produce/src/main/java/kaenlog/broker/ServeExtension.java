@@ -12,7 +12,9 @@ import kaenlog.cli.UsageException;
  * Something a later chapter runs beside the broker that {@code klog serve} starts, found with
  * {@code ServiceLoader} ({@code META-INF/services/kaenlog.broker.ServeExtension}) so that chapter 3's
  * command never names a later chapter's classes: chapter 9 adds a second listener that speaks
- * Kafka's own protocol ({@code --kafka-port}).
+ * Kafka's own protocol ({@code --kafka-port}). What a chapter adds to the broker itself (configs,
+ * internal partitions, scheduled work) is a {@link BrokerExtension}; this is for the command's
+ * flags and what starts beside the broker.
  */
 public interface ServeExtension {
     /** The valued flags this extension adds to {@code klog serve}, e.g. {@code kafka-port}. */

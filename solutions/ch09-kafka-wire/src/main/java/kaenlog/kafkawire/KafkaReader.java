@@ -3,6 +3,7 @@ package kaenlog.kafkawire;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import kaenlog.wire.MalformedMessageException;
+import kaenlog.wire.Wire;
 
 /**
  * Reads Kafka's protocol types from a request's bytes. Every length comes from the other side of a
@@ -15,10 +16,11 @@ import kaenlog.wire.MalformedMessageException;
  * structure.
  */
 public final class KafkaReader {
-    private final ByteBuffer in;
+    /** Kafka's fixed-width types are kaen-log's (chapter 3): its reader does those and the bounds checks. */
+    private final Wire.Reader in;
 
     public KafkaReader(ByteBuffer bytes) {
-        this.in = bytes.slice();
+        this.in = new Wire.Reader(bytes);
     }
 
     public KafkaReader(byte[] bytes) {
@@ -26,8 +28,7 @@ public final class KafkaReader {
     }
 
     public byte int8(String field) {
-        need(1, field);
-        return in.get();
+        return in.int8(field);
     }
 
     public boolean bool(String field) {
@@ -35,18 +36,15 @@ public final class KafkaReader {
     }
 
     public short int16(String field) {
-        need(2, field);
-        return in.getShort();
+        return in.int16(field);
     }
 
     public int int32(String field) {
-        need(4, field);
-        return in.getInt();
+        return in.int32(field);
     }
 
     public long int64(String field) {
-        need(8, field);
-        return in.getLong();
+        return in.int64(field);
     }
 
     /**
@@ -64,7 +62,7 @@ public final class KafkaReader {
             }
         }
         throw new MalformedMessageException(field + ": unsigned varint longer than 5 bytes, ending at byte "
-                + in.position());
+                + position());
         // END-SOLUTION
     }
 
@@ -125,14 +123,7 @@ public final class KafkaReader {
 
     /** Classic nullable bytes (a partition's records): int32 length, -1 is null. A view, not a copy. */
     public ByteBuffer nullableBytes(String field) {
-        int length = int32(field + " length");
-        if (length == -1) {
-            return null;
-        }
-        if (length < -1) {
-            throw new MalformedMessageException(field + ": negative length " + length);
-        }
-        return view(length, field);
+        return in.bytes(field);
     }
 
     /**
@@ -146,16 +137,16 @@ public final class KafkaReader {
         for (int i = 0; i < count; i++) {
             unsignedVarint(structure + " tag");
             int size = unsignedVarint(structure + " tagged field size");
-            view(size, structure + " tagged field");
+            in.view(size, structure + " tagged field");
         }
         // END-SOLUTION
     }
 
     /** Nothing may follow the last field. */
     public void end(String message) {
-        if (in.hasRemaining()) {
-            throw new MalformedMessageException(message + ": " + in.remaining() + " unexpected byte(s) at byte "
-                    + in.position());
+        if (remaining() > 0) {
+            throw new MalformedMessageException(message + ": " + remaining() + " unexpected byte(s) at byte "
+                    + position());
         }
     }
 
@@ -168,29 +159,14 @@ public final class KafkaReader {
     }
 
     private String utf8(int length, String field) {
-        ByteBuffer bytes = view(length, field);
-        return StandardCharsets.UTF_8.decode(bytes).toString();
-    }
-
-    private ByteBuffer view(int length, String field) {
-        need(length, field);
-        ByteBuffer slice = in.slice(in.position(), length);
-        in.position(in.position() + length);
-        return slice;
+        return StandardCharsets.UTF_8.decode(in.view(length, field)).toString();
     }
 
     /** Every element takes at least one byte: a count above what is left is a lie, refused before any list grows. */
     private void checkCount(int count, String field) {
-        if (count > in.remaining()) {
+        if (count > remaining()) {
             throw new MalformedMessageException(field + ": " + count + " element(s) announced but only "
-                    + in.remaining() + " byte(s) left at byte " + in.position());
-        }
-    }
-
-    private void need(int bytes, String field) {
-        if (bytes < 0 || in.remaining() < bytes) {
-            throw new MalformedMessageException(field + ": needs " + bytes + " byte(s), " + in.remaining()
-                    + " left at byte " + in.position());
+                    + remaining() + " byte(s) left at byte " + position());
         }
     }
 }
