@@ -134,11 +134,13 @@ class LiveBrokerTest {
         PartitionConfigs configs = PartitionConfigs.load().with("segment.bytes=4096")
                 .withPartition("orders-0:segment.bytes=1024");
         broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0).withConfigs(configs), log);
+        String port = Integer.toString(broker.port());
+        Waits.requireFramesFlushed();
 
-        CliRun orders = CliRun.of(Klog::run, "configs", "--port", Integer.toString(broker.port()), "--partition",
-                "orders-0");
-        CliRun clicks = CliRun.of(Klog::run, "configs", "--port", Integer.toString(broker.port()), "--partition",
-                "clicks-0");
+        CliRun orders = Waits.within("klog configs' answer", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "configs",
+                "--port", port, "--partition", "orders-0"));
+        CliRun clicks = Waits.within("klog configs' answer", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "configs",
+                "--port", port, "--partition", "clicks-0"));
 
         assertThat(orders.lines()).as("klog configs shows orders-0's own value (stderr: %s)", orders.err())
                 .contains("segment.bytes=1024\tPARTITION", "index.interval.bytes=4096\tDEFAULT");
