@@ -32,6 +32,8 @@ import java.util.stream.Stream;
 public final class Mistakes {
     static final int PER_TASK = 3;
     static final long SECONDS_PER_MISTAKE = 120;
+    /** The runner's arguments per mistake: name, classes, test class, the message fragment. */
+    static final int ARGS = 4;
     static final Set<String> KINDS = Set.of("step left out", "wrong order", "boundary", "overflow", "wrong fallback",
             "maximum kept instead of latest", "wrong one used", "shared buffer moved", "other");
 
@@ -292,7 +294,7 @@ public final class Mistakes {
                 continue;
             }
             byName.put(m.name(), m);
-            runs.addAll(List.of(m.name(), dir.resolve("classes").toString(), testClass));
+            runs.addAll(List.of(m.name(), dir.resolve("classes").toString(), testClass, m.field("message")));
         }
 
         Map<String, List<String[]>> results = run(root, chapter, classpath, properties, runs, work);
@@ -387,7 +389,7 @@ public final class Mistakes {
             command.addAll(left);
             Process java = new ProcessBuilder(command).directory(root.resolve(chapter).toFile()).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("run.log").toFile())).start();
-            long limit = SECONDS_PER_MISTAKE * (left.size() / 3) + 60;
+            long limit = SECONDS_PER_MISTAKE * (left.size() / ARGS) + 60;
             if (!java.waitFor(limit, TimeUnit.SECONDS)) {
                 java.destroyForcibly().waitFor();
             }
@@ -399,11 +401,11 @@ public final class Mistakes {
                 }
             }
             List<String> next = new ArrayList<>();
-            for (int i = 0; i < runs.size(); i += 3) {
+            for (int i = 0; i < runs.size(); i += ARGS) {
                 List<String[]> r = results.get(runs.get(i));
                 boolean finished = r != null && r.stream().anyMatch(t -> t[0].equals("DONE") || t[0].equals("HUNG"));
                 if (!finished) {
-                    next.addAll(runs.subList(i, i + 3));
+                    next.addAll(runs.subList(i, i + ARGS));
                 }
             }
             if (!next.isEmpty() && next.get(0).equals(left.get(0))) {
@@ -415,7 +417,7 @@ public final class Mistakes {
                 Files.writeString(out, left.get(0) + "\tFAILED\t(the runner)\tthe test JVM ended while running it\n"
                         + left.get(0) + "\tDONE\t-\t-\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND,
                         StandardOpenOption.CREATE);
-                next = next.subList(3, next.size());
+                next = next.subList(ARGS, next.size());
             }
             left = next;
         }

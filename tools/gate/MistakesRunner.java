@@ -17,6 +17,7 @@ import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
@@ -25,8 +26,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * the JUnit launcher and starts it): for each mistake, a fresh class loader whose first entry is
  * the mistake's one recompiled class, then the workbook's own classes (every chapter's and the test
  * classes, as surefire listed them), over a parent that holds JUnit, AssertJ and the libraries. It
- * runs the mistake's task test class and appends one line per test to the output file, flushed, so
- * that a mistake that hangs loses nothing before it:
+ * runs the mistake's task test class, test by test until one fails naming the rule, and appends one
+ * line per test to the output file, flushed, so that a mistake that hangs loses nothing before it:
  *
  *   mistake \t status \t test \t the failure, whole (tabs and newlines escaped)
  *
@@ -34,7 +35,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * starts a new one for the mistakes after it.
  *
  *   java -cp <runner + libraries> MistakesRunner out.tsv seconds workbookDirs(path-separated) \
- *        name classesDir testClass [name classesDir testClass ...]
+ *        name classesDir testClass fragment [name classesDir testClass fragment ...]
  */
 public class MistakesRunner {
     public static void main(String[] args) throws Exception {
@@ -47,12 +48,12 @@ public class MistakesRunner {
         Launcher launcher = LauncherFactory.create();
         try (BufferedWriter writer = Files.newBufferedWriter(out, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                 StandardOpenOption.APPEND)) {
-            for (int i = 3; i + 2 < args.length; i += 3) {
+            for (int i = 3; i + 3 < args.length; i += 4) {
                 String name = args[i];
                 List<URL> urls = new ArrayList<>();
                 urls.add(Path.of(args[i + 1]).toUri().toURL());
                 urls.addAll(workbook);
-                List<String> lines = run(launcher, urls, args[i + 2], seconds);
+                List<String> lines = run(launcher, urls, args[i + 2], args[i + 3], seconds);
                 if (lines == null) {
                     writer.write(name + "\tHUNG\t-\tthe tests did not finish in " + seconds + " s\n");
                     writer.flush();
@@ -68,16 +69,33 @@ public class MistakesRunner {
         System.exit(0);
     }
 
-    /** The task's tests on this loader, one line each; null when they did not finish in time. */
-    static List<String> run(Launcher launcher, List<URL> urls, String testClass, long seconds) throws Exception {
+    /**
+     * The task's tests on this loader, one line each, test by test in the class's order, stopping
+     * at the first that fails naming the rule (the rest would only cost time); null when they did
+     * not finish in time.
+     */
+    static List<String> run(Launcher launcher, List<URL> urls, String testClass, String fragment, long seconds)
+            throws Exception {
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicReference<Throwable> broken = new AtomicReference<>();
         URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), MistakesRunner.class.getClassLoader());
         Thread worker = new Thread(() -> {
             try {
                 Class<?> tests = Class.forName(testClass, false, loader);
-                launcher.execute(LauncherDiscoveryRequestBuilder.request()
-                        .selectors(DiscoverySelectors.selectClass(tests)).build(), listener(lines));
+                TestPlan plan = launcher.discover(LauncherDiscoveryRequestBuilder.request()
+                        .selectors(DiscoverySelectors.selectClass(tests)).build());
+                for (TestIdentifier engine : plan.getRoots()) {
+                    for (TestIdentifier cls : plan.getChildren(engine)) {
+                        for (TestIdentifier method : plan.getChildren(cls)) {
+                            launcher.execute(LauncherDiscoveryRequestBuilder.request()
+                                    .selectors(DiscoverySelectors.selectUniqueId(method.getUniqueIdObject())).build(),
+                                    listener(lines));
+                            if (caught(lines, fragment)) {
+                                return;
+                            }
+                        }
+                    }
+                }
             } catch (Throwable t) {
                 broken.set(t);
             }
@@ -94,6 +112,13 @@ public class MistakesRunner {
         }
         // Not closed: threads a failed test left behind may still load classes from it.
         return lines;
+    }
+
+    static boolean caught(List<String> lines, String fragment) {
+        String escaped = escape(fragment);
+        synchronized (lines) {
+            return !fragment.isEmpty() && lines.stream().anyMatch(l -> l.startsWith("FAILED\t") && l.contains(escaped));
+        }
     }
 
     static TestExecutionListener listener(List<String> lines) {
