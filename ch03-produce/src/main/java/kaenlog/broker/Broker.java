@@ -55,12 +55,14 @@ public final class Broker implements BrokerContext, Closeable {
     private volatile boolean closed;
 
     private Broker(BrokerConfig config, ConnectionLimits limits, PrintStream log, Map<Short, RequestHandler> handlers,
-                   List<BackgroundTask> tasks, BrokerClock clock, ThreadFactory connectionThreads) throws IOException {
+                   List<BrokerExtension> extensions, BrokerClock clock, ThreadFactory connectionThreads)
+            throws IOException {
         this.config = config;
         this.log = log;
         this.handlers = handlers;
         this.clock = clock;
-        this.replicas = new ReplicaManager(config, limits.maxOpenPartitions(), log);
+        this.replicas = new ReplicaManager(config, limits.maxOpenPartitions(), log, extensions);
+        List<BackgroundTask> tasks = extensions.stream().flatMap(e -> e.backgroundTasks().stream()).toList();
         this.scheduler = new Scheduler(tasks, config.configs(), log, clock::nowMs, replicas::openPartitions);
         this.socketServer = SocketServer.bind(config, limits, log, clock::nowMs, replicas, connectionThreads);
     }
@@ -97,11 +99,10 @@ public final class Broker implements BrokerContext, Closeable {
         }
         Map<Short, RequestHandler> handlers = chooseHandlers(candidates);
         refuseKeysOutsideTheTable(handlers);
-        List<BackgroundTask> tasks = BrokerExtension.load().stream()
-                .flatMap(e -> e.backgroundTasks().stream()).toList();
+        List<BrokerExtension> extensions = BrokerExtension.load();
         Files.createDirectories(config.dataDir());
         BrokerClock clock = BrokerClock.start(config.dataDir(), config.startNowMs());
-        Broker broker = new Broker(config, limits, log, handlers, tasks, clock, connectionThreads);
+        Broker broker = new Broker(config, limits, log, handlers, extensions, clock, connectionThreads);
         broker.logWhatItRuns(candidates);
         try {
             broker.replicas.openPartitionsOnDisk();
@@ -176,6 +177,19 @@ public final class Broker implements BrokerContext, Closeable {
      */
     void serve(InputStream in, OutputStream out) throws IOException {
         throw new Todo("ch03 task 9: serve one connection: read a frame, dispatch, answer (BrokerTest)");
+    }
+
+    /**
+     * Answers one request body with this broker's own handler for {@code apiKey}, the one its port
+     * would use: chapter 9's Kafka listener translates a Kafka request into kaen-log's and comes here,
+     * so there is one produce path, not a second one.
+     */
+    public Optional<byte[]> handle(short apiKey, byte[] body) throws IOException {
+        RequestHandler handler = handlers.get(apiKey);
+        if (handler == null) {
+            throw new CloseConnectionException("this broker has no handler for kaen-log api key " + apiKey);
+        }
+        return handler.handle(body, this);
     }
 
     /**

@@ -3,26 +3,22 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import kaenlog.broker.Broker;
-import kaenlog.broker.CloseConnectionException;
-import kaenlog.broker.RequestHandler;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 
 /**
- * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request handlers
- * (the same ones, chosen by the same rule, that answer kaen-log's port — so a Kafka produce is
+ * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request path
+ * ({@link Broker#handle}: the same handlers that answer kaen-log's port, so a Kafka produce is
  * judged by chapter 7's idempotence and written by chapter 3's log) and its partitions. There is
  * no second storage path: a Kafka request is translated into kaen-log's, answered, and the answer
  * translated back.
@@ -34,15 +30,9 @@ public final class Backend {
     private static final Pattern PARTITION_DIR = Pattern.compile("(.+)-(0|[1-9][0-9]{0,8})");
 
     private final Broker broker;
-    private final Map<Short, RequestHandler> handlers;
 
     public Backend(Broker broker) {
-        this(broker, ServiceLoader.load(RequestHandler.class).stream().map(ServiceLoader.Provider::get).toList());
-    }
-
-    public Backend(Broker broker, List<RequestHandler> candidates) {
         this.broker = broker;
-        this.handlers = Broker.chooseHandlers(candidates);
     }
 
     public static String partitionName(String topic, int partition) {
@@ -62,11 +52,7 @@ public final class Backend {
 
     /** Any other kaen-log request, by its kaen-log api key (chapter 7's INIT_PRODUCER_ID, say). */
     public Optional<byte[]> call(short kaenlogApiKey, byte[] body) throws IOException {
-        RequestHandler handler = handlers.get(kaenlogApiKey);
-        if (handler == null) {
-            throw new CloseConnectionException("this broker has no handler for kaen-log api key " + kaenlogApiKey);
-        }
-        return handler.handle(body, broker);
+        return broker.handle(kaenlogApiKey, body);
     }
 
     /** The log start offset and high watermark of an existing partition. */

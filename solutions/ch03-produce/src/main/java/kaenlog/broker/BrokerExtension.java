@@ -3,7 +3,9 @@ package kaenlog.broker;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
+import kaenlog.log.Log;
 
 /**
  * What a chapter adds to the running broker besides request handlers: the configs it understands,
@@ -29,6 +31,15 @@ public interface BrokerExtension {
     /** Work the broker runs on a schedule of its own time, e.g. chapter 6's retention check. */
     default List<BackgroundTask> backgroundTasks() {
         return List.of();
+    }
+
+    /**
+     * A step in front of every leader append to {@code partition}'s log, with the state it keeps for
+     * that log, made anew each time the broker opens the partition (chapter 7: the producer state and
+     * the idempotent append). At most one extension on the classpath gives one.
+     */
+    default Optional<Log.AppendHook> appendHook(String partition) {
+        return Optional.empty();
     }
 
     /** Every extension on the classpath, in a stable order (by class name). */

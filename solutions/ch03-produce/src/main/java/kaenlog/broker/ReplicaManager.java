@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import kaenlog.log.Log;
 import kaenlog.wire.PartitionNames;
 
 /**
@@ -24,6 +25,7 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
     private final BrokerConfig config;
     private final int maxOpenPartitions;
     private final PrintStream log;
+    private final List<BrokerExtension> extensions;
     /** Guarded by this. */
     private final Map<String, OpenPartition> partitions = new HashMap<>();
     private long partitionUses;
@@ -42,10 +44,11 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         }
     }
 
-    ReplicaManager(BrokerConfig config, int maxOpenPartitions, PrintStream log) {
+    ReplicaManager(BrokerConfig config, int maxOpenPartitions, PrintStream log, List<BrokerExtension> extensions) {
         this.config = config;
         this.maxOpenPartitions = maxOpenPartitions;
         this.log = log;
+        this.extensions = extensions;
     }
 
     /** Opens (and recovers) every partition already in the data directory, so the tasks see them all. */
@@ -87,11 +90,23 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         OpenPartition open = partitions.get(name);
         if (open == null) {
             closeIdlestPartitionsOverLimit();
-            open = new OpenPartition(Partition.openOrOffline(name, dir,
-                    config.configs().logConfig(name, config.logConfig()), log::println));
+            Partition partition = Partition.openOrOffline(name, dir,
+                    config.configs().logConfig(name, config.logConfig()), log::println);
+            appendHook(name).ifPresent(partition::setAppendHook);
+            open = new OpenPartition(partition);
             partitions.put(name, open);
         }
         return open;
+    }
+
+    /** The later chapters' step in front of the partition's appends ({@link BrokerExtension#appendHook}), if any. */
+    private Optional<Log.AppendHook> appendHook(String name) {
+        List<Log.AppendHook> hooks = extensions.stream().flatMap(e -> e.appendHook(name).stream()).toList();
+        if (hooks.size() > 1) {
+            throw new IllegalStateException("two extensions put a step in front of " + name + "'s appends: "
+                    + hooks.stream().map(h -> h.getClass().getName()).toList() + "; at most one may");
+        }
+        return hooks.stream().findFirst();
     }
 
     /** With the monitor held: counts a use, and the request running on this thread as a user until it is answered. */
