@@ -11,13 +11,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
+import kaenlog.cli.Services;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.Frames;
 import kaenlog.wire.MalformedMessageException;
@@ -73,9 +73,7 @@ public final class Broker implements BrokerContext, Closeable {
 
     /** Starts a broker with the handlers registered on the classpath (ServiceLoader). */
     public static Broker start(BrokerConfig config, ConnectionLimits limits, PrintStream log) throws IOException {
-        List<RequestHandler> found = ServiceLoader.load(RequestHandler.class).stream()
-                .map(ServiceLoader.Provider::get).toList();
-        return start(config, limits, log, found, Thread::new);
+        return start(config, limits, log, Services.load(RequestHandler.class), Thread::new);
     }
 
     /** Starts a broker with these handlers (the highest priority per apiKey wins) and the default limits. */

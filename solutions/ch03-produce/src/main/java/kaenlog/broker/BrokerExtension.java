@@ -1,10 +1,9 @@
 package kaenlog.broker;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
+import kaenlog.cli.Services;
 import kaenlog.log.Log;
 
 /**
@@ -44,7 +43,6 @@ public interface BrokerExtension {
 
     /** Every extension on the classpath, in a stable order (by class name). */
     static List<BrokerExtension> load() {
-        return ServiceLoader.load(BrokerExtension.class).stream().map(ServiceLoader.Provider::get)
-                .sorted(Comparator.comparing(e -> e.getClass().getName())).toList();
+        return Services.load(BrokerExtension.class);
     }
 }

@@ -7,12 +7,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import kaenlog.broker.Broker;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
+import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 
@@ -26,17 +25,15 @@ import kaenlog.wire.ProduceResponse;
  * <p>Names: Kafka's topic {@code orders}, partition 0, is kaen-log's partition {@code orders-0}.
  */
 public final class Backend {
-    /** A partition directory: topic, dash, partition number. */
-    private static final Pattern PARTITION_DIR = Pattern.compile("(.+)-(0|[1-9][0-9]{0,8})");
-
     private final Broker broker;
 
     public Backend(Broker broker) {
         this.broker = broker;
     }
 
+    /** kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}). */
     public static String partitionName(String topic, int partition) {
-        return topic + "-" + partition;
+        return PartitionNames.name(topic, partition);
     }
 
     /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
@@ -75,12 +72,10 @@ public final class Backend {
             return topics;
         }
         try (Stream<Path> dirs = Files.list(dataDir)) {
-            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
-                Matcher m = PARTITION_DIR.matcher(dir.getFileName().toString());
-                if (m.matches() && !m.group(1).startsWith("__")) {
-                    topics.computeIfAbsent(m.group(1), t -> new TreeSet<>()).add(Integer.parseInt(m.group(2)));
-                }
-            }
+            dirs.filter(Files::isDirectory).map(dir -> dir.getFileName().toString())
+                    .filter(name -> !PartitionNames.isInternal(name))
+                    .flatMap(name -> PartitionNames.parse(name).stream())
+                    .forEach(p -> topics.computeIfAbsent(p.topic(), t -> new TreeSet<>()).add(p.partition()));
         }
         return topics;
     }
