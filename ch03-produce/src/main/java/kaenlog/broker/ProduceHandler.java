@@ -21,7 +21,7 @@ import kaenlog.wire.ProduceResponse;
  * after chapter 3's refusals (chapter 7: a producer id this broker never handed out), and a step in
  * front of the log's append ({@link BrokerExtension#appendHook}) judges what is written.
  */
-public class ProduceHandler implements RequestHandler {
+public final class ProduceHandler implements RequestHandler {
     /** A check a later chapter adds before anything is opened or written. */
     @FunctionalInterface
     public interface Validation {
