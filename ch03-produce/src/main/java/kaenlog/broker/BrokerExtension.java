@@ -1,9 +1,10 @@
 package kaenlog.broker;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
+import java.util.Optional;
+import kaenlog.cli.Services;
+import kaenlog.log.Log;
 
 /**
  * What a chapter adds to the running broker besides request handlers: the configs it understands,
@@ -31,9 +32,17 @@ public interface BrokerExtension {
         return List.of();
     }
 
+    /**
+     * A step in front of every leader append to {@code partition}'s log, with the state it keeps for
+     * that log, made anew each time the broker opens the partition (chapter 7: the producer state and
+     * the idempotent append). At most one extension on the classpath gives one.
+     */
+    default Optional<Log.AppendHook> appendHook(String partition) {
+        return Optional.empty();
+    }
+
     /** Every extension on the classpath, in a stable order (by class name). */
     static List<BrokerExtension> load() {
-        return ServiceLoader.load(BrokerExtension.class).stream().map(ServiceLoader.Provider::get)
-                .sorted(Comparator.comparing(e -> e.getClass().getName())).toList();
+        return Services.load(BrokerExtension.class);
     }
 }

@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import kaenlog.workbook.Todo;
 
 /**
@@ -77,8 +76,7 @@ public final class Klog {
 
     /** Every subcommand on the classpath, by name: the list does not depend on discovery order. */
     public static List<Subcommand> subcommands() {
-        return ServiceLoader.load(Subcommand.class).stream()
-                .map(ServiceLoader.Provider::get)
+        return Services.load(Subcommand.class).stream()
                 .sorted(Comparator.comparing(Subcommand::name))
                 .toList();
     }

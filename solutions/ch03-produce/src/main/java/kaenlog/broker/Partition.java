@@ -165,6 +165,23 @@ public final class Partition implements Closeable {
         return result;
     }
 
+    /**
+     * Puts a later chapter's step in front of every leader append of this partition's log (chapter 7:
+     * its producer state and the idempotent append; see {@link Log.AppendHook}). An offline partition
+     * has no log and keeps none.
+     */
+    public void setAppendHook(Log.AppendHook hook) {
+        if (log == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            log.setAppendHook(hook);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Chapter 8 replaces the one-replica gate with one that asks the ISR. */
     public void setReplicaGate(ReplicaGate gate) {
         lock.lock();
@@ -189,6 +206,8 @@ public final class Partition implements Closeable {
             return produceLocked(request, nowMs);
         } catch (ReadOnlyLogException | StorageException failed) {
             return CompletableFuture.completedFuture(ProduceResponse.error(name, storageError(failed)));
+        } catch (ProduceRefusedException refused) {
+            return CompletableFuture.completedFuture(ProduceResponse.error(name, refused.error()));
         }
     }
 

@@ -16,8 +16,30 @@ import kaenlog.wire.ProduceResponse;
  * <p>Before anything is opened or written, {@link ClientRules} refuses what a client may not
  * produce: a name that is not a partition name, the broker's own partitions, control and
  * transactional batches. Only a produce creates a partition.
+ *
+ * <p>A later chapter extends this path instead of copying it: a {@link Validation} of its own runs
+ * after chapter 3's refusals (chapter 7: a producer id this broker never handed out), and a step in
+ * front of the log's append ({@link BrokerExtension#appendHook}) judges what is written.
  */
 public final class ProduceHandler implements RequestHandler {
+    /** A check a later chapter adds before anything is opened or written. */
+    @FunctionalInterface
+    public interface Validation {
+        /** Why the produce is refused, or NONE to let it go on. */
+        ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException;
+    }
+
+    private final Validation validation;
+
+    public ProduceHandler() {
+        this((request, broker) -> ErrorCode.NONE);
+    }
+
+    /** Chapter 3's produce with one more check after chapter 3's own. */
+    public ProduceHandler(Validation validation) {
+        this.validation = validation;
+    }
+
     @Override
     public short apiKey() {
         return ApiKeys.PRODUCE;
@@ -26,7 +48,7 @@ public final class ProduceHandler implements RequestHandler {
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ProduceRequest request = ProduceRequest.decode(body);
-        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        ErrorCode refused = refusal(request, broker);
         CompletableFuture<ProduceResponse> answer = refused != ErrorCode.NONE
                 ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
                 : broker.partition(request.partition()).produce(request, broker.nowMs());
@@ -39,5 +61,10 @@ public final class ProduceHandler implements RequestHandler {
             return Optional.empty();
         }
         return Optional.of(broker.await(answer).encode());
+    }
+
+    private ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {
+        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        return refused != ErrorCode.NONE ? refused : validation.refusal(request, broker);
     }
 }

@@ -7,11 +7,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
+import kaenlog.cli.Services;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 import kaenlog.cli.WallClock;
@@ -153,7 +153,7 @@ public final class ServeCommand implements Subcommand {
 
     /** The extensions later chapters registered (none in chapter 3 alone). */
     private static List<ServeExtension> extensions() {
-        return ServiceLoader.load(ServeExtension.class).stream().map(ServiceLoader.Provider::get).toList();
+        return Services.load(ServeExtension.class);
     }
 
     private static String extensionUsage() {

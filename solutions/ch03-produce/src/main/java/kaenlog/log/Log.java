@@ -62,6 +62,23 @@ public final class Log implements Closeable {
     private long lastFlushMs = -1;
     private StorageException offline;
     private boolean closed;
+    /** A later chapter's step in front of the leader's append (chapter 7: idempotence); null for none. */
+    private AppendHook appendHook;
+    /** While the hook runs: the leader epoch of the append it stands in for; NOT_IN_HOOK otherwise. */
+    private int hookLeaderEpoch = NOT_IN_HOOK;
+    private static final int NOT_IN_HOOK = Integer.MIN_VALUE;
+
+    /**
+     * A step a later chapter puts in front of every leader append of this log, with the state it keeps
+     * for the log (chapter 7: the producer state and the idempotent append; Kafka's {@code UnifiedLog}
+     * owns its {@code ProducerStateManager} the same way). It appends through {@code log.append},
+     * which from inside the hook is the plain append, or answers without writing (a duplicate's
+     * offsets), or throws to refuse the batch.
+     */
+    @FunctionalInterface
+    public interface AppendHook {
+        AppendInfo append(Log log, ByteBuffer batch) throws IOException;
+    }
 
     private Log(Path dir, LogConfig config, boolean readOnly) {
         this.dir = dir;
@@ -242,6 +259,12 @@ public final class Log implements Closeable {
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
         ensureWritable("append");
+        if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
+            return appendThroughHook(batch, leaderEpoch);
+        }
+        if (hookLeaderEpoch != NOT_IN_HOOK && leaderEpoch < 0) {
+            leaderEpoch = hookLeaderEpoch; // the hook's own append is the one it stands in for
+        }
         // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
         BatchHeader header = RecordBatch.validate(batch.duplicate());
         if (header.sizeInBytes() != batch.remaining()) {
@@ -263,6 +286,20 @@ public final class Log implements Closeable {
         write(batch.duplicate());
         return new AppendInfo(firstOffset, firstOffset + header.lastOffsetDelta(), header.recordCount());
         // END-SOLUTION
+    }
+
+    private AppendInfo appendThroughHook(ByteBuffer batch, int leaderEpoch) throws IOException {
+        hookLeaderEpoch = leaderEpoch;
+        try {
+            return appendHook.append(this, batch);
+        } finally {
+            hookLeaderEpoch = NOT_IN_HOOK;
+        }
+    }
+
+    /** Puts {@code hook} in front of every leader append from now on (see {@link AppendHook}); null removes it. */
+    public void setAppendHook(AppendHook hook) {
+        this.appendHook = hook;
     }
 
     /** {@link #append(ByteBuffer, int)} without a leader epoch (chapters 3 to 7 have no epochs). */

@@ -1,6 +1,8 @@
 package kaenlog.wire;
 
 import java.nio.file.Path;
+import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -20,9 +22,34 @@ public final class PartitionNames {
     public static final int MAX_NAME_LENGTH = 249;
     /** The prefix of Kafka's internal topics (__consumer_offsets, __transaction_state, __cluster_metadata). */
     public static final String INTERNAL_PREFIX = "__";
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+-(0|[1-9][0-9]{0,8})");
+    private static final Pattern NAME = Pattern.compile("([A-Za-z0-9._-]+)-(0|[1-9][0-9]{0,8})");
+
+    /** A partition name's two parts, Kafka's {@code TopicPartition}: topic {@code orders}, partition 0 is {@code orders-0}. */
+    public record TopicPartition(String topic, int partition) {
+        /** The partition's name, and its directory's: topic, dash, partition number. */
+        public String name() {
+            return PartitionNames.name(topic, partition);
+        }
+    }
 
     private PartitionNames() {
+    }
+
+    /** The name of {@code topic}'s partition {@code partition}: topic, dash, partition number (not checked). */
+    public static String name(String topic, int partition) {
+        return topic + "-" + partition;
+    }
+
+    /** The topic and partition number of a valid partition name; empty when {@link #problem} finds one. */
+    public static Optional<TopicPartition> parse(String name) {
+        if (problem(name) != null) {
+            return Optional.empty();
+        }
+        Matcher m = NAME.matcher(name);
+        if (!m.matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(new TopicPartition(m.group(1), Integer.parseInt(m.group(2))));
     }
 
     /** The name's problem, or null when it is a valid partition name. */

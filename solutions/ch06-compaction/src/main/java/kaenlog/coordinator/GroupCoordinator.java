@@ -41,8 +41,8 @@ public final class GroupCoordinator implements BrokerExtension {
         if (group.isEmpty()) {
             throw new IllegalArgumentException("a group has a name");
         }
-        int dash = partition.lastIndexOf('-');
-        return new OffsetCommitKey(group, partition.substring(0, dash), Integer.parseInt(partition.substring(dash + 1)));
+        PartitionNames.TopicPartition parsed = PartitionNames.parse(partition).orElseThrow();
+        return new OffsetCommitKey(group, parsed.topic(), parsed.partition());
     }
 
     /** Appends one commit to the offsets log, stamped with the broker's time. */

@@ -75,11 +75,13 @@ public final class Cluster implements Closeable {
     /**
      * How far a fetch from {@code replicaId} may read. A follower is a consumer that carries its
      * broker id: a follower (id >= 0) must copy everything, so it reads to the log end; a consumer
-     * (-1) reads only what is committed, up to the high watermark. The only difference between them.
+     * (-1) reads only what is committed, up to the high watermark. The only difference between them,
+     * and chapter 3's rule already ({@link FetchIsolation#of}): the leader asks it, it does not
+     * write it a second time.
      */
     public static FetchIsolation isolationOf(int replicaId) {
-        // BEGIN-SOLUTION ch08 task 6: followers read to the log end, consumers to the high watermark (IsolationTest)
-        return replicaId >= 0 ? FetchIsolation.LOG_END : FetchIsolation.HIGH_WATERMARK;
+        // BEGIN-SOLUTION ch08 task 6: the leader reads with chapter 3's ceiling for the replica id (IsolationTest)
+        return FetchIsolation.of(replicaId);
         // END-SOLUTION
     }
 

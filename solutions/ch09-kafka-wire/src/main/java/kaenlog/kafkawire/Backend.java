@@ -3,26 +3,21 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import kaenlog.broker.Broker;
-import kaenlog.broker.CloseConnectionException;
-import kaenlog.broker.RequestHandler;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
+import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 
 /**
- * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request handlers
- * (the same ones, chosen by the same rule, that answer kaen-log's port — so a Kafka produce is
+ * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request path
+ * ({@link Broker#handle}: the same handlers that answer kaen-log's port, so a Kafka produce is
  * judged by chapter 7's idempotence and written by chapter 3's log) and its partitions. There is
  * no second storage path: a Kafka request is translated into kaen-log's, answered, and the answer
  * translated back.
@@ -30,23 +25,15 @@ import kaenlog.wire.ProduceResponse;
  * <p>Names: Kafka's topic {@code orders}, partition 0, is kaen-log's partition {@code orders-0}.
  */
 public final class Backend {
-    /** A partition directory: topic, dash, partition number. */
-    private static final Pattern PARTITION_DIR = Pattern.compile("(.+)-(0|[1-9][0-9]{0,8})");
-
     private final Broker broker;
-    private final Map<Short, RequestHandler> handlers;
 
     public Backend(Broker broker) {
-        this(broker, ServiceLoader.load(RequestHandler.class).stream().map(ServiceLoader.Provider::get).toList());
-    }
-
-    public Backend(Broker broker, List<RequestHandler> candidates) {
         this.broker = broker;
-        this.handlers = Broker.chooseHandlers(candidates);
     }
 
+    /** kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}). */
     public static String partitionName(String topic, int partition) {
-        return topic + "-" + partition;
+        return PartitionNames.name(topic, partition);
     }
 
     /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
@@ -62,11 +49,7 @@ public final class Backend {
 
     /** Any other kaen-log request, by its kaen-log api key (chapter 7's INIT_PRODUCER_ID, say). */
     public Optional<byte[]> call(short kaenlogApiKey, byte[] body) throws IOException {
-        RequestHandler handler = handlers.get(kaenlogApiKey);
-        if (handler == null) {
-            throw new CloseConnectionException("this broker has no handler for kaen-log api key " + kaenlogApiKey);
-        }
-        return handler.handle(body, broker);
+        return broker.handle(kaenlogApiKey, body);
     }
 
     /** The log start offset and high watermark of an existing partition. */
@@ -89,12 +72,10 @@ public final class Backend {
             return topics;
         }
         try (Stream<Path> dirs = Files.list(dataDir)) {
-            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
-                Matcher m = PARTITION_DIR.matcher(dir.getFileName().toString());
-                if (m.matches() && !m.group(1).startsWith("__")) {
-                    topics.computeIfAbsent(m.group(1), t -> new TreeSet<>()).add(Integer.parseInt(m.group(2)));
-                }
-            }
+            dirs.filter(Files::isDirectory).map(dir -> dir.getFileName().toString())
+                    .filter(name -> !PartitionNames.isInternal(name))
+                    .flatMap(name -> PartitionNames.parse(name).stream())
+                    .forEach(p -> topics.computeIfAbsent(p.topic(), t -> new TreeSet<>()).add(p.partition()));
         }
         return topics;
     }

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Optional;
 import kaenlog.broker.Broker;
+import kaenlog.broker.SocketServer;
 import kaenlog.wire.Frames;
 
 /**
@@ -18,10 +19,10 @@ import kaenlog.wire.Frames;
  * broker's log; the others are served on.
  */
 public final class KafkaListener implements Closeable {
-    private final Broker.Listener listener;
+    private final SocketServer.Listener listener;
     private final KafkaApis apis;
 
-    private KafkaListener(Broker.Listener listener, KafkaApis apis) {
+    private KafkaListener(SocketServer.Listener listener, KafkaApis apis) {
         this.listener = listener;
         this.apis = apis;
     }
@@ -30,7 +31,7 @@ public final class KafkaListener implements Closeable {
     public static KafkaListener start(Broker broker, String host, int port, PrintStream log) throws IOException {
         KafkaApis apis = new KafkaApis(new Backend(broker), host, port, log);
         int maxFrameBytes = broker.config().maxFrameBytes();
-        Broker.Listener listener = broker.listen(host, port, (in, out) -> serve(in, out, apis, maxFrameBytes));
+        SocketServer.Listener listener = broker.listen(host, port, (in, out) -> serve(in, out, apis, maxFrameBytes));
         apis.advertise(host, listener.port());
         return new KafkaListener(listener, apis);
     }

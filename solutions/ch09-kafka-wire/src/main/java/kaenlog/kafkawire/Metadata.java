@@ -60,7 +60,7 @@ public final class Metadata {
             TreeSet<Integer> partitions = existing.get(name);
             if (partitions != null) {
                 answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions));
-            } else if (name.startsWith("__") || PartitionNames.problem(Backend.partitionName(name, 0)) != null) {
+            } else if (PartitionNames.isInternal(name) || PartitionNames.problem(Backend.partitionName(name, 0)) != null) {
                 answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, new TreeSet<>()));
             } else if (request.allowAutoTopicCreation()) {
                 backend.create(Backend.partitionName(name, 0));

@@ -1,0 +1,39 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import kaenlog.idem.Idempotence;
+import kaenlog.idem.IdempotentAppend;
+import kaenlog.idem.ProducerState;
+import kaenlog.log.AppendInfo;
+import kaenlog.log.Log;
+import kaenlog.wire.ErrorCode;
+
+/**
+ * One log's producer state and the step it puts in front of the log's appends: every batch goes
+ * through {@link Idempotence#appendIdempotent}, under the partition's lock, so the verdict and the
+ * write are one step. In Kafka the log owns its producer state ({@code UnifiedLog}'s
+ * {@code ProducerStateManager}); here the log holds this hook, made anew each time the broker opens
+ * the partition, and the state is rebuilt from the active segment at the first append after that.
+ */
+public final class IdempotentAppendHook implements Log.AppendHook {
+    private ProducerState state;
+
+    /**
+     * APPEND and DUPLICATE are both answered with the batch's offsets (for a duplicate, the first
+     * write's, and nothing is written); OUT_OF_ORDER_SEQUENCE_NUMBER refuses the batch. A batch
+     * without a producer id is appended as chapter 3 would.
+     */
+    @Override
+    public AppendInfo append(Log log, ByteBuffer batch) throws IOException {
+        if (state == null) {
+            state = Idempotence.rebuildProducerState(log);
+        }
+        IdempotentAppend result = Idempotence.appendIdempotent(log, state, batch);
+        if (!result.succeeded()) {
+            throw new ProduceRefusedException(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, String.valueOf(result.verdict()));
+        }
+        return new AppendInfo(result.baseOffset(), result.lastOffset(),
+                Math.toIntExact(result.lastOffset() - result.baseOffset() + 1));
+    }
+}

@@ -1,0 +1,206 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import kaenlog.log.Log;
+import kaenlog.wire.PartitionNames;
+
+/**
+ * The partitions of one broker, Kafka's {@code ReplicaManager} ({@code getOrCreatePartition}): each
+ * lives in a directory under the data directory and is opened (and recovered) on first use, or at
+ * start for those already on disk. The partitions open at once are capped
+ * ({@code max.open.partitions}): the one unused longest is closed, and reopened on demand; a
+ * partition a request is using is never closed under it ({@link SocketServer.ConnectionScope}: the
+ * request running on a connection's thread holds what it opened until it is answered).
+ */
+final class ReplicaManager implements SocketServer.ConnectionScope {
+    private final BrokerConfig config;
+    private final int maxOpenPartitions;
+    private final PrintStream log;
+    private final List<BrokerExtension> extensions;
+    /** Guarded by this. */
+    private final Map<String, OpenPartition> partitions = new HashMap<>();
+    private long partitionUses;
+    /** The partitions the request on this connection's thread uses; none is closed under it. */
+    private final ThreadLocal<List<OpenPartition>> inUse = new ThreadLocal<>();
+    private volatile boolean closed;
+
+    /** An open partition, the requests using it right now, and when it was last used (for closing the idlest). */
+    private static final class OpenPartition {
+        final Partition partition;
+        int users;
+        long lastUse;
+
+        OpenPartition(Partition partition) {
+            this.partition = partition;
+        }
+    }
+
+    ReplicaManager(BrokerConfig config, int maxOpenPartitions, PrintStream log, List<BrokerExtension> extensions) {
+        this.config = config;
+        this.maxOpenPartitions = maxOpenPartitions;
+        this.log = log;
+        this.extensions = extensions;
+    }
+
+    /** Opens (and recovers) every partition already in the data directory, so the tasks see them all. */
+    void openPartitionsOnDisk() throws IOException {
+        List<String> names;
+        try (var dirs = Files.list(config.dataDir())) {
+            names = dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString())
+                    .filter(name -> PartitionNames.problem(name) == null).sorted().toList();
+        }
+        for (String name : names) {
+            partition(name);
+        }
+    }
+
+    /** The partition called {@code name}, opened or created (see {@link BrokerContext#partition}). */
+    Partition partition(String name) throws IOException {
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        synchronized (this) {
+            return use(openOrCreate(name, dir));
+        }
+    }
+
+    /** The partition called {@code name} if it exists (see {@link BrokerContext#existingPartition}). */
+    Optional<Partition> existingPartition(String name) throws IOException {
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        synchronized (this) {
+            if (!partitions.containsKey(name) && !Files.isDirectory(dir)) {
+                return Optional.empty();
+            }
+            return Optional.of(use(openOrCreate(name, dir)));
+        }
+    }
+
+    /** With the monitor held: the open partition, or opens it, closing the idlest one if too many are open. */
+    private OpenPartition openOrCreate(String name, Path dir) throws IOException {
+        if (closed) {
+            throw new CancellationException("the broker is shutting down");
+        }
+        OpenPartition open = partitions.get(name);
+        if (open == null) {
+            closeIdlestPartitionsOverLimit();
+            Partition partition = Partition.openOrOffline(name, dir,
+                    config.configs().logConfig(name, config.logConfig()), log::println);
+            appendHook(name).ifPresent(partition::setAppendHook);
+            open = new OpenPartition(partition);
+            partitions.put(name, open);
+        }
+        return open;
+    }
+
+    /** The later chapters' step in front of the partition's appends ({@link BrokerExtension#appendHook}), if any. */
+    private Optional<Log.AppendHook> appendHook(String name) {
+        List<Log.AppendHook> hooks = extensions.stream().flatMap(e -> e.appendHook(name).stream()).toList();
+        if (hooks.size() > 1) {
+            throw new IllegalStateException("two extensions put a step in front of " + name + "'s appends: "
+                    + hooks.stream().map(h -> h.getClass().getName()).toList() + "; at most one may");
+        }
+        return hooks.stream().findFirst();
+    }
+
+    /** With the monitor held: counts a use, and the request running on this thread as a user until it is answered. */
+    private Partition use(OpenPartition open) {
+        open.lastUse = ++partitionUses;
+        List<OpenPartition> request = inUse.get();
+        if (request != null) {
+            open.users++;
+            request.add(open);
+        }
+        return open.partition;
+    }
+
+    @Override
+    public void enter() {
+        inUse.set(new ArrayList<>());
+    }
+
+    @Override
+    public void requestDone() {
+        List<OpenPartition> request = inUse.get();
+        if (request == null || request.isEmpty()) {
+            return;
+        }
+        synchronized (this) {
+            request.forEach(open -> open.users--);
+        }
+        request.clear();
+    }
+
+    @Override
+    public void exit() {
+        requestDone();
+        inUse.remove();
+    }
+
+    /**
+     * With the monitor held: makes room for one more partition by closing those no request uses,
+     * the least recently used first. If every open partition is in use, one more is opened anyway:
+     * the requests in flight, and so this overshoot, are bounded by max.connections.
+     */
+    private void closeIdlestPartitionsOverLimit() {
+        while (partitions.size() >= maxOpenPartitions) {
+            OpenPartition idlest = null;
+            for (OpenPartition open : partitions.values()) {
+                if (open.users == 0 && (idlest == null || open.lastUse < idlest.lastUse)) {
+                    idlest = open;
+                }
+            }
+            if (idlest == null) {
+                return;
+            }
+            partitions.remove(idlest.partition.name());
+            closePartition(idlest.partition);
+        }
+    }
+
+    /** Time has reached {@code nowMs} for every open partition (parked fetches, pending produces, flush.ms). */
+    synchronized void tick(long nowMs) throws IOException {
+        if (closed) {
+            throw new IllegalStateException("the broker is closed");
+        }
+        for (OpenPartition open : partitions.values()) {
+            open.partition.tick(nowMs);
+        }
+    }
+
+    /** The partitions open right now (a background task may find one closed under it: it is logged). */
+    synchronized List<Partition> openPartitions() {
+        return partitions.values().stream().map(open -> open.partition).toList();
+    }
+
+    /** Partitions open right now (at most max.open.partitions, but for those in use). */
+    synchronized int openPartitionCount() {
+        return partitions.size();
+    }
+
+    /** No partition opens from now on (a request asking for one is cancelled); {@link #close} closes them. */
+    void shutdown() {
+        closed = true;
+    }
+
+    /** Closes every open partition; whoever still waits on one is told so. */
+    synchronized void close() {
+        closed = true;
+        partitions.values().forEach(open -> closePartition(open.partition));
+        partitions.clear();
+    }
+
+    private void closePartition(Partition partition) {
+        try {
+            partition.close();
+        } catch (IOException e) {
+            log.println("closing partition " + partition.name() + ": " + e.getMessage());
+        }
+    }
+}
