@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fail-stop at the partition, around your produce (task 7) and fetch (task 8): given code that
+ * Fail-stop at the partition, around your produce, task 7 (ProduceTest),
+ * and your fetch, task 8 (FetchParkingTest): given code that
  * takes a partition offline at its first failed write. It runs after the tasks, since it needs both.
  */
 @Order(10)

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Consumer groups in the running broker: OFFSET_COMMIT and OFFSET_FETCH store and read committed
- * offsets in the group offsets log (task 6), on the internal compacted partition
+ * offsets in the group offsets log of task 6 (GroupOffsetsLogTest), on the internal compacted partition
  * {@code __consumer_offsets-0}; {@code klog consume --group} resumes where it stopped, also after
  * the broker restarts.
  */
