@@ -44,16 +44,18 @@ public final class TaskTables {
 
     static int main(Path root, String[] args) throws IOException {
         List<String> problems = new ArrayList<>();
+        Chapters.check(root, problems);
         for (String chapter : Markers.chapters(root)) {
             check(root, chapter, problems);
         }
         if (!problems.isEmpty()) {
             problems.forEach(p -> System.out.println("TASKS " + p));
-            System.out.println("a task's number and test class are written once, in its solution markers: after"
-                    + " changing them run ./workbook regen");
+            System.out.println("a task's number and test class are written once, in its solution markers, and the list of"
+                    + " chapters once, as the chapter folders: after changing them run ./workbook regen");
             return 1;
         }
-        System.out.println("task tables, hints, test classes and prose references agree with the markers in every chapter");
+        System.out.println("the poms and the README list the chapter folders; task tables, hints, test classes and prose"
+                + " references agree with the markers in every chapter");
         return 0;
     }
 
