@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import kaenlog.testkit.loop.Tasks;
 
 /**
  * The progressive gate: every task of every chapter can be solved in order.
@@ -101,61 +102,32 @@ public final class Gate {
         return 0;
     }
 
+    /** What the reference run of a chapter (mvn -Psolutions verify) recorded: tests per class, the test JVM's properties. */
+    record Reference(Map<String, Integer> testsPerClass, Map<String, String> properties) {
+        int tests() {
+            return testsPerClass.values().stream().mapToInt(Integer::intValue).sum();
+        }
+    }
+
+    /** Tests of one state, counted for the chapter's summary line. */
+    record Counts(int taskTests, int chapterTests, int declared) {
+    }
+
     static String check(Path root, String chapter, int jobs, List<String> problems) throws Exception {
         String id = chapter.substring(0, 4);
         long start = System.nanoTime();
-        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
+        List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
         Map<String, Integer> taskOf = new LinkedHashMap<>();
         tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
-        Path reports = Reports.dir(root, chapter);
-        if (Reports.files(reports).isEmpty()) {
-            List<String> command = new ArrayList<>(REFERENCE_BUILD);
-            command.addAll(List.of("-Dmaven.test.failure.ignore=true", "-pl", chapter, "-am"));
-            new ProcessBuilder(command).directory(root.toFile()).inheritIO().start().waitFor();
-        }
-        List<Reports.Outcome> reference = Reports.outcomes(reports);
-        if (reference.isEmpty()) {
-            problems.add(chapter + ": no surefire reports in " + root.relativize(reports) + ": run mvn -Psolutions verify first");
-            return chapter + ": not checked";
-        }
-        Map<String, String> properties = Reports.properties(Reports.files(reports).get(0));
-        if (!"reference".equals(properties.get("chapter.kind"))) {
-            problems.add(chapter + ": the surefire reports in " + root.relativize(reports) + " are of a run on "
-                    + properties.get("chapter.kind") + " code, not the reference: run mvn -Psolutions verify first");
-            return chapter + ": not checked";
-        }
-        Map<String, Integer> expectedCounts = new TreeMap<>();
-        for (Reports.Outcome o : reference) {
-            expectedCounts.merge(o.className(), 1, Integer::sum);
-            if (o.status() != Reports.Status.PASSED) {
-                problems.add(chapter + ": " + o.simpleClass() + "." + o.name() + " does not pass on the reference: "
-                        + (o.failure() == null ? "skipped" : o.failure()));
-            }
-        }
-        for (Markers.Task t : tasks) {
-            if (expectedCounts.keySet().stream().noneMatch(c -> c.endsWith("." + t.testClass()))) {
-                problems.add(t.blocks().get(0).where() + ": task " + t.number() + " names " + t.testClass()
-                        + ", but surefire ran no test class of that name in " + chapter);
-            }
-        }
-        List<String> classpath = testClasspath(root, chapter, properties, problems);
+        Reference reference = reference(root, chapter, tasks, problems);
+        List<String> classpath = reference == null ? null
+                : testClasspath(root, chapter, reference.properties(), problems);
         if (classpath == null) {
             return chapter + ": not checked";
         }
-        Path runner = compileRunner(root, classpath);
-
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, jobs));
-        Map<Integer, Future<List<Result>>> states = new TreeMap<>();
-        for (Markers.Task t : tasks) {
-            states.put(t.number(), pool.submit(() -> runState(root, chapter, t.number(), classpath, properties,
-                    runner, expectedCounts.keySet())));
-        }
-        pool.shutdown();
-
-        int tests = expectedCounts.values().stream().mapToInt(Integer::intValue).sum();
-        int taskTests = 0;
-        int chapterTests = 0;
-        int declared = 0;
+        Map<Integer, Future<List<Result>>> states = startStates(root, chapter, tasks, classpath, reference,
+                compileRunner(root, classpath), jobs);
+        Counts counts = new Counts(0, 0, 0);
         for (Map.Entry<Integer, Future<List<Result>>> e : states.entrySet()) {
             int n = e.getKey();
             List<Result> results;
@@ -165,59 +137,128 @@ public final class Gate {
                 problems.add(chapter + " before task " + n + ": " + failed.getCause().getMessage());
                 continue;
             }
-            Map<String, Integer> counts = new TreeMap<>();
-            results.forEach(r -> counts.merge(r.className(), 1, Integer::sum));
-            if (!counts.equals(expectedCounts)) {
-                problems.add(chapter + " before task " + n + ": ran " + counts + " tests per class, surefire ran "
-                        + expectedCounts);
+            Map<String, Integer> ran = new TreeMap<>();
+            results.forEach(r -> ran.merge(r.className(), 1, Integer::sum));
+            if (!ran.equals(reference.testsPerClass())) {
+                problems.add(chapter + " before task " + n + ": ran " + ran + " tests per class, surefire ran "
+                        + reference.testsPerClass());
             }
             if (n == 1) {
-                taskTests = (int) results.stream().filter(r -> taskOf.containsKey(r.simpleClass())).count();
-                chapterTests = results.size() - taskTests;
-                declared = (int) results.stream().filter(Result::passesOnSkeleton).count();
+                counts = counts(results, taskOf);
             }
-            String state = id + " with tasks 1.." + (n - 1) + " done";
-            if (n == 1) {
-                state = id + " skeleton";
-            }
-            for (Result r : results) {
-                int t = taskOf.getOrDefault(r.simpleClass(), 0);
-                boolean passed = r.status().equals("PASSED");
-                if (r.passesOnSkeleton()) {
-                    // Declared to pass before its task (or on the skeleton): it may, but it never fails
-                    // except on a TODO of a task left, and once its task is done it passes. A guide check
-                    // assumes the reference and is skipped on a learner's code: fine.
-                    if (r.status().equals("FAILED") && (t > 0 && t < n || todoTask(r, id) < n)) {
-                        problems.add(state + ": " + r.id() + " is declared @PassesOnSkeleton but fails: " + r.why());
-                    }
-                } else if (t == n) {
-                    if (passed) {
-                        problems.add(state + ": " + r.id() + " (task " + n + ") passes before its task is written"
-                                + " (a test that cannot fail? if it must, declare it @PassesOnSkeleton)");
-                    } else if (!r.todo().equals(id + " task " + n)) {
-                        problems.add(state + ": " + r.id() + " (task " + n + ") fails, but not on TODO " + id + " task " + n
-                                + ": " + (r.todo().equals("-") ? "" : "on TODO " + r.todo() + ": ") + r.why());
-                    }
-                } else if (t > 0 && t < n) {
-                    if (!passed) {
-                        problems.add(state + ": " + r.id() + " (task " + t + ") does not pass after its task: " + r.why());
-                    }
-                } else if (t == 0 && !passed) {
-                    if (todoTask(r, id) < n) {
-                        problems.add(state + ": " + r.id() + " (no task: a whole-chapter test) fails, but not on a TODO of"
-                                + " a task left: " + r.why());
-                    }
-                } else if (t == 0 && n == 1) {
-                    problems.add(state + ": " + r.id() + " (no task: a whole-chapter test) passes on the skeleton"
-                            + " (a test that cannot fail? if it must, declare it @PassesOnSkeleton)");
-                }
-            }
+            problems.addAll(rules(id, n, taskOf, results));
         }
         long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter)
                 || p.contains(chapter + "/")).count();
         return String.format("%s: %d tasks, %d tests (%d in task classes, %d whole-chapter, %d @PassesOnSkeleton),"
-                + " %d states: %s (%d s)", chapter, tasks.size(), tests, taskTests, chapterTests, declared, tasks.size(),
-                mine == 0 ? "all held" : mine + " problem(s)", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+                + " %d states: %s (%d s)", chapter, tasks.size(), reference.tests(), counts.taskTests(),
+                counts.chapterTests(), counts.declared(), tasks.size(), mine == 0 ? "all held" : mine + " problem(s)",
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+    }
+
+    /**
+     * The chapter's reference run, from its surefire reports (made first with Maven when there are
+     * none), or null with a problem when they are missing, of a learner's code, or not all green.
+     */
+    static Reference reference(Path root, String chapter, List<Tasks.Task> tasks, List<String> problems)
+            throws Exception {
+        Path reports = Reports.dir(root, chapter);
+        if (Reports.files(reports).isEmpty()) {
+            List<String> command = new ArrayList<>(REFERENCE_BUILD);
+            command.addAll(List.of("-Dmaven.test.failure.ignore=true", "-pl", chapter, "-am"));
+            new ProcessBuilder(command).directory(root.toFile()).inheritIO().start().waitFor();
+        }
+        List<Reports.Outcome> outcomes = Reports.outcomes(reports);
+        if (outcomes.isEmpty()) {
+            problems.add(chapter + ": no surefire reports in " + root.relativize(reports) + ": run mvn -Psolutions verify first");
+            return null;
+        }
+        Map<String, String> properties = Reports.properties(Reports.files(reports).get(0));
+        if (!"reference".equals(properties.get("chapter.kind"))) {
+            problems.add(chapter + ": the surefire reports in " + root.relativize(reports) + " are of a run on "
+                    + properties.get("chapter.kind") + " code, not the reference: run mvn -Psolutions verify first");
+            return null;
+        }
+        Map<String, Integer> testsPerClass = new TreeMap<>();
+        for (Reports.Outcome o : outcomes) {
+            testsPerClass.merge(o.className(), 1, Integer::sum);
+            if (o.status() != Reports.Status.PASSED) {
+                problems.add(chapter + ": " + o.simpleClass() + "." + o.name() + " does not pass on the reference: "
+                        + (o.failure() == null ? "skipped" : o.failure()));
+            }
+        }
+        for (Tasks.Task t : tasks) {
+            if (testsPerClass.keySet().stream().noneMatch(c -> c.endsWith("." + t.testClass()))) {
+                problems.add(t.blocks().get(0).where() + ": task " + t.number() + " names " + t.testClass()
+                        + ", but surefire ran no test class of that name in " + chapter);
+            }
+        }
+        return new Reference(testsPerClass, properties);
+    }
+
+    /** Every state (before task 1, 2, ... T) built and run on {@code jobs} threads. */
+    static Map<Integer, Future<List<Result>>> startStates(Path root, String chapter, List<Tasks.Task> tasks,
+            List<String> classpath, Reference reference, Path runner, int jobs) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, jobs));
+        Map<Integer, Future<List<Result>>> states = new TreeMap<>();
+        for (Tasks.Task t : tasks) {
+            states.put(t.number(), pool.submit(() -> runState(root, chapter, t.number(), classpath,
+                    reference.properties(), runner, reference.testsPerClass().keySet())));
+        }
+        pool.shutdown();
+        return states;
+    }
+
+    static Counts counts(List<Result> results, Map<String, Integer> taskOf) {
+        int taskTests = (int) results.stream().filter(r -> taskOf.containsKey(r.simpleClass())).count();
+        return new Counts(taskTests, results.size() - taskTests,
+                (int) results.stream().filter(Result::passesOnSkeleton).count());
+    }
+
+    /** Every rule a state's results break: "the state: the test and what it did". Pure: SelfTest checks it. */
+    static List<String> rules(String id, int n, Map<String, Integer> taskOf, List<Result> results) {
+        String state = n == 1 ? id + " skeleton" : id + " with tasks 1.." + (n - 1) + " done";
+        List<String> problems = new ArrayList<>();
+        for (Result r : results) {
+            String broken = rule(id, n, taskOf.getOrDefault(r.simpleClass(), 0), r);
+            if (broken != null) {
+                problems.add(state + ": " + r.id() + broken);
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * The gate's rule for one test in the state before task {@code n} (tasks 1..n-1 done), or null
+     * when it holds; {@code t} is the test's task, 0 for a whole-chapter test.
+     */
+    static String rule(String id, int n, int t, Result r) {
+        boolean passed = r.status().equals("PASSED");
+        int todo = todoTask(r, id);
+        if (r.passesOnSkeleton()) {
+            // Declared to pass before its task (or on the skeleton): it may, but it never fails except
+            // on a TODO of a task left, and once its task is done it passes. A guide check assumes
+            // the reference and is skipped on a learner's code: fine.
+            boolean broken = r.status().equals("FAILED") && (t > 0 && t < n || todo < n);
+            return broken ? " is declared @PassesOnSkeleton but fails: " + r.why() : null;
+        }
+        if (t == n) {
+            if (passed) {
+                return " (task " + n + ") passes before its task is written"
+                        + " (a test that cannot fail? if it must, declare it @PassesOnSkeleton)";
+            }
+            return r.todo().equals(id + " task " + n) ? null : " (task " + n + ") fails, but not on TODO " + id
+                    + " task " + n + ": " + (r.todo().equals("-") ? "" : "on TODO " + r.todo() + ": ") + r.why();
+        }
+        if (t > 0) {
+            return t > n || passed ? null : " (task " + t + ") does not pass after its task: " + r.why();
+        }
+        if (!passed) {
+            return todo >= n ? null : " (no task: a whole-chapter test) fails, but not on a TODO of a task left: "
+                    + r.why();
+        }
+        return n > 1 ? null : " (no task: a whole-chapter test) passes on the skeleton"
+                + " (a test that cannot fail? if it must, declare it @PassesOnSkeleton)";
     }
 
     /** The task number of the TODO a test failed on, 0 when it failed on none of this chapter's. */

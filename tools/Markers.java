@@ -11,10 +11,12 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import kaenlog.testkit.loop.Tasks;
 
 /**
- * The one parser of the solutions' exercise markers: where a task's number, its blocks' titles and
- * its test class are written, once.
+ * The solutions' exercise markers and what the tools make of them. The marker itself is parsed in
+ * one place, testkit's {@code kaenlog.testkit.loop.Tasks} (compiled with the tools by ./workbook):
+ * tasks, blocks and chapters are read there; this class turns a file into its variants.
  *
  * In solutions/<chapter>/src/main/java an exercise body sits between
  *     // BEGIN-SOLUTION ch01 task 3: write the 61-byte header (BatchHeaderTest)
@@ -27,8 +29,8 @@ import java.util.stream.Stream;
  * keepBelow = 1 is the skeleton; the progressive gate builds every other state.
  */
 public final class Markers {
-    static final Pattern BEGIN = Pattern.compile(
-            "^(\\s*)// BEGIN-SOLUTION ((ch\\d\\d) task (\\d+): (.+) \\((\\w+)\\))\\s*$");
+    /** The marker's pattern: testkit's Tasks.BEGIN, the one parser (see there for its groups). */
+    static final Pattern BEGIN = Tasks.BEGIN;
     static final String END = "// END-SOLUTION";
     static final String BEGIN_ONLY = "// BEGIN-SOLUTION-ONLY";
     static final String END_ONLY = "// END-SOLUTION-ONLY";
@@ -37,55 +39,22 @@ public final class Markers {
     private Markers() {
     }
 
-    /** One marked exercise body. */
-    record Block(String chapter, int task, String what, String testClass, Path file, int line) {
-        String where() {
-            return file + ":" + line;
-        }
-    }
-
-    /** A task: its number, its blocks (in file order) and the one test class that checks it. */
-    record Task(String chapter, int number, String testClass, List<Block> blocks) {
-        /** "ch03 task 2" — the prefix of every TODO of this task. */
-        String tag() {
-            return chapter + " task " + number;
-        }
-    }
-
     /** The chapter folders that have a reference (solutions/chNN-*), sorted. */
     static List<String> chapters(Path root) throws IOException {
-        try (Stream<Path> dirs = Files.list(root.resolve("solutions"))) {
-            return dirs.map(p -> p.getFileName().toString()).filter(n -> n.matches("ch\\d\\d-.*")).sorted().toList();
-        }
+        return Tasks.chapters(root);
     }
 
     static Path reference(Path root, String chapter) {
-        return root.resolve("solutions").resolve(chapter).resolve("src/main/java");
+        return Tasks.reference(root, chapter);
     }
 
     static List<Path> javaFiles(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            return walk.filter(p -> p.toString().endsWith(".java")).sorted().toList();
-        }
+        return Tasks.javaFiles(dir);
     }
 
     /** Every block of the chapter's reference, in file order. */
-    static List<Block> blocks(Path root, String chapter) throws IOException {
-        List<Block> blocks = new ArrayList<>();
-        for (Path file : javaFiles(reference(root, chapter))) {
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            for (int i = 0; i < lines.size(); i++) {
-                Matcher m = BEGIN.matcher(lines.get(i));
-                if (m.matches()) {
-                    blocks.add(new Block(m.group(3), Integer.parseInt(m.group(4)), m.group(5), m.group(6),
-                            root.relativize(file), i + 1));
-                }
-            }
-        }
-        return blocks;
+    static List<Tasks.Block> blocks(Path root, String chapter) throws IOException {
+        return Tasks.blocks(root, chapter);
     }
 
     /**
@@ -93,51 +62,16 @@ public final class Markers {
      * one task, one test class for two tasks, a gap in the numbers) are added to {@code problems},
      * each naming the places that disagree.
      */
-    static List<Task> tasks(Path root, String chapter, List<String> problems) throws IOException {
-        String id = chapter.substring(0, 4);
-        Map<Integer, List<Block>> byNumber = new TreeMap<>();
-        for (Block b : blocks(root, chapter)) {
-            if (!b.chapter().equals(id)) {
-                problems.add(b.where() + ": marker says " + b.chapter() + " in chapter " + chapter);
-            }
-            byNumber.computeIfAbsent(b.task(), k -> new ArrayList<>()).add(b);
-        }
-        List<Task> tasks = new ArrayList<>();
-        Map<String, Task> byClass = new LinkedHashMap<>();
-        int expected = 1;
-        for (Map.Entry<Integer, List<Block>> e : byNumber.entrySet()) {
-            List<Block> blocks = e.getValue();
-            Block first = blocks.get(0);
-            for (Block b : blocks) {
-                if (!b.testClass().equals(first.testClass())) {
-                    problems.add(b.where() + ": task " + b.task() + " names " + b.testClass() + " but " + first.where()
-                            + " names " + first.testClass() + " (a task has one test class)");
-                }
-            }
-            if (e.getKey() != expected) {
-                problems.add(first.where() + ": " + id + " task " + e.getKey() + " follows task " + (expected - 1)
-                        + " (tasks are numbered 1, 2, 3, ... without gaps)");
-            }
-            expected = e.getKey() + 1;
-            Task task = new Task(id, e.getKey(), first.testClass(), List.copyOf(blocks));
-            Task other = byClass.putIfAbsent(first.testClass(), task);
-            if (other != null) {
-                problems.add(first.where() + ": task " + task.number() + " names " + first.testClass() + ", which "
-                        + other.blocks().get(0).where() + " already gives to task " + other.number()
-                        + " (a test class belongs to exactly one task)");
-            }
-            tasks.add(task);
-        }
-        return tasks;
+    static List<Tasks.Task> tasks(Path root, String chapter, List<String> problems) throws IOException {
+        return Tasks.tasks(root, chapter, problems);
     }
 
-    /** The tasks, or exit 1 naming every problem with the markers. */
-    static List<Task> tasksOrExit(Path root, String chapter) throws IOException {
+    /** The tasks, or a {@link Workbook.Stop} (status 1) naming every problem with the markers. */
+    static List<Tasks.Task> tasksOrStop(Path root, String chapter) throws IOException {
         List<String> problems = new ArrayList<>();
-        List<Task> tasks = tasks(root, chapter, problems);
+        List<Tasks.Task> tasks = tasks(root, chapter, problems);
         if (!problems.isEmpty()) {
-            problems.forEach(p -> System.err.println("MARKERS " + p));
-            System.exit(1);
+            throw new Workbook.Stop(1, "MARKERS " + String.join("\nMARKERS ", problems));
         }
         return tasks;
     }

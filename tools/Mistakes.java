@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import kaenlog.testkit.loop.Tasks;
 
 /**
  * The mistakes corpus: a green task means its rule was learnt.
@@ -117,10 +118,12 @@ public final class Mistakes {
         }
     }
 
-    /** The mistake's file with its edits applied; adds to problems (and returns null) when an edit is stale. */
-    static String apply(Mistake m, String source, List<int[]> allowed, List<String> problems) {
+    /** The mistake's file with its edits applied in order, each inside a block of {@code tag}; adds to problems (and returns null) when an edit is stale. */
+    static String apply(Mistake m, String source, String tag, List<String> problems) {
         String result = source;
         for (Edit e : m.edits()) {
+            // Where the task's blocks are now: an earlier edit may have added or removed lines.
+            List<int[]> allowed = regions(result, tag);
             int at = result.indexOf(e.reference());
             if (e.reference().isEmpty() || at < 0) {
                 problems.add(m.name() + ": its reference text is not in " + m.field("file") + " (stale? copy the lines exactly)");
@@ -207,8 +210,8 @@ public final class Mistakes {
     static String check(Path root, String chapter, boolean verbose, List<String> problems) throws Exception {
         long start = System.nanoTime();
         String id = chapter.substring(0, 4);
-        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
-        Map<Integer, Markers.Task> byNumber = new TreeMap<>();
+        List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
+        Map<Integer, Tasks.Task> byNumber = new TreeMap<>();
         tasks.forEach(t -> byNumber.put(t.number(), t));
         List<Mistake> mistakes = new ArrayList<>();
         for (Path p : files(root, chapter)) {
@@ -220,7 +223,7 @@ public final class Mistakes {
         }
         Map<Integer, Integer> perTask = new TreeMap<>();
         mistakes.forEach(m -> perTask.merge(m.task(), 1, Integer::sum));
-        for (Markers.Task t : tasks) {
+        for (Tasks.Task t : tasks) {
             if (perTask.getOrDefault(t.number(), 0) < PER_TASK) {
                 problems.add(chapter + ": task " + t.number() + " (" + t.testClass() + ") has "
                         + perTask.getOrDefault(t.number(), 0) + " mistake(s); every task has at least " + PER_TASK);
@@ -255,7 +258,7 @@ public final class Mistakes {
         List<String> runs = new ArrayList<>();
         Map<String, Mistake> byName = new LinkedHashMap<>();
         for (Mistake m : mistakes) {
-            Markers.Task task = byNumber.get(m.task());
+            Tasks.Task task = byNumber.get(m.task());
             if (task == null) {
                 problems.add(m.name() + ": names task " + m.field("task") + ", which " + chapter + " does not have");
                 continue;
@@ -275,7 +278,7 @@ public final class Mistakes {
                 continue;
             }
             String source = Files.readString(file, StandardCharsets.UTF_8);
-            String wrong = apply(m, source, regions(source, task.tag()), problems);
+            String wrong = apply(m, source, task.tag(), problems);
             if (wrong == null) {
                 continue;
             }

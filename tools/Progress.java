@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import kaenlog.testkit.loop.Tasks;
 
 /**
  * Where a learner stands in a chapter, told truthfully: the data behind ./workbook status (and its
@@ -44,10 +45,10 @@ public final class Progress {
     }
 
     /** The chapter's progress from the outcomes of one test run (null outcomes: it did not compile). */
-    static ChapterProgress of(String chapter, List<Markers.Task> tasks, List<Reports.Outcome> outcomes,
+    static ChapterProgress of(String chapter, List<Tasks.Task> tasks, List<Reports.Outcome> outcomes,
             String compileProblem, List<String> editedTests) {
         List<TaskProgress> progress = new ArrayList<>();
-        for (Markers.Task task : tasks) {
+        for (Tasks.Task task : tasks) {
             String title = task.blocks().get(0).what();
             if (outcomes == null) {
                 progress.add(new TaskProgress(task.number(), title, task.testClass(), 0, 0, 0, 0, "does not compile"));

@@ -15,7 +15,9 @@ import java.util.stream.Stream;
  *
  *   ./workbook regen
  *
- *   1. task numbers: guides' task tables and hints, test classes' @Order and "Task N:" (TaskTables);
+ *   1. the chapter list: the poms' modules, profiles and dependencies, the README's "choose a
+ *      chapter" line, from the chapter folders (Chapters); task numbers: guides' task tables and
+ *      hints, test classes' @Order and "Task N:", prose references (TaskTables, Prose);
  *   2. skeletons: every chapter's src/main/java (Skeletons --write);
  *   3. golden files: expected/ from the reference demos (the *DemoGoldenTest tests with
  *      -Dgolden.write=true); when a demo's self-check fails or it is not deterministic, nothing in
@@ -42,7 +44,15 @@ public final class Regen {
             goldens.put(golden, Files.readString(golden, StandardCharsets.UTF_8));
         }
 
-        System.out.println("== 1. task numbers from the markers");
+        System.out.println("== 1. the chapter list (the chapter folders) and task numbers from the markers");
+        List<String> unfit = new ArrayList<>();
+        for (Path changed : Chapters.write(root, unfit)) {
+            System.out.println("listed the chapters in " + root.relativize(changed));
+        }
+        if (!unfit.isEmpty()) {
+            unfit.forEach(p -> System.out.println("CHAPTERS " + p));
+            return 1;
+        }
         for (String chapter : Markers.chapters(root)) {
             for (Path changed : TaskTables.write(root, chapter)) {
                 System.out.println("renumbered " + root.relativize(changed));

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import kaenlog.testkit.loop.Tasks;
 
 /**
  * A task's identity is written once, in the solution's markers (number, test class, blocks); every
@@ -18,7 +19,9 @@ import java.util.regex.Pattern;
  *   - the guide's hints ("## Hints"): one "**Task N.**" paragraph per task, in order;
  *   - the test class: {@code @Order(N)} (the order JUnit runs the classes in) and a javadoc that
  *     starts "Task N:"; a class that belongs to no task runs after every task's (@Order above N);
- *   - every class a marker names exists in the chapter's tests.
+ *   - every class a marker names exists in the chapter's tests;
+ *   - every "task N (TestClass)" of the chapter's prose (guide, tests, reference) has its class's
+ *     number, and no prose names a task by a bare number (Prose).
  *
  *   ./workbook check      exit 1 naming both places of every mismatch (CI)
  *   ./workbook regen      (part of it) rewrites the numbers in all of these from the markers
@@ -41,21 +44,23 @@ public final class TaskTables {
 
     static int main(Path root, String[] args) throws IOException {
         List<String> problems = new ArrayList<>();
+        Chapters.check(root, problems);
         for (String chapter : Markers.chapters(root)) {
             check(root, chapter, problems);
         }
         if (!problems.isEmpty()) {
             problems.forEach(p -> System.out.println("TASKS " + p));
-            System.out.println("a task's number and test class are written once, in its solution markers: after"
-                    + " changing them run ./workbook regen");
+            System.out.println("a task's number and test class are written once, in its solution markers, and the list of"
+                    + " chapters once, as the chapter folders: after changing them run ./workbook regen");
             return 1;
         }
-        System.out.println("task tables, hints and test classes agree with the markers in every chapter");
+        System.out.println("the poms and the README list the chapter folders; task tables, hints, test classes and prose"
+                + " references agree with the markers in every chapter");
         return 0;
     }
 
     static void check(Path root, String chapter, List<String> problems) throws IOException {
-        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
+        List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
         Path guide = root.resolve(chapter).resolve("README.md");
         List<String> lines = Files.readAllLines(guide, StandardCharsets.UTF_8);
         List<Row> rows = rows(lines);
@@ -65,7 +70,7 @@ public final class TaskTables {
         }
         for (int i = 0; i < Math.max(rows.size(), tasks.size()); i++) {
             Row row = i < rows.size() ? rows.get(i) : null;
-            Markers.Task task = i < tasks.size() ? tasks.get(i) : null;
+            Tasks.Task task = i < tasks.size() ? tasks.get(i) : null;
             String marker = task == null ? "" : task.blocks().get(0).where();
             if (row == null) {
                 problems.add(g + ": the table has no row for task " + task.number() + " (" + task.testClass() + "), which "
@@ -77,7 +82,7 @@ public final class TaskTables {
                 problems.add(g + ":" + row.line() + ": row " + (i + 1) + " says task " + row.number() + " is `" + row.test()
                         + "`, but " + marker + " says task " + task.number() + " is `" + task.testClass() + "`");
             } else {
-                for (Markers.Block b : task.blocks()) {
+                for (Tasks.Block b : task.blocks()) {
                     String cls = b.file().getFileName().toString().replace(".java", "");
                     if (!row.where().contains("`" + cls + ".") && !row.where().contains("`" + cls + "`")) {
                         problems.add(g + ":" + row.line() + ": task " + task.number() + "'s \"where\" names no `" + cls
@@ -99,7 +104,7 @@ public final class TaskTables {
         Map<String, Path> testFiles = testFiles(root, chapter);
         Map<String, Integer> taskOf = new TreeMap<>();
         tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
-        for (Markers.Task task : tasks) {
+        for (Tasks.Task task : tasks) {
             Path file = testFiles.get(task.testClass());
             if (file == null) {
                 problems.add(task.blocks().get(0).where() + ": names " + task.testClass() + ", but " + chapter
@@ -119,6 +124,7 @@ public final class TaskTables {
                         + task.blocks().get(0).where() + ")");
             }
         }
+        Prose.check(root, chapter, problems);
         for (Map.Entry<String, Path> e : testFiles.entrySet()) {
             if (taskOf.containsKey(e.getKey())) {
                 continue;
@@ -197,7 +203,7 @@ public final class TaskTables {
      */
     static List<Path> write(Path root, String chapter) throws IOException {
         List<String> problems = new ArrayList<>();
-        List<Markers.Task> tasks = Markers.tasks(root, chapter, problems);
+        List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
         if (!problems.isEmpty()) {
             throw new IllegalStateException(String.join("\n", problems));
         }
@@ -216,7 +222,7 @@ public final class TaskTables {
         List<String> out = new ArrayList<>(lines);
         if (!rows.isEmpty()) {
             List<String> table = new ArrayList<>();
-            for (Markers.Task t : tasks) {
+            for (Tasks.Task t : tasks) {
                 Row old = rowOf.get(t.testClass());
                 String what = old != null ? old.what() : t.blocks().get(0).what();
                 String where = old != null ? old.where() : "`" + t.blocks().get(0).file().getFileName().toString()
@@ -234,7 +240,7 @@ public final class TaskTables {
             changed.add(guide);
         }
         Map<String, Path> testFiles = testFiles(root, chapter);
-        for (Markers.Task t : tasks) {
+        for (Tasks.Task t : tasks) {
             Path file = testFiles.get(t.testClass());
             if (file == null) {
                 continue;
@@ -250,6 +256,11 @@ public final class TaskTables {
             }
             if (!updated.equals(source)) {
                 Files.writeString(file, updated, StandardCharsets.UTF_8);
+                changed.add(file);
+            }
+        }
+        for (Path file : Prose.write(root, chapter)) {
+            if (!changed.contains(file)) {
                 changed.add(file);
             }
         }

@@ -30,7 +30,26 @@ public class Watch {
     static final Path ROOT = Path.of(System.getProperty("workbook.root", ".")).toAbsolutePath().normalize();
     static final Path BUILD = ROOT.resolve("build/watch");
 
+    /** Ends the start-up with an exit status and a message: only main calls System.exit. */
+    static final class Stop extends RuntimeException {
+        final int status;
+
+        Stop(int status, String message) {
+            super(message, null, false, false);
+            this.status = status;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        try {
+            start(args);
+        } catch (Stop stop) {
+            System.err.println(stop.getMessage());
+            System.exit(stop.status);
+        }
+    }
+
+    static void start(String[] args) throws Exception {
         String chapter = null;
         for (String a : args) {
             if (!a.startsWith("-")) {
@@ -38,8 +57,7 @@ public class Watch {
             }
         }
         if (chapter == null) {
-            System.err.println("usage: ./workbook watch chNN [--earlier=reference] [--all]");
-            System.exit(2);
+            throw new Stop(2, "usage: ./workbook watch chNN [--earlier=reference] [--all]");
         }
         String module = module(chapter);
         List<Path> jars = jars(module);
@@ -70,9 +88,7 @@ public class Watch {
                 }
             }
         }
-        System.err.println("watch: no chapter '" + wanted + "'");
-        System.exit(2);
-        return null;
+        throw new Stop(2, "watch: no chapter '" + wanted + "'");
     }
 
     /** The chapter's test classpath without the workbook's own modules (the loop compiles those itself). */
@@ -90,8 +106,7 @@ public class Watch {
                     "-Dmdep.outputFile=" + cached, "-pl", module, "-am")
                     .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             if (mvn.waitFor() != 0 || !Files.exists(cached)) {
-                System.err.println("watch: Maven could not resolve the classpath; its output is in " + ROOT.relativize(log));
-                System.exit(1);
+                throw new Stop(1, "watch: Maven could not resolve the classpath; its output is in " + ROOT.relativize(log));
             }
             Files.writeString(stamp, poms);
         }
@@ -139,8 +154,7 @@ public class Watch {
                 "-d", out.toString(), "-cp", String.join(File.pathSeparator, jars.stream().map(Path::toString).toList())));
         files.forEach(f -> command.add(f.toString()));
         if (javac.run(null, null, null, command.toArray(String[]::new)) != 0) {
-            System.err.println("watch: the testkit does not compile (see above)");
-            System.exit(1);
+            throw new Stop(1, "watch: the testkit does not compile (see above)");
         }
         Files.writeString(stamp, hash);
         return out;

@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import kaenlog.testkit.loop.Tasks;
 
 /**
  * The learner's companion: where am I, what next, a hint, the solution of one task, start over.
@@ -33,46 +34,71 @@ public class Workbook {
     static final Path ROOT = Path.of(System.getProperty("workbook.root", ".")).toAbsolutePath().normalize();
     static final Path CACHE = ROOT.resolve("build/workbook");
 
-    record Task(int number, String what, String testClass) {
+    /**
+     * Ends a command with an exit status (and a message for stderr): only {@link #main} calls
+     * System.exit, so every helper can be called from another tool or a test.
+     */
+    static final class Stop extends RuntimeException {
+        final int status;
+
+        Stop(int status, String message) {
+            super(message, null, false, false);
+            this.status = status;
+        }
     }
 
     record Result(String chapter, int passed, int total, String next, String failure, String demo, String earlier) {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("help")) {
-            usage(args.length == 0 ? 2 : 0);
+        int status;
+        try {
+            status = run(args);
+        } catch (Stop stop) {
+            if (stop.getMessage() != null && !stop.getMessage().isEmpty()) {
+                (stop.status == 0 ? System.out : System.err).println(stop.getMessage());
+            }
+            status = stop.status;
         }
-        switch (args[0]) {
+        System.exit(status);
+    }
+
+    /** Runs one command and returns its exit status. */
+    static int run(String[] args) throws Exception {
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("help")) {
+            return usage(args.length == 0 ? 2 : 0);
+        }
+        return switch (args[0]) {
             case "status" -> status(java.util.Arrays.copyOfRange(args, 1, args.length));
             case "watch" -> watch(chapter(args, 1), java.util.Arrays.copyOfRange(args, Math.min(2, args.length), args.length));
-            case "hint" -> hint(chapter(args, 1), taskNumber(args, 2));
+            case "hint" -> Hints.command(ROOT, chapter(args, 1), task(chapter(args, 1), taskNumber(args, 2)),
+                    java.util.Arrays.copyOfRange(args, Math.min(3, args.length), args.length));
             case "solution" -> solution(chapter(args, 1), taskNumber(args, 2));
             case "restart" -> restart(chapter(args, 1), args.length > 2 && args[2].equals("--force"));
             case "quiz" -> Quiz.command(chapter(args, 1), java.util.Arrays.copyOfRange(args, 2, args.length));
             // The maintainer's commands (README, "The maintainer's loop").
-            case "regen" -> System.exit(Regen.main(ROOT, rest(args)));
-            case "check" -> System.exit(TaskTables.main(ROOT, rest(args)));
-            case "skeletons" -> System.exit(Skeletons.main(ROOT, rest(args)));
-            case "gate" -> System.exit(Gate.main(ROOT, rest(args)));
-            case "mistakes" -> System.exit(Mistakes.main(ROOT, rest(args)));
-            case "selftest" -> System.exit(SelfTest.main(ROOT, rest(args)));
+            case "regen" -> Regen.main(ROOT, rest(args));
+            case "check" -> TaskTables.main(ROOT, rest(args));
+            case "skeletons" -> Skeletons.main(ROOT, rest(args));
+            case "gate" -> Gate.main(ROOT, rest(args));
+            case "mistakes" -> Mistakes.main(ROOT, rest(args));
+            case "selftest" -> SelfTest.main(ROOT, rest(args));
             default -> {
                 System.err.println("workbook: unknown command '" + args[0] + "'");
-                usage(2);
+                yield usage(2);
             }
-        }
+        };
     }
 
     static String[] rest(String[] args) {
         return java.util.Arrays.copyOfRange(args, 1, args.length);
     }
 
-    static void usage(int status) {
+    static int usage(int status) {
         (status == 0 ? System.out : System.err).println("""
                 usage: ./workbook status [chNN...]  tasks passed, next task and demo per chapter (--json: as JSON)
                        ./workbook watch chNN        rerun a chapter's tests whenever a file in it changes
-                       ./workbook hint chNN N       the hint for task N
+                       ./workbook hint chNN N [--more]   a direction for task N; --more: the next step
                        ./workbook solution chNN N   the reference's code for task N, beside yours
                        ./workbook restart chNN [--force]   regenerate the chapter's skeleton
                        ./workbook quiz chNN [ANSWER...]     the guide's questions, one at a time, each answer explained
@@ -83,12 +109,12 @@ public class Workbook {
                        ./workbook gate [chNN...]    every task solvable in order (after mvn -Psolutions verify)
                        ./workbook mistakes [chNN...] [-v]   every learner mistake of the corpus caught by its task's tests
                        ./workbook skeletons [--write]   check (or write) the skeletons only""");
-        System.exit(status);
+        return status;
     }
 
     // ---------------------------------------------------------------- status
 
-    static void status(String[] only) throws Exception {
+    static int status(String[] only) throws Exception {
         boolean json = false;
         List<String> chapters = new ArrayList<>();
         for (String wanted : only) {
@@ -107,7 +133,7 @@ public class Workbook {
         }
         if (json) {
             System.out.println(Progress.json(progress));
-            return;
+            return 0;
         }
         List<Result> results = new ArrayList<>();
         for (Progress.ChapterProgress p : progress) {
@@ -139,6 +165,7 @@ public class Workbook {
                 p.editedTests().forEach(e -> System.out.println("  " + e));
             }
         }
+        return 0;
     }
 
     /** The status line of a chapter: tasks done, the first task not done and why, the demo. */
@@ -232,7 +259,7 @@ public class Workbook {
         System.err.println("workbook: testing " + chapter + (earlier.equals("-") ? "" : " (earlier chapters: " + earlier
                 + ")") + " ...");
         List<Reports.Outcome> outcomes = runTests(chapter, referenceEarlier);
-        return Progress.of(chapter, Markers.tasksOrExit(ROOT, chapter), outcomes,
+        return Progress.of(chapter, Markers.tasksOrStop(ROOT, chapter), outcomes,
                 outcomes == null ? firstCompileError(chapter) : null, Progress.editedTests(ROOT, chapter));
     }
 
@@ -302,46 +329,22 @@ public class Workbook {
     // ---------------------------------------------------------------- watch
 
     /** The warm loop lives in tools/Watch.java (and the testkit); this only starts it in its own JVM. */
-    static void watch(String chapter, String[] options) throws Exception {
+    static int watch(String chapter, String[] options) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-XX:+UseSerialGC",
                 ROOT.resolve("tools/Watch.java").toString(), chapter));
         command.addAll(List.of(options));
-        System.exit(new ProcessBuilder(command).directory(ROOT.toFile()).inheritIO().start().waitFor());
+        return new ProcessBuilder(command).directory(ROOT.toFile()).inheritIO().start().waitFor();
     }
 
     // ---------------------------------------------------------------- hint, solution, restart
-
-    /** A guide's hints sit under "## Hints" as "**Task N.** text" paragraphs. */
-    static void hint(String chapter, int number) throws IOException {
-        Task task = task(chapter, number);
-        Path guide = ROOT.resolve(chapter).resolve("README.md");
-        List<String> lines = Files.readAllLines(guide, StandardCharsets.UTF_8);
-        StringBuilder hint = new StringBuilder();
-        boolean inHints = false;
-        boolean inTask = false;
-        for (String line : lines) {
-            if (line.startsWith("## ")) {
-                inHints = line.strip().equalsIgnoreCase("## Hints");
-                inTask = false;
-            } else if (inHints && line.startsWith("**Task ")) {
-                inTask = line.startsWith("**Task " + number + ".**");
-            }
-            if (inHints && inTask) {
-                hint.append(line).append('\n');
-            }
-        }
-        System.out.println("task " + number + ": " + task.what() + " (" + task.testClass() + ")");
-        System.out.println(hint.length() == 0 ? "(the guide has no hint for this task: read its section in "
-                + ROOT.relativize(guide) + ")" : hint.toString().strip());
-    }
 
     /**
      * Every reference block of the task, printed as it can be pasted (in place of the TODO line),
      * then the learner's current body of the same method, for comparison.
      */
-    static void solution(String chapter, int number) throws IOException {
-        Task task = task(chapter, number);
+    static int solution(String chapter, int number) throws IOException {
+        Tasks.Task task = task(chapter, number);
         System.out.println("task " + number + ": " + task.what() + " (" + task.testClass() + ")");
         Path reference = ROOT.resolve("solutions").resolve(chapter).resolve("src/main/java");
         try (Stream<Path> walk = Files.walk(reference)) {
@@ -355,6 +358,7 @@ public class Workbook {
                 }
             }
         }
+        return 0;
     }
 
     static void printBlock(String chapter, Path reference, Path file, List<String> lines, int marker) throws IOException {
@@ -409,21 +413,19 @@ public class Workbook {
         return -1;
     }
 
-    static void restart(String chapter, boolean force) throws Exception {
+    static int restart(String chapter, boolean force) throws Exception {
         Path sources = ROOT.resolve(chapter).resolve("src/main/java");
         if (!force) {
             Process git = new ProcessBuilder("git", "status", "--porcelain", "--", ROOT.relativize(sources).toString())
                     .directory(ROOT.toFile()).redirectErrorStream(true).start();
             String changes = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (git.waitFor() != 0) {
-                System.err.println("workbook: cannot ask git about uncommitted work (" + changes
+                throw new Stop(1, "workbook: cannot ask git about uncommitted work (" + changes
                         + "); run with --force to regenerate anyway");
-                System.exit(1);
             }
             if (!changes.isEmpty()) {
-                System.err.println("workbook: " + chapter + " has uncommitted work:\n" + changes
+                throw new Stop(1, "workbook: " + chapter + " has uncommitted work:\n" + changes
                         + "\ncommit it first (git commit -am ...), or run: ./workbook restart " + chapter + " --force");
-                System.exit(1);
             }
         }
         // Regenerating deletes every .java file the skeleton does not have: say which, before.
@@ -441,7 +443,7 @@ public class Workbook {
         for (Path file : added) {
             System.out.println("workbook: deleting " + ROOT.relativize(file) + ", a file you added (git keeps what you committed)");
         }
-        System.exit(Skeletons.main(ROOT, new String[] {"--write", chapter}));
+        return Skeletons.main(ROOT, new String[] {"--write", chapter});
     }
 
     // ---------------------------------------------------------------- chapters and tasks
@@ -455,23 +457,19 @@ public class Workbook {
         }
     }
 
-    /** The chapter's tasks in order, from the reference's markers (Markers: the one parser). */
-    static List<Task> tasks(String chapter) throws IOException {
-        return Markers.tasksOrExit(ROOT, chapter).stream()
-                .map(t -> new Task(t.number(), t.blocks().get(0).what(), t.testClass())).toList();
+    /** The chapter's tasks in order, from the reference's markers (testkit's Tasks: the one parser). */
+    static List<Tasks.Task> tasks(String chapter) throws IOException {
+        return Markers.tasksOrStop(ROOT, chapter);
     }
 
-    static Task task(String chapter, int number) throws IOException {
-        return tasks(chapter).stream().filter(t -> t.number() == number).findFirst().orElseGet(() -> {
-            System.err.println("workbook: " + chapter + " has no task " + number);
-            System.exit(2);
-            return null;
-        });
+    static Tasks.Task task(String chapter, int number) throws IOException {
+        return tasks(chapter).stream().filter(t -> t.number() == number).findFirst()
+                .orElseThrow(() -> new Stop(2, "workbook: " + chapter + " has no task " + number));
     }
 
     static String chapter(String[] args, int at) throws IOException {
         if (args.length <= at) {
-            usage(2);
+            throw new Stop(usage(2), "");
         }
         String wanted = args[at];
         for (String chapter : chapters()) {
@@ -479,18 +477,14 @@ public class Workbook {
                 return chapter;
             }
         }
-        System.err.println("workbook: no chapter '" + wanted + "' (chapters: " + String.join(", ", chapters()) + ")");
-        System.exit(2);
-        return null;
+        throw new Stop(2, "workbook: no chapter '" + wanted + "' (chapters: " + String.join(", ", chapters()) + ")");
     }
 
     static int taskNumber(String[] args, int at) {
         try {
             return Integer.parseInt(args[at]);
         } catch (RuntimeException e) {
-            System.err.println("workbook: which task? give its number, e.g. ./workbook hint ch01 3");
-            System.exit(2);
-            return 0;
+            throw new Stop(2, "workbook: which task? give its number, e.g. ./workbook hint ch01 3");
         }
     }
 
@@ -552,12 +546,12 @@ final class Quiz {
     }
 
     /** The command: exits with {@link #run}'s status. */
-    static void command(String chapter, String[] answers) throws IOException {
+    static int command(String chapter, String[] answers) throws IOException {
         Path guide = Workbook.ROOT.resolve(chapter).resolve("README.md");
         java.io.BufferedReader in = new java.io.BufferedReader(
                 new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
-        System.exit(run(chapter, Files.readAllLines(guide, StandardCharsets.UTF_8), List.of(answers), in, System.out,
-                System.err));
+        return run(chapter, Files.readAllLines(guide, StandardCharsets.UTF_8), List.of(answers), in, System.out,
+                System.err);
     }
 
     /**

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Task 5: a fresh producer batch. The header is read here with plain ByteBuffer gets at the
- * documented offsets, so these tests need tasks 1-4 only (decoding is task 6).
+ * documented offsets, so these tests need the tasks before this one only, not the decoding of
+ * task 6 (RecordBatchDecodeTest).
  */
 @Order(5)
 class BatchBuilderTest {

@@ -713,14 +713,14 @@ class BrokerTest {
         } catch (EOFException e) {
             throw new AssertionError("the broker closed the connection instead of answering (" + e.getMessage() + "):"
                     + " unless its log gives another reason, a connection served for one request only is the usual"
-                    + " cause (task 9: serve reads request after request until the client hangs up between two);"
+                    + " cause (task 9 (BrokerTest): serve reads request after request until the client hangs up between two);"
                     + " its log says:\n" + brokerLog(), e);
         } catch (IOException e) {
             throw new AssertionError("the broker did not answer (" + e + "); its log says:\n" + brokerLog(), e);
         } catch (MalformedMessageException e) {
             throw new AssertionError("the broker's answer is not the answer to this request (" + e.getMessage() + "):"
                     + " each response frame carries its request's correlationId, and a request answered with nothing"
-                    + " (acks=0) gets no frame at all (task 9); its log says:\n" + brokerLog(), e);
+                    + " (acks=0) gets no frame at all (task 9 (BrokerTest)); its log says:\n" + brokerLog(), e);
         }
     }
 
@@ -769,7 +769,7 @@ class BrokerTest {
                     + brokerLog(), e.getCause());
         } catch (TimeoutException e) {
             throw new AssertionError("the parked fetch was not answered within " + Waits.SECONDS + " s: it is answered"
-                    + " when an append gives it data, or at its deadline (task 8: " + Waits.NOT_EXPIRED + "); or "
+                    + " when an append gives it data, or at its deadline (task 8 (FetchParkingTest): " + Waits.NOT_EXPIRED + "); or "
                     + Waits.NO_FLUSH + "; the broker's log says:\n" + brokerLog(), e);
         }
     }
@@ -790,7 +790,7 @@ class BrokerTest {
             }
         });
         assertThat(broker.partition(PARTITION).parkedFetchCount())
-                .as("within %d s, a fetch at the log end is parked on the partition, not answered (task 8); when none"
+                .as("within %d s, a fetch at the log end is parked on the partition, not answered (task 8 (FetchParkingTest)); when none"
                         + " is, either the request never reached the broker (%s) or it was answered at once (broker"
                         + " log:%n%s)", Waits.SECONDS, Waits.NO_FLUSH, brokerLog())
                 .isEqualTo(count);

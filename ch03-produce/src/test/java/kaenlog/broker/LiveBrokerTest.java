@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The broker as a person runs it (task 9's broker, used for real): the time it keeps across
+ * The broker as a person runs it (the broker of task 9 (BrokerTest), used for real): the time it keeps across
  * restarts, the start-up lines that say which code answers each api key, the configs it was started
  * with, and records with keys and headers from {@code klog produce} to {@code klog consume}. The
  * klog commands wait for their answers without a timeout of their own, so the tests bound them

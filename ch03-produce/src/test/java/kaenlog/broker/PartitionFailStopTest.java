@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fail-stop at the partition, around your produce (task 7) and fetch (task 8): given code that
+ * Fail-stop at the partition, around your produce, task 7 (ProduceTest),
+ * and your fetch, task 8 (FetchParkingTest): given code that
  * takes a partition offline at its first failed write. It runs after the tasks, since it needs both.
  * A partition answers on the caller's thread, so every answer is looked at with {@link Waits#now}:
  * a future that is not done now never will be, and {@code join()} on it would wait forever.
@@ -55,7 +56,7 @@ class PartitionFailStopTest {
         try (Partition partition = Partition.open(NAME, partitionDir, LogConfig.defaults().withSegmentBytes(size),
                 brokerLog::add)) {
             assertThat(Waits.now(partition.produce(request(ProduceRequest.ACKS_ALL, numbered(0, 1)), T0),
-                    "acks=all with one replica is answered as soon as the leader appended (task 7)").error())
+                    "acks=all with one replica is answered as soon as the leader appended (task 7 (ProduceTest))").error())
                     .as("setup: the first produce is written").isEqualTo(ErrorCode.NONE);
             CompletableFuture<FetchResponse> parked = partition.fetch(FetchRequest.consumer(NAME, 1, 1024, 500), T0);
             assertThat(parked).as("setup: a fetch waits for offset 1").isNotDone();

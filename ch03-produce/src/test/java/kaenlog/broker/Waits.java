@@ -24,12 +24,12 @@ final class Waits {
     static final int SECONDS = 10;
 
     /** Why an answer over a socket never comes, most often. */
-    static final String NO_FLUSH = "a frame written without a flush (task 6) is the usual cause: the request or its"
+    static final String NO_FLUSH = "a frame written without a flush (task 6 (FramesTest)) is the usual cause: the request or its"
             + " answer stays in a BufferedOutputStream and never reaches the other side";
 
     /** Why a parked fetch is not answered at its deadline, most often. */
     static final String NOT_EXPIRED = "a parked fetch is answered once the broker's time reaches its deadline"
-            + " (deadline <= now, task 8); compared with < it waits one tick more, and in these tests time moves only"
+            + " (deadline <= now, task 8 (FetchParkingTest)); compared with < it waits one tick more, and in these tests time moves only"
             + " when the test moves it";
 
     private Waits() {

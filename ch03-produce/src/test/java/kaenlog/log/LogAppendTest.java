@@ -242,7 +242,7 @@ class LogAppendTest {
         }
     }
 
-    // Task 3, found by mutation testing (bench/mutation): the edges of append's checks and of the roll rule.
+    // Task 3 (LogAppendTest), found by mutation testing (bench/mutation): the edges of append's checks and of the roll rule.
 
     @Test
     void aProduceWithBytesAfterItsBatchIsRefusedSayingHowManyFollow() throws IOException {

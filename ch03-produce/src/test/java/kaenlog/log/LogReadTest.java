@@ -232,7 +232,7 @@ class LogReadTest {
         }
     }
 
-    // Task 4, found by mutation testing (bench/mutation): the exact edge of the high watermark.
+    // Task 4 (LogReadTest), found by mutation testing (bench/mutation): the exact edge of the high watermark.
 
     @Test
     void aBatchWhoseLastOffsetIsTheHighWatermarkIsNotYetCommitted() throws IOException {

@@ -273,7 +273,7 @@ class RecoveryTest {
         }
     }
 
-    // Task 5, found by mutation testing (bench/mutation): recover() reports what it cut.
+    // Task 5 (RecoveryTest), found by mutation testing (bench/mutation): recover() reports what it cut.
 
     @Test
     void recoverReturnsHowManyBytesItCut() throws IOException {

@@ -286,7 +286,7 @@ class FramesTest {
         }
     }
 
-    // Task 6, found by mutation testing (bench/mutation): a frame of several chunks.
+    // Task 6 (FramesTest), found by mutation testing (bench/mutation): a frame of several chunks.
 
     @Test
     @Timeout(30) // a guard, not a speed target: a wrong growth rule can spin forever on a read of 0 bytes

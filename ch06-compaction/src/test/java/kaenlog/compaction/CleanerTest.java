@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The whole cleaner on a real log, tasks 1 to 5 together: compaction never moves an offset, never
+ * The whole cleaner on a real log, every retention and compaction task together: compaction never moves an offset, never
  * touches the active segment, keeps a tombstone until its delete horizon, and leaves a log that
  * reopens to the same records.
  */

@@ -136,12 +136,12 @@ class RetentionBySizeTest {
         }
     }
 
-    // Task 2, found by mutation testing (bench/mutation): the log exactly at the limit.
+    // Task 2 (RetentionBySizeTest), found by mutation testing (bench/mutation): the log exactly at the limit.
 
     @Test
     void anEmptySegmentGoesEvenWhenTheLogIsExactlyAtTheLimit() throws IOException {
         try (Log log = logOfEqualSegments(2)) {
-            // Compaction (task 4) can leave a closed segment with no batch at all; chapter 3's swap does the same here.
+            // Compaction, task 4 (BatchCleaningTest), can leave a closed segment with no batch at all; chapter 3's swap does the same here.
             Segment oldest = log.segments().get(0);
             Files.write(Log.swapFileOf(oldest), new byte[0]);
             log.replaceSegment(oldest, Log.swapFileOf(oldest));

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Consumer groups in the running broker: OFFSET_COMMIT and OFFSET_FETCH store and read committed
- * offsets in the group offsets log (task 6), on the internal compacted partition
+ * offsets in the group offsets log of task 6 (GroupOffsetsLogTest), on the internal compacted partition
  * {@code __consumer_offsets-0}; {@code klog consume --group} resumes where it stopped, also after
  * the broker restarts.
  */
@@ -55,7 +55,7 @@ class ConsumerGroupTest {
 
     /** A klog command against the running broker takes well under a second; this bound only stops a hang. */
     private static final Duration COMMAND_BOUND = Duration.ofSeconds(60);
-    /** What usually keeps the broker from answering here: OFFSET_COMMIT and OFFSET_FETCH are answered from task 6. */
+    /** What usually keeps the broker from answering here: OFFSET_COMMIT and OFFSET_FETCH are answered from task 6 (GroupOffsetsLogTest). */
     private static final String USUALLY = "Usually ch06 task 6: OFFSET_FETCH is answered by replaying the offsets log"
             + " (GroupOffsetsLog.committedOffsets), so a replay that never ends keeps the answer from coming";
 

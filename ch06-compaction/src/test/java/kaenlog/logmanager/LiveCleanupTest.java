@@ -211,7 +211,7 @@ class LiveCleanupTest {
                 .as("the consumer did not read to the end of the log within 30 s of the last produce: its fetches kept"
                         + " answering batches that end before its offset, or never answered. Usually ch06 task 4 (a"
                         + " rewritten batch whose offsets moved: the plain builder instead of the preserving one) or "
-                        + "task 5 (a swap that never returns holds the partition's lock); broker log:%n%s", log())
+                        + "task 5 (CrashSafeSwapTest), a swap that never returns holding the partition's lock; broker log:%n%s", log())
                 .isFalse();
 
         assertThat(consumerFailure.get()).as("the consumer's fetches all succeed (broker log:%n%s)", log()).isNull();

@@ -50,6 +50,8 @@ class QuizTest {
         try (Stream<Path> tools = Files.list(Guide.root().resolve("tools"))) {
             tools.filter(p -> p.toString().endsWith(".java")).sorted().forEach(p -> args.add(p.toString()));
         }
+        // ... and with the one parser of the solution markers, which lives in the testkit.
+        args.add(Guide.root().resolve("testkit/src/main/java/kaenlog/testkit/loop/Tasks.java").toString());
         int javac = ToolProvider.getSystemJavaCompiler().run(null, null, null, args.toArray(String[]::new));
         assertThat(javac).as("tools/*.java compile").isZero();
         ClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, QuizTest.class.getClassLoader());

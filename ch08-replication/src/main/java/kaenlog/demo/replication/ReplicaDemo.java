@@ -265,7 +265,8 @@ public final class ReplicaDemo implements Subcommand {
             out.println("records lost: " + lost);
             out.println("the follower never truncates to its own high watermark · it truncates to the leader's answer");
             out.println("scenario 1 is data loss · scenario 2 of the same KIP is a diverged log");
-            out.println("which KIP-279 closes the rest of · both are drawn here, not driven");
+            out.println("KIP-101 closes most of scenario 2 · KIP-279 the rest: leaders that change in quick succession");
+            out.println("both scenarios are drawn here, not driven");
             out.println();
             claims.check(answer.equals(Optional.of(new EpochEndOffset(0, 2))) && after == held,
                     "the leader says epoch 0 ends at 2, so the follower keeps m2");

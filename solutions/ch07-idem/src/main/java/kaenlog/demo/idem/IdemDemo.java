@@ -361,7 +361,7 @@ public final class IdemDemo implements Subcommand {
             out.println("three dividing lines once transactions exist: LEO >= HW >= LSO");
             out.printf("  %-4s %s%n", "LEO", "the offset the next record is written at");
             out.printf("  %-4s %s%n", "HW", "the committed line · read_uncommitted reads up to here");
-            out.printf("  %-4s %s%n", "LSO", "the offset of the first open transaction · read_committed reads up to here");
+            out.printf("  %-4s %s%n", "LSO", "the first offset of the oldest open transaction, else the HW · read_committed reads up to here");
             out.println("kaen-log builds the first two lines and only names the third");
             out.println("orders-0 now: LEO " + leo + " · HW " + hw + " (one replica: the HW follows the LEO) · LSO not built");
             out.println("control records carry their type in the key: ABORT = 0, COMMIT = 1"
