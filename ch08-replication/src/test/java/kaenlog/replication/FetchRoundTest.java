@@ -1,6 +1,7 @@
 package kaenlog.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -9,7 +10,11 @@ import java.util.List;
 import java.util.Map;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.RequestEnvelope;
 import kaenlog.testkit.Hex;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -147,6 +152,46 @@ class FetchRoundTest {
                     .as("but the follower caps it at its own LEO %d: it cannot have a HW above the records it holds",
                             round.followerLeo())
                     .isEqualTo(round.followerLeo());
+        }
+    }
+
+    @Test
+    void aFollowersHighWatermarkNeverMovesBackwards() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            for (int i = 0; i < 3; i++) {
+                c.produce(i, ProduceRequest.ACKS_LEADER, NOW);
+            }
+            c.fetchOnce(NOW);
+            // After a round of this cluster the follower's HW is never above the leader's; a follower that learnt
+            // a higher HW earlier (from a leader before this one) is, so the test sets it by hand.
+            c.follower().updateHighWatermark(3);
+            c.isr().shrinkIsr(NOW + IsrState.REPLICA_LAG_TIME_MAX_MS + 1);
+
+            FetchRound round = c.fetchOnce(NOW + IsrState.REPLICA_LAG_TIME_MAX_MS + 2);
+            assertThat(round.responseHighWatermark())
+                    .as("ISR [1] under min.insync.replicas 2: the leader's HW stays 0, and the response says 0")
+                    .isZero();
+            assertThat(round.followerHw())
+                    .as("a response HW (0) below the follower's own HW (3) leaves it at 3: the follower takes "
+                            + "max(own HW, min(response HW, own LEO)), never below its own")
+                    .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aFrameThatIsNotAFetchIsRefusedByItsHeader() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            byte[] fetchBody = new FetchRequest(Cluster.FOLLOWER_ID, Cluster.PARTITION, 0, Cluster.FETCH_MAX_BYTES, 0)
+                    .encode();
+            c.link().toLeader().send(new RequestEnvelope(ApiKeys.PRODUCE, 99, fetchBody).encode());
+
+            assertThatThrownBy(() -> c.fetchOnce(NOW))
+                    .as("a frame on the replication link that is not a fetch (api key %d, PRODUCE) is refused by its "
+                            + "header, even when its body would decode as a fetch: check the envelope's api key before "
+                            + "decoding the body", ApiKeys.PRODUCE)
+                    .isInstanceOf(MalformedMessageException.class)
+                    .hasMessageContaining("apiKey " + ApiKeys.PRODUCE);
         }
     }
 

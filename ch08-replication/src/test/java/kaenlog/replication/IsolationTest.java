@@ -28,4 +28,12 @@ class IsolationTest {
                 .as("0 is a valid broker id: a non-negative replica id is a follower, not a consumer")
                 .isEqualTo(FetchIsolation.LOG_END);
     }
+
+    @Test
+    void anyNegativeReplicaIdIsAConsumer() {
+        assertThat(Cluster.isolationOf(-2))
+                .as("-2 is Kafka's DEBUGGING_CONSUMER_ID: any negative replica id is a consumer and reads to the high "
+                        + "watermark, not only -1 (kaen-log: replicaId >= 0 is a follower, anything negative a consumer)")
+                .isEqualTo(FetchIsolation.HIGH_WATERMARK);
+    }
 }

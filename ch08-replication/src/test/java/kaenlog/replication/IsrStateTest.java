@@ -195,4 +195,29 @@ class IsrStateTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fetchOffset");
     }
+
+    @Test
+    void theLatestFetchOffsetIsTheLeoEvenWhenItIsLower() {
+        IsrState state = new IsrState(1, List.of(2), 2, T0);
+        state.observe(2, 5, T0);
+        state.observe(2, 3, T0 + 1);
+
+        assertThat(state.followerLeos())
+                .as("a follower that truncated (KIP-101) asks from offset 3 after asking from 5: its LEO is the latest "
+                        + "fetch offset, not the largest, so the leader records 3")
+                .isEqualTo(Map.of(2, 3L));
+    }
+
+    @Test
+    void aSecondShrinkThatRemovesNobodyReturnsFalse() {
+        IsrState state = new IsrState(1, List.of(2), 2, T0);
+
+        assertThat(state.shrinkIsr(T0 + LAG + 1))
+                .as("the first shrink past the limit removes follower 2").isTrue();
+        assertThat(state.shrinkIsr(T0 + LAG + 2))
+                .as("a second shrink removes nobody: shrinkIsr says whether the ISR changed in this call, not whether "
+                        + "some follower is out of it")
+                .isFalse();
+        assertThat(state.isr()).as("the ISR is still [1]").containsExactly(1);
+    }
 }

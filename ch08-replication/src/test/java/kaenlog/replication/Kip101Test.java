@@ -109,6 +109,25 @@ class Kip101Test {
         }
     }
 
+
+    @Test
+    void anEmptyAnswerFallsBackToTheOwnHighWatermark() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(1, ProduceRequest.ACKS_LEADER, NOW);
+            c.produce(2, ProduceRequest.ACKS_LEADER, NOW);
+            c.failOver(1, NOW);
+
+            assertThat(c.truncateFollowerByLeaderEpoch())
+                    .as("the old leader holds m1 and m2 in epoch 0 (LEO 2, HW 0: nobody else had them); the new leader "
+                            + "fetched nothing and knows only epoch 1, from offset 0: no epoch <= 0, an empty answer")
+                    .isEmpty();
+            assertThat(c.follower().leo())
+                    .as("with an empty answer the follower falls back to its own HW 0 and cuts m1 and m2, which were "
+                            + "never committed (Kafka's follower truncates to its fetch offset, its high watermark, when "
+                            + "the leader replies with an unknown offset)")
+                    .isZero();
+        }
+    }
     @Test
     void aFollowerWithNoEpochHasNothingToTruncate() throws IOException {
         try (Cluster c = Cluster.open(root, 2, NOW)) {
