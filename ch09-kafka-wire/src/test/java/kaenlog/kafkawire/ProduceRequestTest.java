@@ -1,7 +1,7 @@
 package kaenlog.kafkawire;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -51,7 +51,7 @@ class ProduceRequestTest {
     void aRequestWithBytesAfterItsLastFieldIsRefused() {
         byte[] withExtra = new KafkaWriter().nullableString(null).int16(1).int32(1_000).arrayLength(0).int8(7)
                 .toByteArray();
-        assertThatThrownBy(() -> Produce.parse(new KafkaReader(withExtra), (short) 8))
+        assertThat(catchThrowable(() -> Produce.parse(new KafkaReader(withExtra), (short) 8)))
                 .as("after the last topic nothing may follow: a leftover byte means the request was read wrong")
                 .isInstanceOf(MalformedMessageException.class);
     }
