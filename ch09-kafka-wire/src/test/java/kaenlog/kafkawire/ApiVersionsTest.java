@@ -1,7 +1,7 @@
 package kaenlog.kafkawire;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.PrintStream;
 import java.io.OutputStream;
@@ -35,7 +35,7 @@ class ApiVersionsTest {
                 .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "producer-1", 1));
         KafkaReader in = new KafkaReader(bytes);
         kaenlog.kafkawire.RequestHeader.parse(in);
-        ApiVersions.Request request = ApiVersions.parseRequest(in, (short) 3);
+        ApiVersions.Request request = parsed(in, (short) 3);
         assertThat(request.clientSoftwareName()).as("v3's first field, a compact string").isEqualTo("apache-kafka-java");
         assertThat(request.clientSoftwareVersion()).as("v3's second field, a compact string").isEqualTo("4.1.1");
     }
@@ -47,7 +47,7 @@ class ApiVersionsTest {
                     .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, v, "c", 1));
             KafkaReader in = new KafkaReader(bytes);
             kaenlog.kafkawire.RequestHeader.parse(in);
-            assertThat(ApiVersions.parseRequest(in, v).clientSoftwareName())
+            assertThat(parsed(in, v).clientSoftwareName())
                     .as("ApiVersions v%d has no body: nothing to read, nothing left over", v).isNull();
         }
     }
@@ -91,12 +91,12 @@ class ApiVersionsTest {
 
     @Test
     void aRequestWithBytesAfterItsLastFieldIsRefused() {
-        assertThatThrownBy(() -> ApiVersions.parseRequest(new KafkaReader(new byte[] {0}), (short) 0))
+        assertThat(catchThrowable(() -> ApiVersions.parseRequest(new KafkaReader(new byte[] {0}), (short) 0)))
                 .as("ApiVersions v0..v2 has no body: a byte after the header is a malformed request, not ignored")
                 .isInstanceOf(MalformedMessageException.class);
         byte[] v3WithExtra = new KafkaWriter().compactNullableString("kcat").compactNullableString("1.7")
                 .noTaggedFields().int8(7).toByteArray();
-        assertThatThrownBy(() -> ApiVersions.parseRequest(new KafkaReader(v3WithExtra), (short) 3))
+        assertThat(catchThrowable(() -> ApiVersions.parseRequest(new KafkaReader(v3WithExtra), (short) 3)))
                 .as("a v3 request ends with its tagged fields: a byte after them is refused")
                 .isInstanceOf(MalformedMessageException.class);
     }
@@ -130,6 +130,37 @@ class ApiVersionsTest {
         assertThat(in.getInt()).as("correlation id 11 is answered").isEqualTo(11);
         assertThat(in.getShort()).as("Produce v9 is not answered here: UNSUPPORTED_VERSION (35)")
                 .isEqualTo(KafkaErrors.UNSUPPORTED_VERSION);
+    }
+
+    @Test
+    void theFallbackListsEveryApiKeyWithItsRange() {
+        ByteBuffer body = ByteBuffer.wrap(ApiVersions.response((short) 0, KafkaErrors.UNSUPPORTED_VERSION));
+        ApiVersionsResponseData data = new ApiVersionsResponseData(new ByteBufferAccessor(body), (short) 0);
+        assertThat(data.errorCode()).as("the fallback's error_code: UNSUPPORTED_VERSION (35)")
+                .isEqualTo(KafkaErrors.UNSUPPORTED_VERSION);
+        assertThat(data.apiKeys()).as("the fallback lists every api key with its range, error or not: the table is how"
+                + " a client that asked too new a version finds the version to ask again at")
+                .hasSize(ApiKey.values().length);
+        for (ApiKey key : ApiKey.values()) {
+            ApiVersion listed = data.apiKeys().find(key.id);
+            assertThat(listed).as("the fallback lists %s (key %d)", key, key.id).isNotNull();
+            assertThat(listed.maxVersion()).as("the fallback lists %s's max version", key).isEqualTo(key.maxVersion);
+        }
+    }
+
+    /**
+     * Parses a request kafka-clients wrote: a refusal of it is this task's mistake, and fails saying
+     * what the layout is instead of only where the reading went wrong.
+     */
+    private static ApiVersions.Request parsed(KafkaReader in, short version) {
+        try {
+            return ApiVersions.parseRequest(in, version);
+        } catch (MalformedMessageException e) {
+            throw new AssertionError("ApiVersions v" + version + " as kafka-clients writes it was refused (" + e.getMessage()
+                    + "). Before v3 the request has no body; from v3 on it is client_software_name and"
+                    + " client_software_version, compact strings (length + 1 as an unsigned varint, then UTF-8), then"
+                    + " its tagged fields, and nothing after them", e);
+        }
     }
 
     private static ApiVersionsResponse parse(byte[] body, short version) {

@@ -1,7 +1,7 @@
 package kaenlog.kafkawire;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -34,7 +34,7 @@ class ProduceRequestTest {
                     .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, v, "producer-1", 1));
             KafkaReader in = new KafkaReader(bytes);
             kaenlog.kafkawire.RequestHeader.parse(in);
-            Produce.Request request = Produce.parse(in, v);
+            Produce.Request request = parsed(in, v);
             assertThat(request.transactionalId()).as("v%d: transactional_id, a nullable string: null here", v).isNull();
             assertThat(request.acks()).as("v%d: acks -1 (all)", v).isEqualTo((short) -1);
             assertThat(request.timeoutMs()).as("v%d: timeout_ms", v).isEqualTo(30_000);
@@ -51,8 +51,48 @@ class ProduceRequestTest {
     void aRequestWithBytesAfterItsLastFieldIsRefused() {
         byte[] withExtra = new KafkaWriter().nullableString(null).int16(1).int32(1_000).arrayLength(0).int8(7)
                 .toByteArray();
-        assertThatThrownBy(() -> Produce.parse(new KafkaReader(withExtra), (short) 8))
+        assertThat(catchThrowable(() -> Produce.parse(new KafkaReader(withExtra), (short) 8)))
                 .as("after the last topic nothing may follow: a leftover byte means the request was read wrong")
                 .isInstanceOf(MalformedMessageException.class);
+    }
+
+    @Test
+    void everyTopicKeepsItsOwnPartitions() {
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(0L, null, "x".getBytes()));
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("orders").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records),
+                new ProduceRequestData.PartitionProduceData().setIndex(1).setRecords(records))));
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("payments").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(3).setRecords(records))));
+        ByteBuffer bytes = new ProduceRequest(data, (short) 8)
+                .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 8, "producer-1", 1));
+        KafkaReader in = new KafkaReader(bytes);
+        kaenlog.kafkawire.RequestHeader.parse(in);
+        Produce.Request request = parsed(in, (short) 8);
+        assertThat(request.topics()).extracting(Produce.TopicData::name).as("two topics, in the request's order")
+                .containsExactly("orders", "payments");
+        assertThat(request.topics().get(0).partitions()).extracting(Produce.PartitionData::index)
+                .as("orders keeps its own partitions, 0 and 1: each topic has a partition list of its own")
+                .containsExactly(0, 1);
+        assertThat(request.topics().get(1).partitions()).extracting(Produce.PartitionData::index)
+                .as("payments keeps its own partitions, only 3: each topic has a partition list of its own")
+                .containsExactly(3);
+    }
+
+    /**
+     * Parses a request kafka-clients wrote: a refusal of it is this task's mistake, and fails saying
+     * what the layout is instead of only where the reading went wrong.
+     */
+    private static Produce.Request parsed(KafkaReader in, short version) {
+        try {
+            return Produce.parse(in, version);
+        } catch (MalformedMessageException e) {
+            throw new AssertionError("Produce v" + version + " as kafka-clients writes it was refused (" + e.getMessage()
+                    + "). v3 to v8 share one classic layout: transactional_id (a nullable string, -1 = null), acks"
+                    + " int16, timeout_ms int32, then topic_data, an int32 count of topics, each a name (a classic"
+                    + " string, int16 length) and an int32 count of partitions, each an index (int32), then its records"
+                    + " (nullable bytes, int32 length)", e);
+        }
     }
 }

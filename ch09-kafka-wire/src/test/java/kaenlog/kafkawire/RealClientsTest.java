@@ -11,7 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
 import kaenlog.testkit.FaultInjectingProxy;
@@ -27,11 +30,14 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -54,6 +60,7 @@ class RealClientsTest {
     private static final TopicPartition ORDERS = new TopicPartition("orders", 0);
     private static final long PROXY_SEED = 9;
     private static final double DROP_RATE = 0.25;
+    private static final int ACK_SECONDS = 90;
 
     @TempDir
     Path dir;
@@ -108,8 +115,10 @@ class RealClientsTest {
     void anIdempotentKafkaProducerSendsTenThousandRecordsAndAKafkaConsumerReadsThemBackInOrder() throws Exception {
         produce(listener.port());
         List<ConsumerRecord<String, String>> read = consume(listener.port());
-        assertThat(read).as("every record the producer sent, read back by KafkaConsumer.assign() from the beginning;"
-                + " broker log:%n%s", brokerLog).hasSize(RECORDS);
+        assertThat(read).as("every record the producer sent, read back by KafkaConsumer.assign() from the beginning"
+                + " within 40 polls of 250 ms that bring nothing (Fetch is given: a record acknowledged but not read"
+                + " was usually written to another partition than it was answered for, task 6); broker log:%n%s",
+                brokerLog).hasSize(RECORDS);
         for (int i = 0; i < RECORDS; i++) {
             ConsumerRecord<String, String> r = read.get(i);
             assertThat(r.offset()).as("record %d sits at offset %d: the leader assigns offsets in order", i, i)
@@ -143,6 +152,102 @@ class RealClientsTest {
         }
     }
 
+    @Test
+    void aProduceWithAcksZeroIsWrittenButNeverAnswered() throws Exception {
+        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+        assertThat(apis.handle(produceFrame((short) 0, 5, "quiet", 0, 2)))
+                .as("acks=0 is never answered: the client expects no answer, and would take one for the next request's")
+                .isEmpty();
+        ProduceResponseData.PartitionProduceResponse next = partition(answer(apis, produceFrame((short) 1, 6, "quiet", 0, 1),
+                6), "quiet", 0);
+        assertThat(next.baseOffset())
+                .as("an acks=0 batch is written all the same (only its answer is left out): its 2 records sit at offsets"
+                        + " 0 and 1, so the acks=1 batch after it lands at 2").isEqualTo(2L);
+    }
+
+    @Test
+    void eachPartitionIsWrittenAndAnsweredUnderItsOwnTopicAndIndex() throws Exception {
+        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("alpha").setPartitionData(List.of(
+                partitionData(0, 1), partitionData(1, 2))));
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("beta").setPartitionData(List.of(
+                partitionData(0, 3))));
+        ProduceResponseData answer = answer(apis, frame(new ProduceRequest(data, (short) 8), 7), 7);
+        assertThat(topic(answer, "alpha").partitionResponses())
+                .extracting(ProduceResponseData.PartitionProduceResponse::index)
+                .as("alpha is answered under its own topic: its partitions 0 and 1, no other").containsExactly(0, 1);
+        assertThat(topic(answer, "beta").partitionResponses())
+                .extracting(ProduceResponseData.PartitionProduceResponse::index)
+                .as("beta is answered under its own topic: its partition 0, no other").containsExactly(0);
+        for (String topic : List.of("alpha", "beta")) {
+            for (ProduceResponseData.PartitionProduceResponse p : topic(answer, topic).partitionResponses()) {
+                assertThat(p.errorCode()).as("%s-%d: error 0", topic, p.index()).isZero();
+                assertThat(p.baseOffset()).as("%s-%d is a partition of its own, new: its first batch lands at offset 0"
+                        + " (one kaen-log produce per partition, each to its own topic and index)", topic, p.index())
+                        .isZero();
+            }
+        }
+    }
+
+    @Test
+    void aKaenLogErrorIsAnsweredInKafkasCode() throws Exception {
+        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(0L, null, "intact".getBytes(StandardCharsets.UTF_8)));
+        ByteBuffer corrupt = records.buffer().duplicate();
+        corrupt.put(corrupt.limit() - 1, (byte) (corrupt.get(corrupt.limit() - 1) ^ 1)); // the value's last byte: CRC breaks
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("broken").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(0)
+                        .setRecords(MemoryRecords.readableRecords(corrupt)))));
+        ProduceResponseData.PartitionProduceResponse p = partition(answer(apis, frame(new ProduceRequest(data,
+                (short) 8), 8), 8), "broken", 0);
+        assertThat(p.errorCode())
+                .as("a batch whose CRC does not match is refused by kaen-log as CORRUPT_BATCH (its own number, 4) and"
+                        + " answered in Kafka's code: CORRUPT_MESSAGE (2); on this port a client reads Kafka's numbers only")
+                .isEqualTo(KafkaErrors.CORRUPT_MESSAGE);
+    }
+
+    private static ProduceRequestData.PartitionProduceData partitionData(int index, int records) {
+        SimpleRecord[] batch = new SimpleRecord[records];
+        for (int i = 0; i < records; i++) {
+            batch[i] = new SimpleRecord(0L, null, ("r" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        return new ProduceRequestData.PartitionProduceData().setIndex(index)
+                .setRecords(MemoryRecords.withRecords(Compression.NONE, batch));
+    }
+
+    private static byte[] produceFrame(short acks, int correlationId, String topic, int index, int records) {
+        ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName(topic)
+                .setPartitionData(List.of(partitionData(index, records))));
+        return frame(new ProduceRequest(data, (short) 8), correlationId);
+    }
+
+    private static byte[] frame(ProduceRequest request, int correlationId) {
+        return bytes(request.serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, request.version(), "c",
+                correlationId)));
+    }
+
+    /** The answer, read by kafka-clients as the client that sent the request would read it. */
+    private static ProduceResponseData answer(KafkaApis apis, byte[] frame, int correlationId) throws Exception {
+        byte[] answer = apis.handle(frame).orElseThrow(() -> new AssertionError("an acks=1 Produce must be answered"));
+        return ((ProduceResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(answer),
+                new RequestHeader(ApiKeys.PRODUCE, (short) 8, "c", correlationId))).data();
+    }
+
+    private static ProduceResponseData.PartitionProduceResponse partition(ProduceResponseData answer, String topic,
+                                                                          int index) {
+        return topic(answer, topic).partitionResponses().stream().filter(p -> p.index() == index).findFirst()
+                .orElseThrow(() -> new AssertionError("the answer has no partition " + index + " for " + topic));
+    }
+
+    private static ProduceResponseData.TopicProduceResponse topic(ProduceResponseData answer, String name) {
+        return answer.responses().stream().filter(t -> name.equals(t.name())).findFirst()
+                .orElseThrow(() -> new AssertionError("the answer has no topic " + name));
+    }
+
     private static void produce(int port) throws Exception {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
@@ -166,9 +271,28 @@ class RealClientsTest {
             }
             producer.flush();
             for (int i = 0; i < RECORDS; i++) {
-                assertThat(sent.get(i).get().offset()).as("the producer's record %d was acknowledged at offset %d", i, i)
-                        .isEqualTo(i);
+                assertThat(acknowledged(sent.get(i), i).offset()).as("the producer's record %d was acknowledged at"
+                        + " offset %d", i, i).isEqualTo(i);
             }
+        }
+    }
+
+    /**
+     * The producer's answer for one record, waited for at most {@value #ACK_SECONDS} seconds (the
+     * delivery timeout is 60): a failure says which record and what usually causes it.
+     */
+    private static RecordMetadata acknowledged(Future<RecordMetadata> future, int i) throws InterruptedException {
+        try {
+            return future.get(ACK_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the producer's record " + i + " got no acknowledgement within " + ACK_SECONDS
+                    + " s: its Produce request was never answered, or answered in a way the client could not match"
+                    + " (usually task 6: an acks=all request must be answered, every partition under its own topic"
+                    + " and index)", e);
+        } catch (ExecutionException e) {
+            throw new AssertionError("the producer's record " + i + " was refused or timed out (" + e.getCause()
+                    + "): usually task 6 (an error in kaen-log's numbers instead of Kafka's, or an answer the client"
+                    + " cannot match) or task 5 (the request read from the wrong bytes)", e);
         }
     }
 

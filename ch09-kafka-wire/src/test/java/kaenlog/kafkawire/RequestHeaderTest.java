@@ -6,6 +6,9 @@ import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -75,5 +78,42 @@ class RequestHeaderTest {
         assertThat(header.correlationId()).as("still read: the UNSUPPORTED_VERSION answer carries it").isEqualTo(5);
         assertThat(header.clientId()).as("a null client_id is -1 as an int16").isNull();
         assertThat(header.supported()).isFalse();
+    }
+
+    @Test
+    void theBodyStartsExactlyWhereKafkaClientsHeaderEnds() {
+        for (ApiKey key : ApiKey.values()) {
+            for (short v = key.minVersion; v <= key.maxVersion + 1; v++) {
+                RequestHeader kafka = new RequestHeader(ApiKeys.forId(key.id), v, "client-1", 17);
+                if (kafka.headerVersion() >= 2) {
+                    // a tagged field this broker does not know (tag 7, three bytes): skipped by its size
+                    kafka.data().unknownTaggedFields().add(new RawTaggedField(7, new byte[] {1, 2, 3}));
+                }
+                ObjectSerializationCache cache = new ObjectSerializationCache();
+                int size = kafka.data().size(cache, kafka.headerVersion());
+                ByteBuffer bytes = ByteBuffer.allocate(size + 2);
+                kafka.data().write(new ByteBufferAccessor(bytes), cache, kafka.headerVersion());
+                bytes.putShort((short) 0).flip(); // the body's first two bytes, which the header must leave alone
+                KafkaReader in = new KafkaReader(bytes);
+                kaenlog.kafkawire.RequestHeader.parse(in);
+                assertThat(in.position())
+                        .as("%s v%d has request header v%d, %d bytes: the body starts right after it (client_id is a"
+                                + " classic int16-length string in both versions; header v2, and only v2, then ends with"
+                                + " tagged fields, each skipped by its size)", key, v, kafka.headerVersion(), size)
+                        .isEqualTo(size);
+            }
+        }
+    }
+
+    @Test
+    void anUnknownApiKeysHeaderEndsRightAfterClientId() {
+        byte[] bytes = new KafkaWriter().int16(999).int16(0).int32(5).nullableString("c").int16(0).toByteArray();
+        KafkaReader in = new KafkaReader(bytes);
+        kaenlog.kafkawire.RequestHeader.parse(in);
+        assertThat(in.position())
+                .as("an api key this listener does not know has no known flexible versions: it is read as header v1,"
+                        + " which ends with client_id (11 bytes here), and no byte of what follows is taken for a tagged"
+                        + " field count")
+                .isEqualTo(11);
     }
 }

@@ -1,10 +1,14 @@
 package kaenlog.kafkawire;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.utils.ByteUtils;
 import org.junit.jupiter.api.Order;
@@ -14,6 +18,7 @@ import org.junit.jupiter.api.Test;
 @Order(1)
 class UnsignedVarintTest {
     private static final HexFormat HEX = HexFormat.of();
+    private static final int WRITE_SECONDS = 5;
 
     @Test
     void smallNumbersTakeOneByteAndLargerOnesSevenBitsPerByte() {
@@ -28,16 +33,16 @@ class UnsignedVarintTest {
     }
 
     @Test
-    void negativeIntsAreLargeUnsignedNumbersOfFiveBytes() {
-        assertThat(HEX.formatHex(new KafkaWriter().unsignedVarint(-1).toByteArray()))
+    void negativeIntsAreLargeUnsignedNumbersOfFiveBytes() throws Exception {
+        assertThat(HEX.formatHex(writtenWithinSeconds(-1)))
                 .as("unsigned: -1 is 2^32-1, five bytes; shift with >>> or the loop never ends on a negative int")
                 .isEqualTo("ffffffff0f");
     }
 
     @Test
-    void whatIsWrittenIsReadBackAndAgreesWithKafkaClients() {
+    void whatIsWrittenIsReadBackAndAgreesWithKafkaClients() throws Exception {
         for (int v : new int[] {0, 1, 127, 128, 255, 16_383, 16_384, 1 << 21, 1 << 28, Integer.MAX_VALUE, -1}) {
-            byte[] ours = new KafkaWriter().unsignedVarint(v).toByteArray();
+            byte[] ours = writtenWithinSeconds(v);
             ByteBuffer theirs = ByteBuffer.allocate(5);
             ByteUtils.writeUnsignedVarint(v, theirs);
             assertThat(HEX.formatHex(ours)).as("%d must be written as kafka-clients' ByteUtils writes it", v)
@@ -49,16 +54,47 @@ class UnsignedVarintTest {
     @Test
     void aVarintLongerThanFiveBytesIsRefused() {
         byte[] six = HEX.parseHex("808080808001");
-        assertThatThrownBy(() -> new KafkaReader(six).unsignedVarint("count"))
+        assertThat(catchThrowable(() -> new KafkaReader(six).unsignedVarint("count")))
                 .as("an int fits five varint bytes; a sixth means the bytes are not a varint (or an attack)")
                 .isInstanceOf(MalformedMessageException.class).hasMessageContaining("count");
     }
 
     @Test
     void aVarintCutOffIsRefusedNamingTheField() {
-        assertThatThrownBy(() -> new KafkaReader(HEX.parseHex("8080")).unsignedVarint("length"))
+        assertThat(catchThrowable(() -> new KafkaReader(HEX.parseHex("8080")).unsignedVarint("length")))
                 .as("every byte so far says 'more follows' and the bytes end: an error naming the field, not an"
                         + " index exception")
                 .isInstanceOf(MalformedMessageException.class).hasMessageContaining("length");
+    }
+
+    /**
+     * Writes {@code v} on a thread of its own and waits at most {@value #WRITE_SECONDS} seconds: a writer
+     * that shifts with {@code >>} never ends on a negative int, and would fill the heap (and end the
+     * test run) instead of failing this test.
+     */
+    @SuppressWarnings({"deprecation", "removal"})
+    private static byte[] writtenWithinSeconds(int v) throws Exception {
+        FutureTask<byte[]> write = new FutureTask<>(() -> new KafkaWriter().unsignedVarint(v).toByteArray());
+        Thread writer = new Thread(write, "unsigned-varint-writer");
+        writer.setDaemon(true);
+        writer.start();
+        try {
+            return write.get(WRITE_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            // the writer's own failure (its TODO, say), as if it had been called on this thread
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        } catch (TimeoutException e) {
+            try {
+                writer.stop(); // a loop that never ends does not look at interrupts; Java 17 can still stop it
+            } catch (UnsupportedOperationException newerJava) {
+                // Java 20 and later cannot stop a thread: it runs on, a daemon, until the JVM ends
+            }
+            throw new AssertionError("task 1: writing " + v + " as an unsigned varint did not end within "
+                    + WRITE_SECONDS + " s. Shift with >>>, not >>: an arithmetic shift copies the sign bit of a"
+                    + " negative int back in, so the value never reaches zero and the loop never ends", e);
+        }
     }
 }
