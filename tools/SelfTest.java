@@ -16,12 +16,48 @@ public final class SelfTest {
         markers();
         progress();
         hints();
+        mistakes();
         if (!FAILURES.isEmpty()) {
             FAILURES.forEach(f -> System.out.println("SELFTEST FAILED " + f));
             return 1;
         }
-        System.out.println("tools self-test: markers, task states, status rules and hint renumbering hold");
+        System.out.println("tools self-test: markers, task states, status rules, hint renumbering and mistake edits hold");
         return 0;
+    }
+
+    /** A mistake's edit applies only where it is unique and inside a block of its own task. */
+    static void mistakes() {
+        Mistakes.Mistake inTask = new Mistakes.Mistake(Path.of("task2-x.txt"), "task2-x",
+                java.util.Map.of("task", "2", "file", "X.java"), List.of(new Mistakes.Edit("        return helper();\n", "        return 3;\n")));
+        List<String> problems = new ArrayList<>();
+        String wrong = Mistakes.apply(inTask, SOURCE, Mistakes.regions(SOURCE, "ch09 task 2"), problems);
+        check(wrong != null && wrong.contains("return 3;") && !wrong.contains("return helper();") && problems.isEmpty(),
+                "mistakes: an edit inside its task's block applies: " + problems);
+        problems.clear();
+        check(Mistakes.apply(inTask, SOURCE, Mistakes.regions(SOURCE, "ch09 task 1"), problems) == null
+                && problems.get(0).contains("not inside a block of task"), "mistakes: an edit outside its task's block is refused");
+        Mistakes.Mistake helper = new Mistakes.Mistake(Path.of("task2-y.txt"), "task2-y", java.util.Map.of("task", "2"),
+                List.of(new Mistakes.Edit("        return 2;\n", "        return 0;\n")));
+        problems.clear();
+        check(Mistakes.apply(helper, SOURCE, Mistakes.regions(SOURCE, "ch09 task 2"), problems) != null,
+                "mistakes: an edit of a reference-only helper applies: " + problems);
+        Mistakes.Mistake twice = new Mistakes.Mistake(Path.of("task1-z.txt"), "task1-z", java.util.Map.of("task", "1"),
+                List.of(new Mistakes.Edit("        // END-SOLUTION\n", "")));
+        problems.clear();
+        check(Mistakes.apply(twice, SOURCE, Mistakes.regions(SOURCE, "ch09 task 1"), problems) == null
+                && problems.get(0).contains("more than once"), "mistakes: an edit whose text occurs twice is refused");
+        Mistakes.Mistake stale = new Mistakes.Mistake(Path.of("task1-s.txt"), "task1-s", java.util.Map.of("task", "1"),
+                List.of(new Mistakes.Edit("        return 7;\n", "")));
+        problems.clear();
+        check(Mistakes.apply(stale, SOURCE, Mistakes.regions(SOURCE, "ch09 task 1"), problems) == null
+                && problems.get(0).contains("stale"), "mistakes: an edit whose text is gone is reported stale");
+        String[] hung = {"HUNG", "-", "x"};
+        check(Mistakes.verdict(inTask, List.<String[]>of(hung)).startsWith("hung"), "mistakes: a hung run is no catch");
+        Mistakes.Mistake named = new Mistakes.Mistake(Path.of("t.txt"), "t", java.util.Map.of("message", "the rule"), List.of());
+        check(Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "[breaks the rule] expected 1"}))
+                .startsWith("caught"), "mistakes: a failure naming the rule catches");
+        check(!Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "NullPointerException"}))
+                .startsWith("caught"), "mistakes: a failure that does not name the rule does not catch");
     }
 
     static void check(boolean ok, String what) {

@@ -55,6 +55,7 @@ public class Workbook {
             case "check" -> System.exit(TaskTables.main(ROOT, rest(args)));
             case "skeletons" -> System.exit(Skeletons.main(ROOT, rest(args)));
             case "gate" -> System.exit(Gate.main(ROOT, rest(args)));
+            case "mistakes" -> System.exit(Mistakes.main(ROOT, rest(args)));
             case "selftest" -> System.exit(SelfTest.main(ROOT, rest(args)));
             default -> {
                 System.err.println("workbook: unknown command '" + args[0] + "'");
@@ -80,6 +81,7 @@ public class Workbook {
                        ./workbook check             guides' task tables, hints and test classes agree with the markers
                        ./workbook selftest          the tools' own tests
                        ./workbook gate [chNN...]    every task solvable in order (after mvn -Psolutions verify)
+                       ./workbook mistakes [chNN...] [-v]   every learner mistake of the corpus caught by its task's tests
                        ./workbook skeletons [--write]   check (or write) the skeletons only""");
         System.exit(status);
     }

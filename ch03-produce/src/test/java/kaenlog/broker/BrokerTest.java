@@ -1,10 +1,11 @@
 package kaenlog.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -49,6 +50,7 @@ import kaenlog.wire.RequestEnvelope;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -56,14 +58,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Task 9: the broker over real TCP on loopback (port 0: whatever port is free). Time is the
  * broker's virtual time and moves only when a test calls {@link Broker#advanceTime} (tickMs 0), so
- * no test depends on how fast this machine is. Every client has a read timeout: a broken broker
- * fails a test instead of hanging it. When a client's connection is closed under it, the failure
- * shows the broker's log, which says why.
+ * no test depends on how fast this machine is. Every wait has an end (a client's read timeout, a
+ * bounded get, {@link Waits}; the class-wide {@code @Timeout} is the last resort): a broken broker
+ * fails a test instead of hanging it, with a message that says what was awaited and which task's
+ * rule usually causes it. When a client's connection is closed under it, the failure shows the
+ * broker's log, which says why.
  */
 @Order(9)
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class BrokerTest {
     private static final String PARTITION = "orders-0";
-    private static final int READ_TIMEOUT_MS = 10_000;
+    private static final int READ_TIMEOUT_MS = Waits.SECONDS * 1_000;
 
     @TempDir
     Path tmp;
@@ -74,6 +79,7 @@ class BrokerTest {
     private Broker broker;
 
     @AfterEach
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeEverything() throws Exception {
         for (AutoCloseable c : toClose) {
             c.close();
@@ -107,11 +113,16 @@ class BrokerTest {
     void twoHandlersSharingTheTopPriorityOfAKeyAreRefused() {
         List<RequestHandler> ambiguous = List.of(new FixedHandler(ApiKeys.FETCH, 0), new FixedHandler(ApiKeys.FETCH, 0));
 
-        assertThatThrownBy(() -> Broker.chooseHandlers(ambiguous))
+        assertThatCode(() -> Broker.chooseHandlers(ambiguous))
                 .as("which of two equal handlers ran would depend on the classpath order: refuse to start")
                 .isInstanceOf(IllegalStateException.class);
-        assertThat(Broker.chooseHandlers(List.of(new FixedHandler(ApiKeys.FETCH, 0), new FixedHandler(ApiKeys.FETCH, 0),
-                new FixedHandler(ApiKeys.FETCH, 1))))
+        List<RequestHandler> tieBelow = List.of(new FixedHandler(ApiKeys.FETCH, 0), new FixedHandler(ApiKeys.FETCH, 0),
+                new FixedHandler(ApiKeys.FETCH, 1));
+        assertThatCode(() -> Broker.chooseHandlers(tieBelow))
+                .as("a tie below the winner does not matter: priority 1 wins over the two handlers of priority 0, so"
+                        + " the choice is not ambiguous and the broker starts")
+                .doesNotThrowAnyException();
+        assertThat(Broker.chooseHandlers(tieBelow))
                 .as("a tie below the winner does not matter: only the highest priority runs")
                 .hasSize(1);
     }
@@ -195,6 +206,10 @@ class BrokerTest {
                 .as("499 ms of the broker's time after it parked, a fetch with max wait 500 ms still waits")
                 .isEqualTo(1);
         broker.advanceTime(1);
+        assertThat(broker.partition(PARTITION).parkedFetchCount())
+                .as("advanceTime returns once every partition has answered what is due: 500 ms after it parked, the"
+                        + " fetch with max wait 500 ms is no longer parked; %s", Waits.NOT_EXPIRED)
+                .isZero();
         FetchResponse expired = answer(expiring);
         assertThat(List.of(expired.error(), expired.records().remaining(), expired.highWatermark()))
                 .as("at its deadline a parked fetch is answered with no records and no error, and the HW")
@@ -311,7 +326,7 @@ class BrokerTest {
                 .isEqualTo(data.resolve("x".repeat(247) + "-0"));
         for (String bad : List.of("../x", "..", ".", "", "orders", "orders-", "a/b-0", "..\\x-0", "-0", "orders-0\n",
                 "x".repeat(248) + "-0", "x".repeat(250) + "-0", "orders-00", "orders-007", "orders-0000000000")) {
-            assertThatThrownBy(() -> PartitionNames.resolve(data, bad))
+            assertThatCode(() -> PartitionNames.resolve(data, bad))
                     .as("'%s' is not a partition name a broker may turn into a directory", bad)
                     .isInstanceOf(MalformedMessageException.class);
         }
@@ -438,6 +453,9 @@ class BrokerTest {
                 .as("each with a line naming the limit; the third is the producer's, quiet since its answer (broker"
                         + " log:%n%s)", brokerLog()).isEqualTo(3);
         broker.advanceTime(4_000);
+        assertThat(broker.partition(PARTITION).parkedFetchCount())
+                .as("5000 ms after it parked, the fetch with max wait 5000 ms is answered; %s", Waits.NOT_EXPIRED)
+                .isZero();
         assertThat(answer(parked).error())
                 .as("the parked fetch waited for the broker, not the other way round: it was never idle, and is"
                         + " answered at its deadline").isEqualTo(ErrorCode.NONE);
@@ -458,12 +476,13 @@ class BrokerTest {
         ExecutorService background = background();
         Future<ProduceResponse> waiting = background.submit(
                 () -> good.produce(PARTITION, ProduceRequest.ACKS_LEADER, batch("after")));
-        assertThatThrownBy(() -> waiting.get(300, TimeUnit.MILLISECONDS))
+        assertThatCode(() -> waiting.get(300, TimeUnit.MILLISECONDS))
                 .as("with the pool empty, the next request waits for room instead of being read into the heap")
                 .isInstanceOf(TimeoutException.class);
         staller.close();
 
-        assertThat(waiting.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS).baseOffset())
+        assertThat(Waits.get(waiting, "the produce that waited for room in the pool", "the staller's bytes go back"
+                + " to the pool when its connection closes; " + Waits.NO_FLUSH).baseOffset())
                 .as("once the staller is gone its bytes are back in the pool and the waiting produce is served")
                 .isEqualTo(1);
         awaitCondition(() -> broker.poolAvailableBytes() == frame);
@@ -474,6 +493,7 @@ class BrokerTest {
     @Test
     void theAcceptorOutlivesConnectionThreadsThatCannotStart() throws Exception {
         AtomicInteger refusals = new AtomicInteger(3);
+        Waits.requireFramesFlushed();
         broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0), ConnectionLimits.defaults(), log,
                 List.of(new ProduceHandler(), new FetchHandler()), runnable -> refusals.getAndDecrement() > 0
                         ? new UnstartableThread() : new Thread(runnable));
@@ -547,7 +567,7 @@ class BrokerTest {
 
         broker.close();
 
-        assertThatThrownBy(() -> parked.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+        assertThatCode(() -> parked.get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS))
                 .as("a fetch parked when the broker shut down ends with a closed connection, not a hang")
                 .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(IOException.class);
         assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
@@ -560,6 +580,7 @@ class BrokerTest {
 
     @Test
     void klogServeProduceAndConsumeWorkTogetherOverARealPort() throws Exception {
+        Waits.requireFramesFlushed();
         ByteArrayOutputStream serveOut = new ByteArrayOutputStream();
         ByteArrayOutputStream serveErr = new ByteArrayOutputStream();
         Path dir = tmp.resolve("served");
@@ -580,15 +601,19 @@ class BrokerTest {
 
         ByteArrayOutputStream produced = new ByteArrayOutputStream();
         ByteArrayOutputStream produceErr = new ByteArrayOutputStream();
-        int produceStatus = new ProduceCommand(new ByteArrayInputStream("one\ntwo\nthree\n".getBytes(StandardCharsets.UTF_8)))
+        // klog produce and consume wait for their answers without a timeout of their own, as a person's
+        // command does: bounded here.
+        int produceStatus = Waits.within("klog produce's answers", Waits.NO_FLUSH, () -> new ProduceCommand(
+                new ByteArrayInputStream("one\ntwo\nthree\n".getBytes(StandardCharsets.UTF_8)))
                 .run(List.of("--port", port, "--partition", PARTITION, "--batch", "2", "--now-ms", "1700000000000"),
                         new PrintStream(produced, true, StandardCharsets.UTF_8),
-                        new PrintStream(produceErr, true, StandardCharsets.UTF_8));
+                        new PrintStream(produceErr, true, StandardCharsets.UTF_8)));
         ByteArrayOutputStream consumed = new ByteArrayOutputStream();
         ByteArrayOutputStream consumeErr = new ByteArrayOutputStream();
-        int consumeStatus = Klog.run(new String[] {"consume", "--port", port, "--partition", PARTITION, "--from", "1",
-            "--wait-ms", "0"}, new PrintStream(consumed, true, StandardCharsets.UTF_8),
-                new PrintStream(consumeErr, true, StandardCharsets.UTF_8));
+        int consumeStatus = Waits.within("klog consume's answers", Waits.NO_FLUSH, () -> Klog.run(new String[] {
+            "consume", "--port", port, "--partition", PARTITION, "--from", "1", "--wait-ms", "0"},
+                new PrintStream(consumed, true, StandardCharsets.UTF_8),
+                new PrintStream(consumeErr, true, StandardCharsets.UTF_8)));
 
         assertThat(produceStatus).as("klog produce succeeds (its stderr: %s; the broker's log:%n%s)", produceErr,
                 serveErr).isZero();
@@ -610,6 +635,7 @@ class BrokerTest {
     }
 
     private void start(Path dataDir) throws IOException {
+        Waits.requireFramesFlushed();
         broker = Broker.start(BrokerConfig.of(dataDir).withTickMs(0), log);
     }
 
@@ -621,6 +647,7 @@ class BrokerTest {
     }
 
     private void start(ConnectionLimits limits) throws IOException {
+        Waits.requireFramesFlushed();
         broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0), limits, log);
     }
 
@@ -672,12 +699,28 @@ class BrokerTest {
         T run() throws IOException;
     }
 
-    /** A client call; if the broker closed the connection instead of answering, the failure quotes its log. */
+    /**
+     * A client call. When the broker does not answer, the failure says how (no answer in time, the
+     * connection closed, an answer to another request), the rule that usually causes it, and quotes
+     * the broker's log.
+     */
     private <T> T call(Call<T> call) {
         try {
             return call.run();
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("no answer from the broker within " + Waits.SECONDS + " s: " + Waits.NO_FLUSH
+                    + "; its log says:\n" + brokerLog(), e);
+        } catch (EOFException e) {
+            throw new AssertionError("the broker closed the connection instead of answering (" + e.getMessage() + "):"
+                    + " unless its log gives another reason, a connection served for one request only is the usual"
+                    + " cause (task 9: serve reads request after request until the client hangs up between two);"
+                    + " its log says:\n" + brokerLog(), e);
         } catch (IOException e) {
             throw new AssertionError("the broker did not answer (" + e + "); its log says:\n" + brokerLog(), e);
+        } catch (MalformedMessageException e) {
+            throw new AssertionError("the broker's answer is not the answer to this request (" + e.getMessage() + "):"
+                    + " each response frame carries its request's correlationId, and a request answered with nothing"
+                    + " (acks=0) gets no frame at all (task 9); its log says:\n" + brokerLog(), e);
         }
     }
 
@@ -725,7 +768,9 @@ class BrokerTest {
             throw new AssertionError("the parked fetch failed (" + e.getCause() + "); the broker's log says:\n"
                     + brokerLog(), e.getCause());
         } catch (TimeoutException e) {
-            throw new AssertionError("the parked fetch was never answered; the broker's log says:\n" + brokerLog(), e);
+            throw new AssertionError("the parked fetch was not answered within " + Waits.SECONDS + " s: it is answered"
+                    + " when an append gives it data, or at its deadline (task 8: " + Waits.NOT_EXPIRED + "); or "
+                    + Waits.NO_FLUSH + "; the broker's log says:\n" + brokerLog(), e);
         }
     }
 
@@ -745,12 +790,15 @@ class BrokerTest {
             }
         });
         assertThat(broker.partition(PARTITION).parkedFetchCount())
-                .as("a fetch at the log end is parked on the partition, not answered (broker log:%n%s)", brokerLog())
+                .as("within %d s, a fetch at the log end is parked on the partition, not answered (task 8); when none"
+                        + " is, either the request never reached the broker (%s) or it was answered at once (broker"
+                        + " log:%n%s)", Waits.SECONDS, Waits.NO_FLUSH, brokerLog())
                 .isEqualTo(count);
     }
 
+    /** Polls for at most about {@link Waits#SECONDS}; the assertion after it says what did not happen. */
     private static void awaitCondition(BooleanSupplier condition) throws InterruptedException {
-        for (int i = 0; i < 5000 && !condition.getAsBoolean(); i++) {
+        for (int i = 0; i < Waits.SECONDS * 500 && !condition.getAsBoolean(); i++) {
             Thread.sleep(2);
         }
     }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import kaenlog.log.LogConfig;
 import kaenlog.wire.ErrorCode;
@@ -15,15 +16,18 @@ import kaenlog.wire.FetchResponse;
 import kaenlog.wire.ProduceRequest;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Task 8: parking a fetch. A fetch with nothing to return is not answered empty at once (a reader
  * would spin, asking again and again): it is parked until an append (or a new high watermark) gives
  * it data, or until its maxWaitMs has passed (Kafka's DelayedFetch and fetch.max.wait.ms). Time is a
- * number: only {@code tick(nowMs)} decides that a deadline has come, so these tests never sleep.
+ * number: only {@code tick(nowMs)} decides that a deadline has come, so these tests never sleep. A
+ * future is looked at only once it is done: {@code join()} on one that is not would wait forever.
  */
 @Order(8)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class FetchParkingTest {
     private static final String NAME = "orders-0";
     private static final int BIG = 1 << 20;
@@ -103,6 +107,27 @@ class FetchParkingTest {
                     .as("the answer is empty: no data arrived in time")
                     .isZero();
             assertThat(partition.parkedFetchCount()).as("and it is no longer parked").isZero();
+        }
+    }
+
+    @Test
+    void anExpiredFetchIsAnsweredWithWhatAReadGivesNowItsHighWatermarkAndLogStart() throws IOException {
+        try (Partition partition = open()) {
+            partition.produce(produce(0), T0);
+            CompletableFuture<FetchResponse> fetch = partition.fetch(
+                    FetchRequest.consumer(NAME, 3, BIG, MAX_WAIT_MS), T0 + 1);
+            assertThat(fetch).as("setup: a consumer at the log end 3 is parked").isNotDone();
+
+            partition.tick(T0 + 1 + MAX_WAIT_MS);
+
+            assertThat(fetch).as("setup: answered at its deadline").isDone();
+            FetchResponse response = fetch.join();
+            assertThat(List.of(response.error(), response.records().remaining(), response.highWatermark(),
+                    response.logStartOffset()))
+                    .as("at its deadline a parked fetch is answered with what a read gives now: no error, no records,"
+                            + " and the high watermark 3 and log start offset 0 the consumer needs to go on (a made-up"
+                            + " empty answer would carry -1 for both)")
+                    .containsExactly(ErrorCode.NONE, 0, 3L, 0L);
         }
     }
 

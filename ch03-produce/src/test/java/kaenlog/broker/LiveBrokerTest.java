@@ -1,7 +1,7 @@
 package kaenlog.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -21,14 +21,18 @@ import kaenlog.wire.ApiKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The broker as a person runs it (task 9's broker, used for real): the time it keeps across
  * restarts, the start-up lines that say which code answers each api key, the configs it was started
- * with, and records with keys and headers from {@code klog produce} to {@code klog consume}.
+ * with, and records with keys and headers from {@code klog produce} to {@code klog consume}. The
+ * klog commands wait for their answers without a timeout of their own, so the tests bound them
+ * ({@link Waits}); the class-wide {@code @Timeout} is the last resort.
  */
 @Order(10)
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class LiveBrokerTest {
     private static final long NOW_MS = 1_700_000_000_000L;
     private static final String PARTITION = "orders-0";
@@ -41,6 +45,7 @@ class LiveBrokerTest {
     private Broker broker;
 
     @AfterEach
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeBroker() {
         if (broker != null) {
             broker.close();
@@ -118,7 +123,7 @@ class LiveBrokerTest {
                 return Optional.empty();
             }
         };
-        assertThatThrownBy(() -> Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0), log,
+        assertThatCode(() -> Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0), log,
                 List.of(unlisted)))
                 .as("a handler for a key the table does not list is refused at start")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("ApiKeys");
@@ -129,11 +134,13 @@ class LiveBrokerTest {
         PartitionConfigs configs = PartitionConfigs.load().with("segment.bytes=4096")
                 .withPartition("orders-0:segment.bytes=1024");
         broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0).withConfigs(configs), log);
+        String port = Integer.toString(broker.port());
+        Waits.requireFramesFlushed();
 
-        CliRun orders = CliRun.of(Klog::run, "configs", "--port", Integer.toString(broker.port()), "--partition",
-                "orders-0");
-        CliRun clicks = CliRun.of(Klog::run, "configs", "--port", Integer.toString(broker.port()), "--partition",
-                "clicks-0");
+        CliRun orders = Waits.within("klog configs' answer", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "configs",
+                "--port", port, "--partition", "orders-0"));
+        CliRun clicks = Waits.within("klog configs' answer", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "configs",
+                "--port", port, "--partition", "clicks-0"));
 
         assertThat(orders.lines()).as("klog configs shows orders-0's own value (stderr: %s)", orders.err())
                 .contains("segment.bytes=1024\tPARTITION", "index.interval.bytes=4096\tDEFAULT");
@@ -141,7 +148,7 @@ class LiveBrokerTest {
                 .contains("segment.bytes=4096\tBROKER");
         assertThat(configs.logConfig("orders-0", broker.config().logConfig()).segmentBytes())
                 .as("the partition opens with its own segment.bytes").isEqualTo(1024);
-        assertThatThrownBy(() -> configs.with("segment.byte=1"))
+        assertThatCode(() -> configs.with("segment.byte=1"))
                 .as("an unknown key is refused with the keys there are").hasMessageContaining("segment.bytes");
     }
 
@@ -151,22 +158,25 @@ class LiveBrokerTest {
         String port = Integer.toString(broker.port());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int produced = new ProduceCommand(new ByteArrayInputStream("user-1:alice\nuser-2:bob:builder\n"
-                .getBytes(StandardCharsets.UTF_8))).run(List.of("--port", port, "--partition", PARTITION,
-                        "--key-separator", ":", "--header", "source=test", "--header", "v=2", "--now-ms",
-                        Long.toString(NOW_MS)), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        Waits.requireFramesFlushed();
+        int produced = Waits.within("klog produce's answers", Waits.NO_FLUSH, () -> new ProduceCommand(
+                new ByteArrayInputStream("user-1:alice\nuser-2:bob:builder\n".getBytes(StandardCharsets.UTF_8)))
+                .run(List.of("--port", port, "--partition", PARTITION, "--key-separator", ":", "--header",
+                        "source=test", "--header", "v=2", "--now-ms", Long.toString(NOW_MS)),
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertThat(produced).as("klog produce succeeds (stderr: %s; broker: %s)", err, log()).isZero();
 
-        CliRun consumed = CliRun.of(Klog::run, "consume", "--port", port, "--partition", PARTITION, "--wait-ms", "0");
+        CliRun consumed = Waits.within("klog consume's answers", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "consume",
+                "--port", port, "--partition", PARTITION, "--wait-ms", "0"));
 
         assertThat(consumed.lines())
                 .as("offset, timestamp, key, value, headers, tab-separated; the key ends at the FIRST separator"
                         + " (stderr: %s)", consumed.err())
                 .containsExactly("0\t" + NOW_MS + "\tuser-1\talice\tsource=test,v=2",
                         "1\t" + NOW_MS + "\tuser-2\tbob:builder\tsource=test,v=2");
-        CliRun fromEnd = CliRun.of(Klog::run, "consume", "--port", port, "--partition", PARTITION, "--from", "end",
-                "--wait-ms", "0");
+        CliRun fromEnd = Waits.within("klog consume's answers", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "consume",
+                "--port", port, "--partition", PARTITION, "--from", "end", "--wait-ms", "0"));
         assertThat(fromEnd.lines()).as("--from end starts at the high watermark: nothing yet").isEmpty();
         assertThat(fromEnd.err()).contains("next offset 2");
     }
@@ -175,11 +185,12 @@ class LiveBrokerTest {
     void aKeyedLineWithoutTheSeparatorIsRefusedNotSentWithAKeyNobodyMeant() throws Exception {
         broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0).withStartNowMs(NOW_MS), log);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = new ProduceCommand(new ByteArrayInputStream("no separator here\n".getBytes(StandardCharsets.UTF_8)))
+        int status = Waits.within("klog produce", Waits.NO_FLUSH, () -> new ProduceCommand(
+                new ByteArrayInputStream("no separator here\n".getBytes(StandardCharsets.UTF_8)))
                 .run(List.of("--port", Integer.toString(broker.port()), "--partition", PARTITION,
                         "--property", "parse.key=true", "--property", "key.separator=:"),
                         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                        new PrintStream(err, true, StandardCharsets.UTF_8));
+                        new PrintStream(err, true, StandardCharsets.UTF_8)));
 
         assertThat(status).as("as Kafka's console producer, a line without key.separator is an error").isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no key separator ':'");

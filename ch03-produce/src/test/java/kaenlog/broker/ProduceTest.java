@@ -5,6 +5,7 @@ import static kaenlog.log.LogFixtures.builder;
 import static kaenlog.log.LogFixtures.bytesOf;
 import static kaenlog.log.LogFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.LogConfig;
 import kaenlog.log.LogFixtures;
@@ -24,6 +26,7 @@ import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,12 +35,18 @@ import org.junit.jupiter.api.io.TempDir;
  * nothing), acks=1 after the leader's own append, acks=all once the {@link ReplicaGate} says enough
  * replicas hold the batch (at once with one replica). "acks changes when you are answered, never
  * what is written." Time is a number: an acks=all produce that waits past its timeout is answered
- * REQUEST_TIMED_OUT by {@code tick(nowMs)}.
+ * REQUEST_TIMED_OUT by {@code tick(nowMs)}. A future is looked at only once it is done: {@code
+ * join()} on one that is not would wait forever, as nothing but this thread can complete it.
  */
 @Order(7)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ProduceTest {
     private static final String NAME = "orders-0";
     private static final int TIMEOUT_MS = 1_000;
+    /** Why an acks=1 answer must be there as soon as produce returns. */
+    private static final String ACKS_ONE_AT_ONCE = "acks=1 is answered as soon as the leader has appended: the future"
+            + " produce returns is done (a partition answers on the caller's thread, so one that is not done now never"
+            + " will be)";
 
     @TempDir
     Path dir;
@@ -56,6 +65,17 @@ class ProduceTest {
 
     private static byte[] segmentBytes(Partition partition) throws IOException {
         return Files.readAllBytes(partition.locked(log -> log.activeSegment().logFile()));
+    }
+
+    private interface ProduceCall {
+        CompletableFuture<ProduceResponse> run() throws IOException;
+    }
+
+    /** A produce that must give an answer, not an exception: the failure says which rule and why. */
+    private static CompletableFuture<ProduceResponse> answered(ProduceCall call, String why) {
+        AtomicReference<CompletableFuture<ProduceResponse>> answer = new AtomicReference<>();
+        assertThatCode(() -> answer.set(call.run())).as(why).doesNotThrowAnyException();
+        return answer.get();
     }
 
     @Test
@@ -100,10 +120,10 @@ class ProduceTest {
     @Test
     void theProducerNeverAssignsOffsets() throws IOException {
         try (Partition partition = open("p")) {
-            ProduceResponse first = partition.produce(request(ProduceRequest.ACKS_LEADER,
-                    builder("x", 3).build(1_000_000)), T0).join();
-            ProduceResponse second = partition.produce(request(ProduceRequest.ACKS_LEADER,
-                    builder("y", 2).build(7)), T0).join();
+            ProduceResponse first = Waits.now(partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    builder("x", 3).build(1_000_000)), T0), ACKS_ONE_AT_ONCE);
+            ProduceResponse second = Waits.now(partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    builder("y", 2).build(7)), T0), ACKS_ONE_AT_ONCE);
 
             assertThat(first)
                     .as("the producer sent baseOffset 1000000; the leader answers with the offsets it gave: 0..2")
@@ -160,6 +180,27 @@ class ProduceTest {
             assertThat(all.join())
                     .as("with the offsets the leader gave it when it appended")
                     .isEqualTo(new ProduceResponse(NAME, ErrorCode.NONE, 0, 2));
+        }
+    }
+
+    @Test
+    void acksZeroAndOneAreDoneAtOnceWhateverTheReplicaGateSays() throws IOException {
+        try (Partition partition = open("zero")) {
+            partition.setReplicaGate(required -> false);
+
+            CompletableFuture<ProduceResponse> none = partition.produce(request(ProduceRequest.ACKS_NONE,
+                    numbered(0, 3)), T0);
+            CompletableFuture<ProduceResponse> one = partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    numbered(1, 2)), T0);
+
+            assertThat(none)
+                    .as("acks=0 does not wait for the replicas: with a gate that says no the produce is still done"
+                            + " once the leader appended (only acks=all waits for the ReplicaGate); kept pending it"
+                            + " would be answered REQUEST_TIMED_OUT later, or never")
+                    .isDone();
+            assertThat(none.join()).as("with the leader's offsets 0..2")
+                    .isEqualTo(new ProduceResponse(NAME, ErrorCode.NONE, 0, 2));
+            assertThat(one).as("acks=1 does not wait for the gate either").isDone();
         }
     }
 
@@ -222,13 +263,14 @@ class ProduceTest {
     @Test
     void aCorruptBatchIsAnsweredCorruptBatchAndNothingIsWritten() throws IOException {
         try (Partition partition = open("corrupt")) {
-            partition.produce(request(ProduceRequest.ACKS_LEADER, numbered(0, 2)), T0).join();
+            Waits.now(partition.produce(request(ProduceRequest.ACKS_LEADER, numbered(0, 2)), T0), ACKS_ONE_AT_ONCE);
             byte[] before = segmentBytes(partition);
             byte[] broken = bytesOf(numbered(1, 2));
             broken[broken.length - 2] ^= 0x10;
 
-            CompletableFuture<ProduceResponse> answer = partition.produce(request(ProduceRequest.ACKS_ALL,
-                    ByteBuffer.wrap(broken)), T0 + 1);
+            CompletableFuture<ProduceResponse> answer = answered(() -> partition.produce(request(ProduceRequest.ACKS_ALL,
+                    ByteBuffer.wrap(broken)), T0 + 1), "a corrupt batch is answered CORRUPT_BATCH, never thrown out of"
+                    + " produce (the broker would close the producer's connection instead of telling it why)");
 
             assertThat(answer)
                     .as("a corrupt batch is answered at once, even with acks=all: there is nothing to wait for")
@@ -248,7 +290,8 @@ class ProduceTest {
         ByteBuffer big = numbered(0, 5);
         try (Partition partition = Partition.open(NAME, dir.resolve("big"),
                 LogConfig.defaults().withSegmentBytes(big.remaining() - 1))) {
-            ProduceResponse answer = partition.produce(request(ProduceRequest.ACKS_LEADER, big), T0).join();
+            ProduceResponse answer = Waits.now(partition.produce(request(ProduceRequest.ACKS_LEADER, big), T0),
+                    "a batch that can never fit is answered at once, with an error: there is nothing to wait for");
 
             assertThat(answer)
                     .as("a batch larger than segment.bytes: BATCH_TOO_LARGE, nothing written")
@@ -263,7 +306,9 @@ class ProduceTest {
         byte[] second = bytesOf(numbered(1, 2));
         ByteBuffer two = ByteBuffer.allocate(first.length + second.length).put(first).put(second).flip();
         try (Partition partition = open("two")) {
-            ProduceResponse answer = partition.produce(request(ProduceRequest.ACKS_LEADER, two), T0).join();
+            ProduceResponse answer = Waits.now(answered(() -> partition.produce(request(ProduceRequest.ACKS_LEADER,
+                    two), T0), "two batches in one produce are answered with an error, never thrown out of produce"),
+                    "a refused produce is answered at once");
 
             assertThat(answer.error())
                     .as("records holding two batches: a v2 produce carries exactly one batch per partition (Kafka's"

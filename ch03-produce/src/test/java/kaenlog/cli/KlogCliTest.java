@@ -9,6 +9,7 @@ import kaenlog.testkit.CliRun;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -78,6 +79,7 @@ class KlogCliTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"produce", "consume"})
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a port taken meanwhile by a silent listener
     void aBrokerThatIsNotThereIsOneErrorLineAndExitStatus1(String subcommand) throws IOException {
         int port;
         try (ServerSocket probe = new ServerSocket(0)) {

@@ -7,7 +7,7 @@ import static kaenlog.log.LogFixtures.fileNames;
 import static kaenlog.log.LogFixtures.numbered;
 import static kaenlog.log.LogFixtures.sizeOfBatch;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -131,7 +131,7 @@ class LogAppendTest {
 
             log.updateHighWatermark(6);
             assertThat(log.highWatermark()).as("updateHighWatermark(6) sets it").isEqualTo(6);
-            assertThatThrownBy(() -> log.updateHighWatermark(10))
+            assertThatCode(() -> log.updateHighWatermark(10))
                     .as("the HW can never pass the log end offset (9): nothing above the LEO exists to commit")
                     .isInstanceOf(IllegalArgumentException.class);
             assertThat(log.highWatermark()).as("a refused update leaves it at 6").isEqualTo(6);
@@ -191,7 +191,7 @@ class LogAppendTest {
             long sizeBefore = Files.size(log.activeSegment().logFile());
             ByteBuffer tooBig = numbered(1, 3);
 
-            assertThatThrownBy(() -> log.append(tooBig))
+            assertThatCode(() -> log.append(tooBig))
                     .as("a batch of %d bytes can never fit a segment of segment.bytes %d: IllegalArgumentException"
                             + " (rolling would not help)", tooBig.remaining(), small + 5)
                     .isInstanceOf(IllegalArgumentException.class);
@@ -229,7 +229,7 @@ class LogAppendTest {
                 }
             };
 
-            assertThatThrownBy(() -> log.append(broken))
+            assertThatCode(() -> log.append(broken))
                     .as("%s: the leader validates a batch (chapter 1's decode: CRC, lengths, magic) before it writes"
                             + " anything, and refuses it with CorruptBatchException", corruption)
                     .isInstanceOf(CorruptBatchException.class);
@@ -251,7 +251,7 @@ class LogAppendTest {
             byte[] second = bytesOf(numbered(1, 3));
             ByteBuffer two = ByteBuffer.allocate(first.length + second.length).put(first).put(second).flip();
 
-            assertThatThrownBy(() -> log.append(two))
+            assertThatCode(() -> log.append(two))
                     .as("a produce carries exactly one batch: a second batch after it is refused as CorruptBatchException,"
                             + " and the message says how many bytes follow the first (%d = the buffer's %d minus the"
                             + " batch's %d), so a client can see what it sent too much", second.length,
@@ -269,7 +269,7 @@ class LogAppendTest {
             batch.putInt(batch.position() + BatchHeader.LAST_OFFSET_DELTA_OFFSET, 3); // 3 records but 4 offsets
             batch.putInt(batch.position() + BatchHeader.CRC_OFFSET, BatchCrc.compute(batch)); // still a valid batch
 
-            assertThatThrownBy(() -> log.append(batch))
+            assertThatCode(() -> log.append(batch))
                     .as("3 records with lastOffsetDelta 3 would claim offsets 0..3: a producer numbers its records"
                             + " 0..count-1, so lastOffsetDelta must be recordCount - 1 = 2 (only compaction leaves gaps)")
                     .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.field())

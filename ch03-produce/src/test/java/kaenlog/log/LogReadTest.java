@@ -6,7 +6,7 @@ import static kaenlog.log.LogFixtures.decodeAll;
 import static kaenlog.log.LogFixtures.recordOffsets;
 import static kaenlog.log.LogFixtures.sizeOfBatch;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -117,8 +117,9 @@ class LogReadTest {
 
             ByteBuffer tiny = log.read(0, 1, FetchIsolation.LOG_END);
             assertThat(baseOffsets(tiny))
-                    .as("maxBytes 1 is smaller than any batch; the reader still gets one whole batch, or a batch"
-                            + " larger than maxBytes would stall it forever (Kafka: at least one batch)")
+                    .as("maxBytes 1 is smaller than any batch: the reader gets exactly one whole batch, not more"
+                            + " (maxBytes bounds the read) and not none (a batch larger than maxBytes would stall it"
+                            + " forever; Kafka: at least one batch)")
                     .containsExactly(0L);
             assertThat(tiny.remaining()).as("exactly that batch's %d bytes, not a cut piece", size).isEqualTo(size);
             assertThat(baseOffsets(log.read(0, 0, FetchIsolation.LOG_END)))
@@ -160,10 +161,18 @@ class LogReadTest {
     @Test
     void aFetchAtTheLogEndIsEmptyNotAnError() throws IOException {
         try (Log log = Log.open(dir, LogConfig.defaults())) {
+            assertThatCode(() -> log.read(0, BIG, FetchIsolation.LOG_END))
+                    .as("offset 0 of an empty log is its log end (0): a read there is not OffsetOutOfRangeException,"
+                            + " only an offset PAST the log end is out of range (fetchOffset > LEO, not >=)")
+                    .doesNotThrowAnyException();
             assertThat(log.read(0, BIG, FetchIsolation.LOG_END).remaining())
                     .as("offset 0 of an empty log is its log end: an empty answer, the reader waits for data")
                     .isZero();
             appendBatches(log, 2, 3);
+            assertThatCode(() -> log.read(6, BIG, FetchIsolation.HIGH_WATERMARK))
+                    .as("a consumer caught up at the log end 6 is not out of range: it waits for data (and a fetch"
+                            + " there is what the broker parks)")
+                    .doesNotThrowAnyException();
             assertThat(log.read(6, BIG, FetchIsolation.LOG_END).remaining())
                     .as("a follower at the LEO (6) is caught up: nothing to send")
                     .isZero();
@@ -176,7 +185,7 @@ class LogReadTest {
     @Test
     void aFetchBelowTheLogStartOrPastTheLogEndIsOutOfRange() throws IOException {
         try (Log log = Log.open(dir, LogConfig.defaults().withSegmentBytes(2 * sizeOfBatch(3)))) {
-            assertThatThrownBy(() -> log.read(1, BIG, FetchIsolation.LOG_END))
+            assertThatCode(() -> log.read(1, BIG, FetchIsolation.LOG_END))
                     .as("offset 1 of an empty log (LEO 0) does not exist: OffsetOutOfRangeException, not an empty"
                             + " answer (a client must learn its position is wrong)")
                     .isInstanceOf(OffsetOutOfRangeException.class);
@@ -185,16 +194,16 @@ class LogReadTest {
             log.deleteSegment(log.segments().get(0));
             assertThat(log.logStartOffset()).as("setup: retention removed offsets 0..5").isEqualTo(6);
 
-            assertThatThrownBy(() -> log.read(5, BIG, FetchIsolation.LOG_END))
+            assertThatCode(() -> log.read(5, BIG, FetchIsolation.LOG_END))
                     .as("offset 5 is below the log start offset 6: it is gone, OffsetOutOfRangeException")
                     .isInstanceOf(OffsetOutOfRangeException.class)
                     .extracting(e -> ((OffsetOutOfRangeException) e).offset())
                     .as("the exception names the offset that was asked for")
                     .isEqualTo(5L);
-            assertThatThrownBy(() -> log.read(16, BIG, FetchIsolation.LOG_END))
+            assertThatCode(() -> log.read(16, BIG, FetchIsolation.LOG_END))
                     .as("offset 16 is past the log end offset 15: it does not exist yet, OffsetOutOfRangeException")
                     .isInstanceOf(OffsetOutOfRangeException.class);
-            assertThatThrownBy(() -> log.read(-1, BIG, FetchIsolation.HIGH_WATERMARK))
+            assertThatCode(() -> log.read(-1, BIG, FetchIsolation.HIGH_WATERMARK))
                     .as("a negative offset is out of range")
                     .isInstanceOf(OffsetOutOfRangeException.class);
             assertThat(baseOffsets(log.read(6, BIG, FetchIsolation.LOG_END)))
@@ -253,10 +262,16 @@ class LogReadTest {
         LogFixtures.flipByte(dir.resolve(Segment.fileName(0, Segment.LOG_SUFFIX)), 2 * size + size - 2);
 
         try (Log log = Log.open(dir, LogConfig.defaults())) {
-            assertThat(baseOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
+            ByteBuffer fromZero = log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END);
+            assertThat(fromZero.remaining())
+                    .as("a read checks each batch's CRC and stops before one that fails: from 0 it returns the two good"
+                            + " batches (%d bytes) and not a byte of the corrupt one at offsets 6..8 (%d bytes would"
+                            + " serve it as good)", 2 * size, 4 * size)
+                    .isEqualTo(2 * size);
+            assertThat(baseOffsets(fromZero))
                     .as("a read from 0 stops before the corrupt batch at offsets 6..8: the good ones come first")
                     .containsExactly(0L, 3L);
-            assertThatThrownBy(() -> log.read(6, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+            assertThatCode(() -> log.read(6, Integer.MAX_VALUE, FetchIsolation.LOG_END))
                     .as("a read that starts at the corrupt batch throws CorruptRecordException naming its offsets")
                     .isInstanceOfSatisfying(CorruptRecordException.class, e -> {
                         assertThat(e.baseOffset()).isEqualTo(6);
@@ -287,7 +302,7 @@ class LogReadTest {
                 assertThat(recordOffsets(log.read(0, Integer.MAX_VALUE, FetchIsolation.LOG_END)))
                         .as("every record is read").containsExactlyElementsOf(java.util.stream.LongStream.range(0, 10)
                                 .boxed().toList());
-                assertThatThrownBy(() -> log.append(LogFixtures.numbered(5, 2)))
+                assertThatCode(() -> log.append(LogFixtures.numbered(5, 2)))
                         .as("a write is refused up front, with a clear error").isInstanceOf(ReadOnlyLogException.class);
                 assertThat(log.offline()).as("a refused write does not take the log offline: reads go on").isEmpty();
             }

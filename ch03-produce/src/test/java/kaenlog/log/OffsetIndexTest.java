@@ -109,6 +109,26 @@ class OffsetIndexTest {
     }
 
     @Test
+    void exactlyIndexIntervalBytesSinceTheLastEntryIsNotYetMoreThanIt() throws IOException {
+        int size = batch("b0", 3).remaining();
+        List<Placed> placed = new ArrayList<>();
+        try (Segment segment = Segment.create(dir, 0, 2 * size)) {
+            for (int i = 0; i < 6; i++) {
+                ByteBuffer batch = withOffset(batch("b" + i, 3), 3L * i);
+                placed.add(new Placed(segment.size(), batch.remaining(), 3L * i + 2));
+                segment.append(batch);
+            }
+
+            assertThat(segment.indexEntries())
+                    .as("index.interval.bytes %d = two batches of %d bytes: before the third batch exactly %d bytes were"
+                            + " written, which is not MORE than the interval (>, not >=), so the first entry is the"
+                            + " fourth batch's (last offset 11, at byte %d); the count restarts there",
+                            2 * size, size, 2 * size, 3 * size)
+                    .containsExactly(new OffsetIndex.Entry(placed.get(3).lastOffset(), placed.get(3).position()));
+        }
+    }
+
+    @Test
     void aLookupReturnsTheLargestEntryAtOrBelowTheTargetOrTheSegmentStart() throws IOException {
         try (OffsetIndex index = OffsetIndex.create(dir.resolve(Segment.fileName(100, Segment.INDEX_SUFFIX)), 100)) {
             assertThat(index.lookup(150))

@@ -11,7 +11,7 @@ import static kaenlog.log.LogFixtures.numbered;
 import static kaenlog.log.LogFixtures.sizeOfBatch;
 import static kaenlog.log.LogFixtures.truncate;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -244,6 +244,35 @@ class RecoveryTest {
         return offsets;
     }
 
+    /**
+     * Recovery rebuilds the index as it walks: every batch it keeps is tracked as an append tracks
+     * it, so a read after a crash starts near its batch instead of scanning the segment from byte 0.
+     */
+    @Test
+    void recoveryRebuildsTheIndexOfTheBatchesItKeeps() throws IOException {
+        int size = sizeOfBatch(RECORDS);
+        LogConfig config = LogConfig.defaults().withIndexIntervalBytes(0);
+        List<OffsetIndex.Entry> beforeTheCrash;
+        try (Log log = Log.open(dir, config)) {
+            appendBatches(log, BATCHES, RECORDS);
+            beforeTheCrash = log.activeSegment().indexEntries();
+        }
+        assertThat(beforeTheCrash).as("setup: index.interval.bytes 0, an entry for every batch but the first")
+                .hasSize(BATCHES - 1);
+        crashed(dir);
+        truncate(dir.resolve(FIRST_SEGMENT), (long) (BATCHES - 1) * size + size / 2);
+
+        try (Log log = Log.open(dir, config)) {
+            assertThat(log.logEndOffset()).as("setup: the torn last batch is cut").isEqualTo((BATCHES - 1) * RECORDS);
+            assertThat(log.activeSegment().indexEntries())
+                    .as("recovery rebuilds the index on the way: each batch it keeps is tracked as an append would"
+                            + " track it (track(header, position, true)), so the index holds again the entries of the"
+                            + " whole batches 2..3, 4..5 and 6..7 (a segment's first batch gets none), and none for the"
+                            + " torn one it cut")
+                    .containsExactlyElementsOf(beforeTheCrash.subList(0, BATCHES - 2));
+        }
+    }
+
     // Task 5, found by mutation testing (bench/mutation): recover() reports what it cut.
 
     @Test
@@ -300,7 +329,7 @@ class RecoveryTest {
                     .as("the cut is reported: the file, the byte, how many batches with which offsets")
                     .anyMatch(line -> line.contains("recovery cut " + FIRST_SEGMENT + " at byte " + 90 * size)
                             && line.contains("10 whole batch(es) with offsets 90..99"));
-            assertThatThrownBy(() -> log.read(50, Integer.MAX_VALUE, FetchIsolation.LOG_END))
+            assertThatCode(() -> log.read(50, Integer.MAX_VALUE, FetchIsolation.LOG_END))
                     .as("batch 50 is below the recovery point: flushed, acknowledged, not cut; its damage is"
                             + " reported when it is read")
                     .isInstanceOf(CorruptRecordException.class);

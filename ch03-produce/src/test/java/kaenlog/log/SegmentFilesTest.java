@@ -2,6 +2,7 @@ package kaenlog.log;
 
 import static kaenlog.log.LogFixtures.fileNames;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -115,6 +116,13 @@ class SegmentFilesTest {
 
     @Test
     void twentyDigitsAboveLongMaxValueAreRefusedNotWrapped() {
+        for (String name : List.of("09223372036854775808.log", "99999999999999999999.log")) {
+            assertThatCode(() -> Segment.parseBaseOffset(name, LOG))
+                    .as("\"%s\" is twenty digits too large for a long: parseBaseOffset answers empty, never an exception"
+                            + " (Log.open reads every name in the directory: one stray file must not stop the broker"
+                            + " from starting)", name)
+                    .doesNotThrowAnyException();
+        }
         assertThat(Segment.parseBaseOffset("09223372036854775807.log", LOG))
                 .as("Long.MAX_VALUE is the largest offset a name can hold")
                 .isEqualTo(OptionalLong.of(Long.MAX_VALUE));

@@ -2,8 +2,9 @@ package kaenlog.wire;
 
 import static kaenlog.log.LogFixtures.batch;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -50,6 +51,25 @@ class FramesTest {
         assertThat(wire.length).as("4 + 3, 4 + 0, 4 + 300 bytes: nothing else on the wire").isEqualTo(315);
     }
 
+    /**
+     * A socket's stream is buffered (the broker and the client both wrap it in a
+     * BufferedOutputStream): a frame that is written but not flushed stays in the buffer, and the
+     * peer waits for an answer that never leaves this process.
+     */
+    @Test
+    void aFrameIsFlushedSoABufferedStreamSendsItAtOnce() throws IOException {
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        BufferedOutputStream socket = new BufferedOutputStream(wire, 8192);
+
+        Frames.writeFrame(socket, new byte[] {1, 2, 3});
+
+        assertThat(wire.size())
+                .as("after writeFrame the 7 bytes of a 3-byte frame are on the wire, not in the stream's 8 KiB"
+                        + " buffer: writeFrame ends with out.flush(), or the peer waits for a frame that is never"
+                        + " sent (over TCP: a broker or client that hangs)")
+                .isEqualTo(7);
+    }
+
     @Test
     void framesReadBackOneByOneInOrderAndThenTheCleanEndIsNull() throws IOException {
         byte[] big = new byte[70_000];
@@ -83,7 +103,7 @@ class FramesTest {
     void aNegativeLengthIsRefused() {
         for (byte[] length : List.of(new byte[] {-1, -1, -1, -1}, new byte[] {(byte) 0x80, 0, 0, 0})) {
             int value = ByteBuffer.wrap(length).getInt();
-            assertThatThrownBy(() -> Frames.readFrame(stream(length, new byte[16]), MAX))
+            assertThatCode(() -> Frames.readFrame(stream(length, new byte[16]), MAX))
                     .as("length %d is negative: no frame has a negative size, MalformedMessageException naming it", value)
                     .isInstanceOf(MalformedMessageException.class)
                     .hasMessageContaining(String.valueOf(value));
@@ -94,10 +114,14 @@ class FramesTest {
     void aLengthOverTheMaximumIsRefusedAndTheMaximumItselfIsAccepted() throws IOException {
         byte[] sixteen = new byte[16];
         Arrays.fill(sixteen, (byte) 5);
+        assertThatCode(() -> Frames.readFrame(stream(lengthOf(16), sixteen), 16))
+                .as("a frame of exactly the maximum (16) is allowed: only a length OVER the maximum is refused"
+                        + " (length > max, not >=)")
+                .doesNotThrowAnyException();
         assertThat(Frames.readFrame(stream(lengthOf(16), sixteen), 16))
                 .as("a frame of exactly the maximum (16) is allowed")
                 .isEqualTo(sixteen);
-        assertThatThrownBy(() -> Frames.readFrame(stream(lengthOf(17), new byte[17]), 16))
+        assertThatCode(() -> Frames.readFrame(stream(lengthOf(17), new byte[17]), 16))
                 .as("length 17 with a maximum of 16: refused with MalformedMessageException naming the length"
                         + " (Kafka's socket.request.max.bytes check)")
                 .isInstanceOf(MalformedMessageException.class)
@@ -108,7 +132,7 @@ class FramesTest {
     void aTwoGigabyteLengthIsRefusedBeforeAnyBufferOfThatSizeExists() {
         CountingStream in = new CountingStream(stream(lengthOf(Integer.MAX_VALUE), new byte[1_000]));
 
-        assertThatThrownBy(() -> Frames.readFrame(in, MAX))
+        assertThatCode(() -> Frames.readFrame(in, MAX))
                 .as("length 0x7fffffff (2 GiB) with a 1 MiB maximum: the length is checked before allocating, so the"
                         + " answer is MalformedMessageException, never an OutOfMemoryError that a hostile client could"
                         + " trigger with four bytes")
@@ -121,10 +145,10 @@ class FramesTest {
 
     @Test
     void aFrameCutInTheMiddleIsAnEOFException() {
-        assertThatThrownBy(() -> Frames.readFrame(stream(lengthOf(10), new byte[4]), MAX))
+        assertThatCode(() -> Frames.readFrame(stream(lengthOf(10), new byte[4]), MAX))
                 .as("length 10 but the stream ends after 4 payload bytes: EOFException, not a short payload")
                 .isInstanceOf(EOFException.class);
-        assertThatThrownBy(() -> Frames.readFrame(stream(new byte[] {0, 0}, new byte[0]), MAX))
+        assertThatCode(() -> Frames.readFrame(stream(new byte[] {0, 0}, new byte[0]), MAX))
                 .as("the stream ends inside the 4-byte length: EOFException, not a clean end (a frame had begun)")
                 .isInstanceOf(EOFException.class);
     }
@@ -169,7 +193,7 @@ class FramesTest {
             for (int cut = 0; cut < m.encoded().length; cut++) {
                 byte[] body = throughFrame(Arrays.copyOf(m.encoded(), cut));
                 int at = cut;
-                assertThatThrownBy(() -> m.decoder().apply(body))
+                assertThatCode(() -> m.decoder().apply(body))
                         .as("%s cut to %d of its %d bytes: every field is bounds-checked, so MalformedMessageException"
                                 + " (never an index or buffer exception)", m.name(), at, m.encoded().length)
                         .isInstanceOf(MalformedMessageException.class);
@@ -181,7 +205,7 @@ class FramesTest {
     void aMessageWithBytesLeftOverIsMalformed() throws IOException {
         for (Message m : messages()) {
             byte[] body = throughFrame(Arrays.copyOf(m.encoded(), m.encoded().length + 1));
-            assertThatThrownBy(() -> m.decoder().apply(body))
+            assertThatCode(() -> m.decoder().apply(body))
                     .as("%s with one byte too many: the two sides disagree about the format, MalformedMessageException",
                             m.name())
                     .isInstanceOf(MalformedMessageException.class);
@@ -198,19 +222,19 @@ class FramesTest {
         byte[] negativeMaxBytes = new Wire.Writer().int32(-1).string(PARTITION).int64(0).int32(-1).int32(0)
                 .toByteArray();
 
-        assertThatThrownBy(() -> ProduceRequest.decode(throughFrame(hugeRecords)))
+        assertThatCode(() -> ProduceRequest.decode(throughFrame(hugeRecords)))
                 .as("records claim 2 GiB in a message of 28 bytes: refused before anything is allocated")
                 .isInstanceOf(MalformedMessageException.class);
-        assertThatThrownBy(() -> ProduceResponse.decode(throughFrame(negativeString)))
+        assertThatCode(() -> ProduceResponse.decode(throughFrame(negativeString)))
                 .as("a string length of -5")
                 .isInstanceOf(MalformedMessageException.class);
-        assertThatThrownBy(() -> ProduceResponse.decode(throughFrame(unknownError)))
+        assertThatCode(() -> ProduceResponse.decode(throughFrame(unknownError)))
                 .as("error code 999 is not in kaen-log's table")
                 .isInstanceOf(MalformedMessageException.class);
-        assertThatThrownBy(() -> ProduceRequest.decode(throughFrame(acksTwo)))
+        assertThatCode(() -> ProduceRequest.decode(throughFrame(acksTwo)))
                 .as("acks must be 0, 1 or -1 (all); 2 is not an acks value")
                 .isInstanceOf(MalformedMessageException.class);
-        assertThatThrownBy(() -> FetchRequest.decode(throughFrame(negativeMaxBytes)))
+        assertThatCode(() -> FetchRequest.decode(throughFrame(negativeMaxBytes)))
                 .as("maxBytes -1")
                 .isInstanceOf(MalformedMessageException.class);
     }

@@ -75,6 +75,15 @@ class BatchCleaningTest {
     }
 
     @Test
+    void aRecordPastTheMapIsKeptBeforeItsKeyIsLookedAt() {
+        RecordBatch batch = decode(new BatchBuilder().append(T0, (byte[]) null, bytes("x")).build(7));
+        assertThat(Cleaner.shouldRetainRecord(batch.header(), batch.records().get(0), map(5, "apple", 3), NOW))
+                .as("offset 7 is past the map's latest offset 5: it is kept before anything else is looked at, even"
+                        + " without a key (Kafka's shouldRetainRecord checks pastLatestOffset first)")
+                .isTrue();
+    }
+
+    @Test
     void aRecordWithoutAKeyIsDropped() {
         RecordBatch batch = decode(new BatchBuilder().append(T0, (byte[]) null, bytes("x")).build(0));
         assertThat(Cleaner.shouldRetainRecord(batch.header(), batch.records().get(0), map(0), NOW))

@@ -140,6 +140,10 @@ class CrashSafeSwapTest {
         }
 
         boolean committed = crashAt.compareTo(SegmentSwap.Step.SWAP_RENAMED) >= 0;
+        assertThat(segmentZero())
+                .as("crash after %s: segment 0's .log file must still be there: the old segment survives whole until"
+                        + " the rename to .swap commits the new one, so nothing may delete it before", crashAt)
+                .exists();
         try (Log reopened = openLog()) {
             byte[] bytes = Files.readAllBytes(segmentZero());
             byte[] expected = committed ? newBytes : oldBytes;
@@ -160,6 +164,33 @@ class CrashSafeSwapTest {
             assertThat(reopened.logEndOffset()).as("crash after %s: the log end offset is still 4", crashAt)
                     .isEqualTo(4L);
         }
+    }
+
+    @Test
+    void aCrashJustBeforeTheReplaceFindsTheOldIndexAlreadyGone() throws IOException {
+        Log log = writeLog();
+        try {
+            SegmentSwap swap = new SegmentSwap(step -> {
+                if (step == SegmentSwap.Step.OLD_INDEX_DELETED) {
+                    throw new SimulatedCrash(step);
+                }
+            });
+            try {
+                swap.replace(log, log.segments().get(0), cleanedVersionOf(log.segments().get(0)));
+            } catch (SimulatedCrash crash) {
+                // the process died here: only the files on disk are left
+            }
+        } finally {
+            log.close();
+        }
+
+        assertThat(LogFixture.files(dir))
+                .as("a crash after OLD_INDEX_DELETED leaves segment 0 as .log and .log.swap only: the old index goes"
+                        + " before the swap file replaces the log file, because chapter 3's Log.replaceSegment renames"
+                        + " first and deletes the index after, and a crash between the two would pair the new log"
+                        + " file with an index pointing into the middle of its batches")
+                .containsExactly("00000000000000000000.log", "00000000000000000000.log.swap",
+                        "00000000000000000003.index", "00000000000000000003.log");
     }
 
     /**

@@ -103,6 +103,19 @@ class RetentionBySizeTest {
     }
 
     @Test
+    void aSegmentReachingTheHighWatermarkIsNeverDeletedBySize() throws IOException {
+        try (Log log = logOfEqualSegments(3)) {
+            log.stopEagerHighWatermark();
+            log.updateHighWatermark(1);
+            assertThat(Retention.deletableBySize(log, 1)).extracting(Segment::baseOffset)
+                    .as("retention.bytes 1 would take every closed segment, but with the high watermark at 1 only"
+                            + " segment 0 lies wholly below it: only segments below the high watermark can go by size"
+                            + " (the same candidates as retention.ms), so the log start offset never passes the HW")
+                    .containsExactly(0L);
+        }
+    }
+
+    @Test
     void sizeRunsBeforeTimeAndBothMoveTheSameLogStartOffset() throws IOException {
         try (Log log = LogFixture.open(dir)) {
             for (int age = 6; age >= 1; age--) {

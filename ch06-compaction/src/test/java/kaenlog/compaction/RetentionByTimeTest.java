@@ -65,6 +65,23 @@ class RetentionByTimeTest {
     }
 
     @Test
+    void aSegmentEndingExactlyAtTheHighWatermarkIsACandidate() throws IOException {
+        try (Log log = logWithAges(3, 2, 1)) {
+            log.stopEagerHighWatermark();
+            log.updateHighWatermark(2);
+            assertThat(Retention.candidates(log)).extracting(Segment::baseOffset)
+                    .as("with the high watermark at 2 segment 0..1 is wholly committed: its successor starts at 2, at"
+                            + " or below the high watermark, so it is a candidate (stop only when the HW is below the"
+                            + " successor's base offset)")
+                    .containsExactly(0L);
+            log.updateHighWatermark(4);
+            assertThat(Retention.candidates(log)).extracting(Segment::baseOffset)
+                    .as("with the high watermark at 4 segments 0..1 and 2..3 both end exactly at or below it")
+                    .containsExactly(0L, 2L);
+        }
+    }
+
+    @Test
     void aSegmentExpiresByItsNewestRecordNotItsOldest() throws IOException {
         try (Log log = LogFixture.open(dir)) {
             LogFixture.put(log, T0 - 5 * HOUR, "a", "old");

@@ -1,14 +1,17 @@
 package kaenlog.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import kaenlog.broker.Broker;
 import kaenlog.client.BrokerClient;
@@ -23,6 +26,7 @@ import kaenlog.testkit.CliRun;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,6 +53,18 @@ class ConsumerGroupTest {
         }
     }
 
+    /** A klog command against the running broker takes well under a second; this bound only stops a hang. */
+    private static final Duration COMMAND_BOUND = Duration.ofSeconds(60);
+    /** What usually keeps the broker from answering here: OFFSET_COMMIT and OFFSET_FETCH are answered from task 6. */
+    private static final String USUALLY = "Usually ch06 task 6: OFFSET_FETCH is answered by replaying the offsets log"
+            + " (GroupOffsetsLog.committedOffsets), so a replay that never ends keeps the answer from coming";
+
+    /** Runs a klog command against the broker, bounded: a broker that never answers fails the test, saying why. */
+    private <T> T bounded(String what, ThrowingSupplier<T> command) {
+        return assertTimeoutPreemptively(COMMAND_BOUND, command, () -> what + " did not finish within " + COMMAND_BOUND
+                + ": it waited for the broker's answer. " + USUALLY + " (broker log:\n" + log() + ")");
+    }
+
     private String log() {
         return logBytes.toString(StandardCharsets.UTF_8);
     }
@@ -65,10 +81,11 @@ class ConsumerGroupTest {
             events.append("event-").append(i).append('\n');
         }
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int produced = new ProduceCommand(new ByteArrayInputStream(events.toString().getBytes(StandardCharsets.UTF_8)))
+        int produced = bounded("klog produce", () -> new ProduceCommand(new ByteArrayInputStream(
+                events.toString().getBytes(StandardCharsets.UTF_8)))
                 .run(List.of("--port", Integer.toString(broker.port()), "--partition", "events-0", "--batch", "7",
                         "--now-ms", Long.toString(NOW_MS)), new PrintStream(new ByteArrayOutputStream(), true,
-                        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+                        StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertThat(produced).as("produce (stderr: %s)", err).isZero();
 
         assertThat(firstOffsets(consumeAsGroup())).as("a new group starts at the beginning (broker log:%n%s)", log())
@@ -107,14 +124,18 @@ class ConsumerGroupTest {
                     .isEqualTo(ErrorCode.INVALID_REQUEST);
             assertThat(commit(client, "g", "orders-0", -1)).as("a committed offset is not negative")
                     .isEqualTo(ErrorCode.INVALID_REQUEST);
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("no answer within the client's 10 s read timeout. " + USUALLY + "; broker log:\n"
+                    + log(), e);
         } catch (IOException e) {
             throw new AssertionError("the broker closed the connection instead of answering; its log:\n" + log(), e);
         }
     }
 
     private CliRun consumeAsGroup() {
-        return CliRun.of(Klog::run, "consume", "--port", Integer.toString(broker.port()), "--partition", "events-0",
-                "--group", "g", "--max", "10", "--wait-ms", "0");
+        return bounded("klog consume --group g", () -> CliRun.of(Klog::run, "consume", "--port",
+                Integer.toString(broker.port()), "--partition", "events-0", "--group", "g", "--max", "10",
+                "--wait-ms", "0"));
     }
 
     /** The first and last offsets printed. */

@@ -118,6 +118,22 @@ class GroupOffsetsLogTest {
     }
 
     @Test
+    void aCommitInAnOlderSegmentIsFoundAsWellAsOneInTheActiveSegment() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            GroupOffsetsLog offsets = new GroupOffsetsLog(log);
+            offsets.commit("billing", orders(10, 7), T0);
+            log.roll();
+            offsets.commit("audit", List.of(new PartitionOffset("orders", 0, 3)), T0 + 1);
+            log.roll();
+
+            assertThat(summary(offsets.committedOffsets()))
+                    .as("billing committed in segment 0, audit in segment 2, and the active segment is empty: the log"
+                            + " is replayed from its first segment to its end, not only the segment it appends to")
+                    .containsExactly(Map.entry(AUDIT_0, "3@2"), Map.entry(BILLING_0, "10@0"), Map.entry(BILLING_1, "7@1"));
+        }
+    }
+
+    @Test
     void theCommittedOffsetsSurviveARestart() throws IOException {
         try (Log log = Log.open(dir, LogConfig.defaults())) {
             GroupOffsetsLog offsets = new GroupOffsetsLog(log);

@@ -1,14 +1,18 @@
 package kaenlog.logmanager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +42,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -50,6 +55,11 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveCleanupTest {
     private static final long NOW_MS = 1_700_000_000_000L;
     private static final int KEYS = 10;
+    /** A klog command against the running broker takes well under a second; this bound only stops a hang. */
+    private static final Duration COMMAND_BOUND = Duration.ofSeconds(60);
+    /** What usually keeps the broker from answering while this chapter's tasks run in it. */
+    private static final String USUALLY = "Usually ch06 task 5: the cleaner takes the partition's lock for each segment"
+            + " swap (SegmentSwap.replace), so a swap that never returns blocks every produce and fetch of the partition";
 
     @TempDir
     Path tmp;
@@ -69,6 +79,12 @@ class LiveCleanupTest {
         return logBytes.toString(StandardCharsets.UTF_8);
     }
 
+    /** Runs a klog command against the broker, bounded: a broker that never answers fails the test, saying why. */
+    private <T> T bounded(String what, ThrowingSupplier<T> command) {
+        return assertTimeoutPreemptively(COMMAND_BOUND, command, () -> what + " did not finish within " + COMMAND_BOUND
+                + ": it waited for the broker's answer. " + USUALLY + " (broker log:\n" + log() + ")");
+    }
+
     private void start(PartitionConfigs configs, int tickMs) throws IOException {
         broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(tickMs).withStartNowMs(NOW_MS)
                 .withConfigs(configs), log);
@@ -83,8 +99,8 @@ class LiveCleanupTest {
         for (int i = 0; i < 1000; i++) {
             updates.append("user-").append(i % KEYS).append(':').append(i).append('\n');
         }
-        CliRun produced = produce(updates.toString(), "--port", port, "--partition", "orders-0", "--key-separator", ":",
-                "--batch", "10", "--now-ms", Long.toString(NOW_MS));
+        CliRun produced = bounded("klog produce", () -> produce(updates.toString(), "--port", port, "--partition",
+                "orders-0", "--key-separator", ":", "--batch", "10", "--now-ms", Long.toString(NOW_MS)));
         assertThat(produced.status()).as("produce (stderr: %s, broker: %s)", produced.err(), log()).isZero();
 
         broker.advanceTime(999);
@@ -93,7 +109,8 @@ class LiveCleanupTest {
                 .doesNotContain("cleaner orders-0: cleaned");
         broker.advanceTime(1);
         broker.runDueTasks();
-        CliRun consumed = CliRun.of(Klog::run, "consume", "--port", port, "--partition", "orders-0", "--wait-ms", "0");
+        CliRun consumed = bounded("klog consume", () -> CliRun.of(Klog::run, "consume", "--port", port, "--partition",
+                "orders-0", "--wait-ms", "0"));
 
         long activeBase = activeSegmentBase(tmp.resolve("data/orders-0"));
         List<String[]> lines = consumed.lines().stream().map(l -> l.split("\t")).toList();
@@ -122,8 +139,8 @@ class LiveCleanupTest {
         for (int i = 0; i < 200; i++) {
             clicks.append("click-").append(i).append('\n');
         }
-        CliRun produced = produce(clicks.toString(), "--port", port, "--partition", "clicks-0", "--batch", "10",
-                "--now-ms", Long.toString(NOW_MS));
+        CliRun produced = bounded("klog produce", () -> produce(clicks.toString(), "--port", port, "--partition",
+                "clicks-0", "--batch", "10", "--now-ms", Long.toString(NOW_MS)));
         assertThat(produced.status()).as("produce (stderr: %s)", produced.err()).isZero();
 
         broker.advanceTime(1000);
@@ -178,7 +195,7 @@ class LiveCleanupTest {
                     int i = batch * 10 + r;
                     builder.append(NOW_MS, "key-" + (i * 7 % KEYS), "value-" + i);
                 }
-                ProduceResponse response = client.produce("orders-0", ProduceRequest.ACKS_LEADER, builder.build());
+                ProduceResponse response = produceBounded(client, builder);
                 assertThat(response.error()).as("produce while the cleaner runs (broker log:%n%s)", log())
                         .isEqualTo(ErrorCode.NONE);
                 for (int r = 0; r < 10; r++) {
@@ -190,6 +207,12 @@ class LiveCleanupTest {
             producing.set(false);
             consumer.join(30_000);
         }
+        assertThat(consumer.isAlive())
+                .as("the consumer did not read to the end of the log within 30 s of the last produce: its fetches kept"
+                        + " answering batches that end before its offset, or never answered. Usually ch06 task 4 (a"
+                        + " rewritten batch whose offsets moved: the plain builder instead of the preserving one) or "
+                        + "task 5 (a swap that never returns holds the partition's lock); broker log:%n%s", log())
+                .isFalse();
 
         assertThat(consumerFailure.get()).as("the consumer's fetches all succeed (broker log:%n%s)", log()).isNull();
         assertThat(log()).as("the cleaner ran during the test").contains("cleaner orders-0: cleaned");
@@ -254,8 +277,18 @@ class LiveCleanupTest {
         return new CliRun(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    private static CliRun consumeFrom(String port, String from) {
-        return CliRun.of(Klog::run, "consume", "--port", port, "--partition", "clicks-0", "--from", from, "--wait-ms", "0");
+    /** A produce answered within the client's read timeout (10 s), or a failure that says what it waited for. */
+    private ProduceResponse produceBounded(BrokerClient client, BatchBuilder builder) throws IOException {
+        try {
+            return client.produce("orders-0", ProduceRequest.ACKS_LEADER, builder.build());
+        } catch (SocketTimeoutException e) {
+            return fail("no answer to a produce within 10 s while the cleaner runs. %s (broker log:%n%s)", USUALLY, log());
+        }
+    }
+
+    private CliRun consumeFrom(String port, String from) {
+        return bounded("klog consume --from " + from, () -> CliRun.of(Klog::run, "consume", "--port", port,
+                "--partition", "clicks-0", "--from", from, "--wait-ms", "0"));
     }
 
     private static long activeSegmentBase(Path dir) {

@@ -1,6 +1,7 @@
 package kaenlog.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -9,9 +10,11 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +55,16 @@ class IdempotentBrokerTest {
     private static final int LINES_PER_BATCH = 7;
     private static final long PROXY_SEED = 7L;
     private static final double DROP_RATE = 0.2;
+    /**
+     * Every read from the broker is bounded: these tests wait on sockets, and a broker that takes a
+     * request and never answers must fail the test with a reason, not hang the build.
+     */
+    private static final int READ_TIMEOUT_MS = 15_000;
+    /** The thousand lines take a few seconds; this bound only stops a producer that never finishes. */
+    private static final Duration PRODUCER_BOUND = Duration.ofSeconds(120);
+    private static final String NO_ANSWER = "no answer within " + READ_TIMEOUT_MS + " ms: the broker took the request"
+            + " and never answered. Usually ch07 task 4: appendIdempotent runs inside the partition's lock, so a body"
+            + " that never returns (or waits on something) blocks every produce to the partition";
 
     @TempDir
     Path dir;
@@ -73,7 +86,7 @@ class IdempotentBrokerTest {
     }
 
     BrokerClient connect(int port) throws IOException {
-        BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, port);
+        BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, port, READ_TIMEOUT_MS);
         open.add(client);
         return client;
     }
@@ -92,9 +105,8 @@ class IdempotentBrokerTest {
         return String.join("\n", lines.subList(0, 3)) + "\n(... " + (lines.size() - 3) + " more lines)";
     }
 
-    static long initProducerId(BrokerClient client) throws IOException {
-        InitProducerId.Response response = InitProducerId.Response.decode(
-                client.call(InitProducerId.API_KEY, InitProducerId.encodeRequest()));
+    long initProducerId(BrokerClient client) throws IOException {
+        InitProducerId.Response response = InitProducerId.Response.decode(callInit(client));
         assertThat(response.error()).as("INIT_PRODUCER_ID is answered without error").isEqualTo(ErrorCode.NONE);
         assertThat(response.producerEpoch()).as("without transactions the epoch is 0").isZero();
         return response.producerId();
@@ -115,9 +127,20 @@ class IdempotentBrokerTest {
         return values;
     }
 
+    /** INIT_PRODUCER_ID's answer, bounded by the client's read timeout. */
+    byte[] callInit(BrokerClient client) throws IOException {
+        try {
+            return client.call(InitProducerId.API_KEY, InitProducerId.encodeRequest());
+        } catch (SocketTimeoutException e) {
+            return fail("INIT_PRODUCER_ID: %s; broker log: %s", NO_ANSWER, brokerLog());
+        }
+    }
+
     ProduceResponse produce(BrokerClient client, ByteBuffer batch) throws IOException {
         try {
             return client.produce(PARTITION, ProduceRequest.ACKS_ALL, batch.duplicate());
+        } catch (SocketTimeoutException e) {
+            return fail("PRODUCE: %s; broker log: %s", NO_ANSWER, brokerLog());
         } catch (EOFException | SocketException e) {
             return fail("the broker closed the connection instead of answering; its log says: %s", brokerLog());
         }
@@ -203,10 +226,15 @@ class IdempotentBrokerTest {
         IdempotentProducer.Report report;
         try (IdempotentProducer producer = new IdempotentProducer(BrokerConfig.DEFAULT_HOST, proxy.port(),
                 IdempotentProducer.MAX_IN_FLIGHT, 500, 0, new PrintStream(producerLog, true, StandardCharsets.UTF_8))) {
-            report = producer.send(PARTITION, batches, ProduceRequest.ACKS_ALL, NOW_MS);
-        } catch (IOException e) {
-            fail("the producer gave up: %s%nbroker log: %s", e.getMessage(), brokerLog());
-            return;
+            report = assertTimeoutPreemptively(PRODUCER_BOUND, () -> {
+                try {
+                    return producer.send(PARTITION, batches, ProduceRequest.ACKS_ALL, NOW_MS);
+                } catch (IOException e) {
+                    return fail("the producer gave up: %s%nbroker log: %s", e.getMessage(), brokerLog());
+                }
+            }, () -> "the producer did not finish " + batches.size() + " batches within " + PRODUCER_BOUND
+                    + ": it was still waiting for answers (each request waits up to 30 s, then is resent). Usually"
+                    + " ch07 task 4: a PRODUCE the broker takes and never answers (broker log: " + brokerLog() + ")");
         }
         broker.close();
         List<String> onDisk = valuesOnDisk();
@@ -248,11 +276,14 @@ class IdempotentBrokerTest {
             ByteBuffer batch = plain.build();
             while (true) {
                 if (client == null) {
-                    client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, proxy.port());
+                    client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, proxy.port(), READ_TIMEOUT_MS);
                 }
                 try {
                     client.produce(PARTITION, ProduceRequest.ACKS_ALL, batch.duplicate());
                     break;
+                } catch (SocketTimeoutException e) {
+                    client.close();
+                    fail("a plain PRODUCE through the proxy: %s; broker log: %s", NO_ANSWER, brokerLog());
                 } catch (EOFException | SocketException lost) {
                     // chapter 3's at-least-once: no answer, so send it again
                     client.close();
@@ -325,8 +356,7 @@ class IdempotentBrokerTest {
         }
 
         Broker restarted = startBroker();
-        InitProducerId.Response response = InitProducerId.Response.decode(
-                connect(restarted.port()).call(InitProducerId.API_KEY, InitProducerId.encodeRequest()));
+        InitProducerId.Response response = InitProducerId.Response.decode(callInit(connect(restarted.port())));
         assertThat(response.error())
                 .as("INIT_PRODUCER_ID hands out nothing rather than an id that may be a producer's already, and says"
                         + " why (broker log: %s)", brokerLog())

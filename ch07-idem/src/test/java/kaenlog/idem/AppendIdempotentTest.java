@@ -2,6 +2,7 @@ package kaenlog.idem;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.util.List;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
+import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -251,6 +253,63 @@ class AppendIdempotentTest {
         assertThat(state.isEmpty())
                 .as("and nothing was remembered")
                 .isTrue();
+    }
+
+    @Test
+    void aCorruptResendOfABatchStillInTheWindowIsRefusedNotAnsweredDuplicate() throws IOException {
+        send(0, 1);
+        long leo = log.logEndOffset();
+        ByteBuffer resend = Idempotence.producerBatch(PID, EPOCH, 0, List.of("value-0", "value-1"), NOW_MS);
+        resend.put(resend.limit() - 1, (byte) (resend.get(resend.limit() - 1) ^ 1));
+
+        Throwable refused = catchThrowable(() -> Idempotence.appendIdempotent(log, state, resend));
+
+        assertThat(refused)
+                .as("0..1 is in the window, but this resend had a byte flipped on the way: a batch is validated before "
+                        + "it is judged (RecordBatch.validate checks the CRC), so it is refused as corrupt, never "
+                        + "answered DUPLICATE; a duplicate never reaches the log's own check")
+                .isInstanceOf(CorruptBatchException.class);
+        assertThat(log.logEndOffset())
+                .as("the corrupt resend wrote nothing: LEO stays %d", leo)
+                .isEqualTo(leo);
+        assertThat(state.get(PID).orElseThrow().window())
+                .as("and the window is unchanged")
+                .isEqualTo("[0..1]");
+    }
+
+    @Test
+    void aBatchTheLogRefusesAfterTheVerdictLeavesNoPhantomInTheWindow() throws IOException {
+        try (Log small = Log.open(dir.resolve("small-0"), LogConfig.defaults().withSegmentBytes(256))) {
+            Idempotence.appendIdempotent(small, state, wideBatch(0, 0));
+
+            assertThat(catchThrowable(() -> Idempotence.appendIdempotent(small, state, wideBatch(1, 10))))
+                    .as("ten records of 40 bytes are more than segment.bytes 256: the log refuses the batch after "
+                            + "it was judged APPEND")
+                    .isInstanceOf(BatchTooLargeException.class);
+            assertThat(state.get(PID).orElseThrow().window())
+                    .as("the log appends the batch; then, and only then, the window remembers it: a write that "
+                            + "failed must leave no phantom 1..10 behind")
+                    .isEqualTo("[0..0]");
+            assertThat(catchThrowable(() -> Idempotence.appendIdempotent(small, state, wideBatch(1, 10))))
+                    .as("so its retry is judged APPEND again and refused again by the log, never answered DUPLICATE "
+                            + "with offsets the log never wrote (the window is recorded only then, after the write)")
+                    .isInstanceOf(BatchTooLargeException.class);
+            assertThat(Idempotence.appendIdempotent(small, state, wideBatch(1, 1)).verdict())
+                    .as("and the producer that splits it carries on at the expected 1: APPEND")
+                    .isEqualTo(new Verdict.Append());
+            assertThat(small.logEndOffset())
+                    .as("the log holds 0..0 and 1..1: LEO 2")
+                    .isEqualTo(2L);
+        }
+    }
+
+    /** Producer 1's records first..last, 40 bytes of value each. */
+    static ByteBuffer wideBatch(int first, int last) {
+        List<String> values = new ArrayList<>();
+        for (int s = first; s <= last; s++) {
+            values.add(String.format("%-40s", "value-" + s));
+        }
+        return Idempotence.producerBatch(PID, EPOCH, first, values, NOW_MS);
     }
 
     @Test
