@@ -1,7 +1,7 @@
 package kaenlog.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -62,6 +62,16 @@ class BatchBuilderTest {
     }
 
     @Test
+    void theMaxTimestampIsTheLargestEvenWhenTheLastRecordIsOlder() {
+        ByteBuffer batch = new BatchBuilder().append(T0 + 5, "a", "1").append(T0 + 30, "b", "2")
+                .append(T0 + 10, "c", "3").build();
+        assertThat(batch.getLong(BatchHeader.MAX_TIMESTAMP_OFFSET))
+                .as("maxTimestamp is the largest timestamp of any record (T0 + 30, the middle one), not the last "
+                        + "record's (T0 + 10): producers' clocks and user timestamps need not grow")
+                .isEqualTo(T0 + 30);
+    }
+
+    @Test
     void theBatchLengthCountsEveryByteAfterTheFirstTwelve() {
         ByteBuffer batch = threeRecords().build();
         assertThat(batch.position()).as("build() returns the batch ready to read, position 0").isEqualTo(0);
@@ -114,6 +124,19 @@ class BatchBuilderTest {
     }
 
     @Test
+    void aBatchBuiltAtALargeBaseOffsetIsSizedFromTheDeltas() {
+        ByteBuffer atZero = threeRecords().build(0);
+        ByteBuffer far = threeRecords().build(1_000_000L);
+        assertThat(far.getInt(BatchHeader.BATCH_LENGTH_OFFSET))
+                .as("encode sizes the batch from each record's deltas (offset - baseOffset), not from its absolute "
+                        + "offset: batchLength = size - 12 at base offset 1000000 too")
+                .isEqualTo(far.remaining() - BatchHeader.LOG_OVERHEAD);
+        assertThat(far.remaining())
+                .as("records store only deltas, so the batch is as long at base offset 1000000 as at 0")
+                .isEqualTo(atZero.remaining());
+    }
+
+    @Test
     void anIdempotentProducersFieldsAreCarried() {
         ByteBuffer batch = threeRecords().producer(1000L, (short) 3, 17).partitionLeaderEpoch(4).build();
         assertThat(batch.getLong(BatchHeader.PRODUCER_ID_OFFSET))
@@ -141,7 +164,7 @@ class BatchBuilderTest {
 
     @Test
     void anEmptyFreshBatchIsRefused() {
-        assertThatThrownBy(() -> new BatchBuilder().build())
+        assertThat(catchThrowable(() -> new BatchBuilder().build()))
                 .as("a producer never sends an empty batch: lastOffsetDelta would be -1 and there is no "
                         + "first timestamp, so build() with no records throws IllegalStateException")
                 .isInstanceOf(IllegalStateException.class);

@@ -36,6 +36,18 @@ class BatchCrcTest {
     }
 
     @Test
+    void theCrcEndsAtTheBuffersLimit() {
+        ByteBuffer check = junkThenCheckInput(0);
+        ByteBuffer segment = ByteBuffer.allocate(check.remaining() + 16);
+        segment.put(check).put(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+        segment.flip().limit(BatchHeader.ATTRIBUTES_OFFSET + CHECK_INPUT.length);
+        assertThat(Integer.toHexString(BatchCrc.compute(segment)))
+                .as("the batch ends at the buffer's limit: the 16 bytes after it (the next batch of a segment) "
+                        + "are not covered, so the CRC is still the check value e3069283")
+                .isEqualTo(Integer.toHexString(CRC32C_CHECK));
+    }
+
+    @Test
     void computingLeavesPositionAndLimitAlone() {
         ByteBuffer batch = junkThenCheckInput(5);
         batch.position(5);

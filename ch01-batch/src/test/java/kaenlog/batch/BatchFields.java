@@ -1,7 +1,7 @@
 package kaenlog.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -87,10 +87,11 @@ final class BatchFields {
 
     /**
      * Asserts that {@code call} rejects its input with a {@link CorruptBatchException} naming
-     * {@code field}. Any other exception (a skeleton's Todo included) is reported as it is.
+     * {@code field}. Any other exception (a skeleton's Todo included) is reported as it is. The
+     * throwable is caught first so that the description also explains a call that threw nothing.
      */
     static void assertCorrupt(ThrowingCallable call, String field, String why) {
-        assertThatThrownBy(call)
+        assertThat(catchThrowable(call))
                 .as("expected a CorruptBatchException naming %s: %s", field, why)
                 .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.field())
                         .as("CorruptBatchException.field() names what was wrong (%s): %s; message was: %s",
@@ -100,7 +101,7 @@ final class BatchFields {
 
     /** Like {@link #assertCorrupt} and also checks where the bad field starts, counted from the first byte of the batch. */
     static void assertCorruptAt(ThrowingCallable call, String field, long position, String why) {
-        assertThatThrownBy(call)
+        assertThat(catchThrowable(call))
                 .as("expected a CorruptBatchException naming %s at byte %d: %s", field, position, why)
                 .isInstanceOfSatisfying(CorruptBatchException.class, e -> {
                     assertThat(e.field())

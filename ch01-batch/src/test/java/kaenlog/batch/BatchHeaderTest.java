@@ -109,6 +109,23 @@ class BatchHeaderTest {
     }
 
     @Test
+    void readingAHeaderFollowedByRecordsStopsAtTheFirstRecord() {
+        ByteBuffer in = ByteBuffer.allocate(BatchHeader.SIZE + 8);
+        HEADER.writeTo(in);
+        in.putLong(0x0102_0304_0506_0708L).flip(); // the first record's bytes, as in a real batch
+
+        BatchHeader read = BatchHeader.readFrom(in);
+
+        assertThat(read)
+                .as("each field is read at its own size (attributes and producerEpoch 2 bytes, magic 1): a field "
+                        + "read too wide shifts every field after it and eats into the records")
+                .isEqualTo(HEADER);
+        assertThat(in.position())
+                .as("readFrom leaves the position at byte 61, where the first record starts")
+                .isEqualTo(BatchHeader.SIZE);
+    }
+
+    @Test
     void missingProducerFieldsAreAllOnesAndReadBackAsMinusOne() {
         BatchHeader none = new BatchHeader(0, 49, -1, (byte) 2, 0, (short) 0, 0, -1, -1,
                 BatchHeader.NO_PRODUCER_ID, BatchHeader.NO_PRODUCER_EPOCH, BatchHeader.NO_SEQUENCE, 0);

@@ -86,6 +86,23 @@ class CompactedBatchBuilderTest {
     }
 
     @Test
+    void theTimestampsComeFromTheRecordsKept() {
+        RecordBatch original = idempotentBatch(3); // timestamps T0 + 10, T0 + 20, T0 + 5
+        RecordBatch compacted = RecordBatch.decode(new CompactedBatchBuilder(original.header())
+                .retain(original.records().get(0))
+                .retain(original.records().get(2))
+                .build());
+        assertThat(compacted.header().baseTimestamp())
+                .as("baseTimestamp is the first kept record's (T0 + 10), not the smallest kept (T0 + 5): the "
+                        + "records store deltas from it")
+                .isEqualTo(T0 + 10);
+        assertThat(compacted.header().maxTimestamp())
+                .as("maxTimestamp is the largest of the records kept (T0 + 10), not the original's (T0 + 20): only "
+                        + "the timestamps come from the kept records, and time indexes must not point at a removed one")
+                .isEqualTo(T0 + 10);
+    }
+
+    @Test
     void keepingNothingWritesAnEmptyHeaderThatRemembersTheProducer() {
         RecordBatch original = idempotentBatch(3);
 

@@ -3,7 +3,8 @@ package kaenlog.batch;
 import static kaenlog.batch.BatchFields.batchDiff;
 import static kaenlog.batch.BatchFields.bytesOf;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Order;
@@ -50,6 +51,20 @@ class OffsetAssignmentTest {
     }
 
     @Test
+    void aCorruptBatchStaysCorruptAfterAssignment() {
+        ByteBuffer batch = producerBatch();
+        int last = batch.limit() - 1;
+        batch.put(last, (byte) (batch.get(last) ^ 0x01)); // damaged on its way to the leader
+
+        RecordBatch.assignBaseOffset(batch, 1000L);
+
+        assertThat(BatchCrc.isValid(batch))
+                .as("a corrupt batch stays corrupt: assignment writes bytes 0..7 only and never recomputes the CRC, "
+                        + "which would make the producer's damaged bytes look valid")
+                .isFalse();
+    }
+
+    @Test
     void theRecordsMoveWithTheBaseOffset() {
         ByteBuffer batch = producerBatch();
 
@@ -88,7 +103,10 @@ class OffsetAssignmentTest {
     @Test
     void theLargestValidOffsetIsAccepted() {
         ByteBuffer batch = producerBatch();
-        RecordBatch.assignBaseOffset(batch, Long.MAX_VALUE - 2);
+        assertThatCode(() -> RecordBatch.assignBaseOffset(batch, Long.MAX_VALUE - 2))
+                .as("Long.MAX_VALUE - 2 + lastOffsetDelta 2 = Long.MAX_VALUE is still a valid last offset: only a "
+                        + "last offset past it is refused (> Long.MAX_VALUE - lastOffsetDelta, not >=)")
+                .doesNotThrowAnyException();
         assertThat(batch.getLong(BatchHeader.BASE_OFFSET_OFFSET))
                 .as("Long.MAX_VALUE - 2 + lastOffsetDelta 2 = Long.MAX_VALUE: still a valid last offset")
                 .isEqualTo(Long.MAX_VALUE - 2);
@@ -98,7 +116,7 @@ class OffsetAssignmentTest {
     void anOffsetWhoseLastOffsetWouldOverflowIsRefused() {
         ByteBuffer batch = producerBatch();
         byte[] before = bytesOf(batch);
-        assertThatThrownBy(() -> RecordBatch.assignBaseOffset(batch, Long.MAX_VALUE - 1))
+        assertThat(catchThrowable(() -> RecordBatch.assignBaseOffset(batch, Long.MAX_VALUE - 1)))
                 .as("Long.MAX_VALUE - 1 + lastOffsetDelta 2 overflows a long: the leader's offset is refused "
                         + "with IllegalArgumentException (a caller's mistake, not corrupt input)")
                 .isInstanceOf(IllegalArgumentException.class);
@@ -110,7 +128,7 @@ class OffsetAssignmentTest {
     @Test
     void aNegativeOffsetIsRefused() {
         ByteBuffer batch = producerBatch();
-        assertThatThrownBy(() -> RecordBatch.assignBaseOffset(batch, -1L))
+        assertThat(catchThrowable(() -> RecordBatch.assignBaseOffset(batch, -1L)))
                 .as("offsets are never negative: assignBaseOffset(-1) throws IllegalArgumentException")
                 .isInstanceOf(IllegalArgumentException.class);
     }
@@ -119,7 +137,10 @@ class OffsetAssignmentTest {
     void offsetZeroIsAValidBaseOffset() {
         ByteBuffer batch = producerBatch();
         RecordBatch.assignBaseOffset(batch, 7L);
-        RecordBatch.assignBaseOffset(batch, 0L);
+        assertThatCode(() -> RecordBatch.assignBaseOffset(batch, 0L))
+                .as("0 is the first offset of every partition: only negative offsets are refused (baseOffset < 0, "
+                        + "not <= 0)")
+                .doesNotThrowAnyException();
         assertThat(batch.getLong(BatchHeader.BASE_OFFSET_OFFSET))
                 .as("0 is the first offset of every partition: only negative offsets are refused (baseOffset < 0, not <= 0)")
                 .isZero();

@@ -309,6 +309,63 @@ class RecordBatchDecodeTest {
                         + "the count is refused up front (bound: bytes / 7), not after reading the records that are there");
     }
 
+    @Test
+    void aCorruptAttributesFieldIsACrcErrorNotACompressionError() {
+        ByteBuffer batch = goodBatch();
+        batch.putShort(BatchHeader.ATTRIBUTES_OFFSET, (short) 1); // a bit flipped on disk, the CRC not recomputed
+        assertCorruptAt(() -> RecordBatch.decode(batch), "crc", BatchHeader.CRC_OFFSET,
+                "no field under the CRC is trusted before the CRC is checked: a flipped compression bit is "
+                        + "corruption, reported on crc, not an unsupported codec");
+    }
+
+    @Test
+    void anEmptyBatchWhoseLastOffsetOverflowsIsCorrupt() {
+        BatchHeader overflowing = new BatchHeader(Long.MAX_VALUE - 1, 0, -1, (byte) 2, 0, (short) 0, 2, -1, T0,
+                1000L, (short) 3, 17, 0);
+        ByteBuffer empty = BatchBuilder.encode(overflowing, List.of()); // a header and no records, as compaction keeps
+        assertCorrupt(() -> RecordBatch.decode(empty), "lastOffsetDelta",
+                "an empty batch whose last offset overflows is corrupt too: decode checks baseOffset + lastOffsetDelta "
+                        + "itself, not only through the records' offsets");
+    }
+
+    @Test
+    void aRefusedBatchLeavesThePositionWhereItWas() {
+        byte[] batch = bytesOf(goodBatch());
+        batch[batch.length - 1] ^= 0x01; // the CRC no longer matches
+        ByteBuffer in = ByteBuffer.allocate(7 + batch.length);
+        in.position(7);
+        in.put(batch).position(7);
+
+        assertCorrupt(() -> RecordBatch.decode(in), "crc", "the last record's bit flip fails the CRC");
+
+        assertThat(in.position())
+                .as("a refused batch leaves the position where it was (7): decode moves it only past a good batch, "
+                        + "so a caller can still report, truncate or retry at the start of the bad batch")
+                .isEqualTo(7);
+    }
+
+    @Test
+    void validateRunsEveryCheckDecodeRuns() {
+        ByteBuffer good = goodBatch();
+        int size = good.remaining();
+        assertThat(RecordBatch.validate(good).baseOffset()).as("validate returns the header of a good batch")
+                .isEqualTo(50L);
+        assertThat(good.position()).as("validate moves past a good batch like decode").isEqualTo(size);
+
+        ByteBuffer backwards = goodBatch();
+        backwards.put(recordStart(backwards, 1) + 3, (byte) 0x00); // record 1 repeats record 0's offset
+        withCrcRecomputed(backwards);
+        assertCorrupt(() -> RecordBatch.validate(backwards), "record[1].offsetDelta",
+                "validate runs every check decode runs, each record included: it only skips building the list "
+                        + "(chapter 3's log stores what validate accepts)");
+
+        ByteBuffer leftover = goodBatch();
+        leftover.putInt(BatchHeader.RECORD_COUNT_OFFSET, 2);
+        withCrcRecomputed(leftover);
+        assertCorrupt(() -> RecordBatch.validate(leftover), "recordCount",
+                "validate runs every check decode runs: bytes left after the counted records are refused too");
+    }
+
     /** Three records at offsets 50..52 from an idempotent producer, with a tombstone and a null-valued header. */
     private static ByteBuffer goodBatch() {
         return new BatchBuilder()

@@ -231,6 +231,17 @@ class RecordTest {
     }
 
     @Test
+    void aKeyThatReachesIntoTheNextRecordIsCorrupt() {
+        byte[] bytes = HexFormat.of().parseHex("0e" + "000000"
+                + "0a"      // key length 5, but only 3 bytes of this 7-byte record remain
+                + "6b0100"
+                + "0e000000026b0100"); // the next record: its bytes must not be read as record 0's key
+        assertCorruptAt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].key", 4,
+                "no length inside a record can reach past it, even when the buffer goes on: read the fields from "
+                        + "a slice of exactly the record's length, not from the rest of the buffer");
+    }
+
+    @Test
     void aValueLongerThanTheRecordIsCorrupt() {
         byte[] bytes = HexFormat.of().parseHex("0e000000" + "026b"
                 + "14"      // value length 10, one byte left
@@ -302,6 +313,27 @@ class RecordTest {
         byte[] bytes = HexFormat.of().parseHex("18" + "00" + "ffffffffffffffffffff" + "00");
         assertCorrupt(() -> Record.readFrom(ByteBuffer.wrap(bytes), 0, 0, 0), "record[0].timestampDelta",
                 "timestampDelta is a varlong: 10 bytes at most, and the error names the field");
+    }
+
+    @Test
+    void validatingARecordChecksItWithoutCopyingItsBytes() {
+        Record record = new Record(5, 1300, bytes("k"), bytes("hi"), List.of(RecordHeader.of("h", "v")));
+        byte[] written = write(record, 3, 1000);
+        ByteBuffer in = ByteBuffer.wrap(written);
+
+        Record checked = Record.read(in, 3, 1000, 0, false);
+
+        assertThat(checked.key())
+                .as("with keep false the key is stepped over, not copied: read(..., false) gives Record.SKIPPED "
+                        + "(chapter 3's log validates every batch it stores and needs no copies of it)")
+                .isSameAs(Record.SKIPPED);
+        assertThat(checked.value())
+                .as("with keep false the value is stepped over, not copied (Record.SKIPPED)")
+                .isSameAs(Record.SKIPPED);
+        assertThat(checked.offset()).as("the offset is still base + delta: 3 + 2").isEqualTo(5L);
+        assertThat(in.position())
+                .as("stepping over the fields still consumes exactly the record (%d bytes)", written.length)
+                .isEqualTo(written.length);
     }
 
     private static byte[] write(Record record, long baseOffset, long baseTimestamp) {

@@ -3,6 +3,7 @@ package kaenlog.batch;
 import static kaenlog.batch.BatchFields.assertCorrupt;
 import static kaenlog.batch.BatchFields.assertCorruptAt;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
@@ -177,6 +178,25 @@ class VarintTest {
         ByteBuffer in = ByteBuffer.wrap(HexFormat.of().parseHex("ffffffffffffffffffff01"));
         assertCorrupt(() -> Varint.readVarlong(in, "record[0].timestampDelta"), "record[0].timestampDelta",
                 "a varlong has at most 10 bytes (10 x 7 = 70 >= 64 bits); an 11th is corrupt input");
+    }
+
+    @Test
+    void aVarintOfExactlyFiveBytesAndAVarlongOfExactlyTenAreRead() {
+        ByteBuffer five = ByteBuffer.wrap(HexFormat.of().parseHex("ffffffff0f"));
+        int[] value = new int[1];
+        assertThatCode(() -> value[0] = Varint.readVarint(five, "value"))
+                .as("a varint of exactly 5 bytes (ff ff ff ff 0f) is valid: \"at most 5\" refuses a 6th byte, "
+                        + "not the 5th, and Integer.MIN_VALUE and Integer.MAX_VALUE need all five")
+                .doesNotThrowAnyException();
+        assertThat(value[0]).as("ff ff ff ff 0f is Integer.MIN_VALUE").isEqualTo(Integer.MIN_VALUE);
+
+        ByteBuffer ten = ByteBuffer.wrap(HexFormat.of().parseHex("feffffffffffffffff01"));
+        long[] wide = new long[1];
+        assertThatCode(() -> wide[0] = Varint.readVarlong(ten, "value"))
+                .as("a varlong of exactly 10 bytes (Long.MAX_VALUE) is valid: a varlong's bound is 10 bytes "
+                        + "(10 x 7 = 70 >= 64 bits), not a varint's 5")
+                .doesNotThrowAnyException();
+        assertThat(wide[0]).as("fe ff ff ff ff ff ff ff ff 01 is Long.MAX_VALUE").isEqualTo(Long.MAX_VALUE);
     }
 
     @Test
