@@ -197,7 +197,8 @@ public final class EarlierChapters {
         return newest;
     }
 
-    private static final Pattern TODO = Pattern.compile("TODO ch(\\d\\d) task (\\d+):");
+    /** A skeleton's exercise body: throw new Todo("ch03 task 1: ..."). */
+    private static final Pattern TODO = Pattern.compile("new Todo\\(\\s*\"ch(\\d\\d) task (\\d+):");
 
     /** How many of the chapter's tasks still have their TODO in the learner's sources. */
     static int todos(Path root, String module, List<Tasks.Task> tasks) {

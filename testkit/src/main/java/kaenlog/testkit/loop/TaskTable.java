@@ -220,8 +220,8 @@ public final class TaskTable implements TestExecutionListener {
                     red.isEmpty() ? "" : " (red: " + String.join(", ", red) + ")"));
         }
         for (int blocker : blockers) {
-            out.append(String.format("  blocked by chapter %d: these tests fail in your chapter %d code (its TODO or a stack"
-                    + " through its classes), before they reach chapter %d's: %s%n", blocker, blocker, n, useReference.apply(blocker)));
+            out.append(String.format("  blocked by chapter %d: these tests stop in your chapter %d code (a TODO, or a stack through"
+                    + " it) before they reach chapter %d's; %s%n", blocker, blocker, n, useReference.apply(blocker)));
         }
         List<Outcome> failures = new ArrayList<>();
         for (String cls : concat(taskClasses, others)) {
