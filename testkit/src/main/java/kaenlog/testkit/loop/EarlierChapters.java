@@ -57,8 +57,8 @@ public final class EarlierChapters {
     /** What to type: run chapter {@code current} on the reference's chapter N, and test chapter N itself. */
     public record Advice(IntFunction<String> useReference, IntFunction<String> ownTests) {
         static Advice maven(int current) {
-            return new Advice(n -> String.format("add -Dreference.ch%02d (or -Dearlier=reference) to run chapter %d on the"
-                    + " reference's chapter %d", n, current, n), n -> String.format("mvn -Pch%02d test", n));
+            return new Advice(n -> String.format("add -Dreference.ch%02d (or -Dearlier=reference) to take the reference's chapter %d",
+                    n, n), n -> String.format("mvn -Pch%02d test", n));
         }
     }
 
@@ -94,7 +94,7 @@ public final class EarlierChapters {
             } else {
                 continue;
             }
-            lines.add(String.format("your chapter %d %s; chapter %d runs on it, so a red task below may be chapter %d's: %s",
+            lines.add(String.format("your chapter %d %s; chapter %d runs on it, so a red task may be chapter %d's: %s",
                     n, state, current, n, advice.useReference().apply(n)));
         }
         return lines;

@@ -450,8 +450,8 @@ public final class Watch {
 
     private EarlierChapters.Advice advice() {
         String me = chapter.substring(0, 4);
-        return new EarlierChapters.Advice(n -> "./workbook watch " + me + " --earlier=reference runs chapter " + TaskTable.number(chapter)
-                + " on the reference's earlier chapters", n -> String.format("./workbook watch ch%02d", n));
+        return new EarlierChapters.Advice(n -> "./workbook watch " + me + " --earlier=reference takes the reference's earlier chapters",
+                n -> String.format("./workbook watch ch%02d", n));
     }
 
     private void screen(Set<String> pending, String footer) {
