@@ -428,7 +428,8 @@ public final class Watch {
             if (m.compareTo(module) >= 0) {
                 break;
             }
-            parts.add(m.substring(0, 4) + (onReference.get(m) ? " reference" : " yours"));
+            boolean unknown = earlierMode == Earlier.CHOSEN && !probed.containsKey(m);
+            parts.add(m.substring(0, 4) + (unknown ? " (not chosen yet)" : onReference.get(m) ? " reference" : " yours"));
         }
         return parts.isEmpty() ? "no earlier chapters" : "on " + String.join(", ", parts);
     }
