@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  * in a separate thread so that a test stuck on a socket read is left behind rather than waited
  * for), so a wrong body that never returns (a frame written without a flush, an expiry that never
  * comes) fails the test instead of hanging the run. JUnit's own failure only says
- * "timed out after 60 seconds"; this says what the test waits for, from {@link WaitsFor} when the
+ * "timed out after 120 seconds"; this says what the test waits for, from {@link WaitsFor} when the
  * test or its class carries it, else where to read.
  *
  * <p>Registered for every test by {@code META-INF/services}, like {@link EarlierChapterFailures}.
