@@ -7,8 +7,13 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class TaskTableTest {
-    private static final List<Tasks.Task> TASKS = List.of(new Tasks.Task(1, "judge a batch", "JudgeTest"),
-            new Tasks.Task(2, "judge first, then write", "AppendTest"), new Tasks.Task(3, "rebuild the state", "RebuildTest"));
+    private static final List<Tasks.Task> TASKS = List.of(task(1, "judge a batch", "JudgeTest"),
+            task(2, "judge first, then write", "AppendTest"), task(3, "rebuild the state", "RebuildTest"));
+
+    private static Tasks.Task task(int number, String what, String testClass) {
+        return new Tasks.Task("ch07", number, testClass, List.of(new Tasks.Block("ch07", number, what, testClass,
+                java.nio.file.Path.of("X.java"), 1)));
+    }
 
     private static Throwable todo(String chapterAndTask) {
         return new IllegalStateException("TODO " + chapterAndTask + ": something (SomeTest)");
