@@ -140,6 +140,9 @@ public enum Compression {
         if (codec == NONE) {
             return plain;
         }
+        if (plain.limit() == BatchHeader.SIZE) {
+            return emptyHeader(plain);
+        }
         byte[] records = new byte[plain.limit() - BatchHeader.SIZE];
         plain.get(BatchHeader.SIZE, records);
         byte[] compressed;
@@ -151,6 +154,20 @@ public enum Compression {
         ByteBuffer out = ByteBuffer.allocate(BatchHeader.SIZE + compressed.length);
         out.put(plain.duplicate().position(0).limit(BatchHeader.SIZE)).put(compressed).flip();
         out.putInt(BatchHeader.BATCH_LENGTH_OFFSET, out.limit() - BatchHeader.LOG_OVERHEAD);
+        out.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(out));
+        return out;
+    }
+
+    /**
+     * A batch with no records (compaction removed them all) is written with codec none, whatever the
+     * original's: Kafka's DefaultRecordBatch.writeEmptyHeader computes its attributes with
+     * CompressionType.NONE, as there is nothing to compress.
+     */
+    private static ByteBuffer emptyHeader(ByteBuffer plain) {
+        ByteBuffer out = ByteBuffer.allocate(BatchHeader.SIZE);
+        out.put(plain.duplicate().position(0).limit(BatchHeader.SIZE)).flip();
+        short attributes = out.getShort(BatchHeader.ATTRIBUTES_OFFSET);
+        out.putShort(BatchHeader.ATTRIBUTES_OFFSET, (short) (attributes & ~BatchHeader.COMPRESSION_CODEC_MASK));
         out.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(out));
         return out;
     }
