@@ -8,7 +8,7 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
-import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
+import com.github.luben.zstd.ZstdDirectBufferDecompressingStreamNoFinalizer;
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
 import net.jpountz.lz4.LZ4FrameInputStream;
 import net.jpountz.lz4.LZ4FrameOutputStream;
@@ -196,27 +196,73 @@ public enum Compression {
     }
 
     private byte[] inflate(byte[] compressed) throws IOException {
+        checkMagic(compressed);
         if (this == SNAPPY) {
             return inflateSnappy(compressed);
         }
+        if (this == ZSTD) {
+            return inflateZstd(compressed);
+        }
         try (InputStream in = wrapForInput(new ByteArrayInputStream(compressed))) {
-            return readBounded(in);
+            return readBounded(in, compressed.length);
+        }
+    }
+
+    /**
+     * Each codec's stream starts with a magic number; checking it first means bytes that are no
+     * stream of the codec at all are refused before any decoder allocates its buffers.
+     */
+    private void checkMagic(byte[] compressed) {
+        ByteBuffer in = ByteBuffer.wrap(compressed);
+        boolean ok = switch (this) {
+            case GZIP -> in.remaining() >= 2 && (in.getShort(0) & 0xffff) == 0x1f8b;
+            case SNAPPY -> in.remaining() >= SNAPPY_HEADER
+                    && in.slice(0, SNAPPY_MAGIC.length).equals(ByteBuffer.wrap(SNAPPY_MAGIC));
+            case LZ4 -> in.remaining() >= 4 && Integer.reverseBytes(in.getInt(0)) == 0x184D2204;
+            case ZSTD -> in.remaining() >= 4 && Integer.reverseBytes(in.getInt(0)) == 0xFD2FB528;
+            case NONE -> true;
+        };
+        if (!ok) {
+            throw new CorruptBatchException("records", BatchHeader.SIZE,
+                    displayName + " records do not start with the " + displayName + " magic number");
         }
     }
 
     private InputStream wrapForInput(InputStream compressed) throws IOException {
         return switch (this) {
-            case GZIP -> new GZIPInputStream(compressed, 8 * 1024);
+            case GZIP -> new GZIPInputStream(compressed, 4 * 1024);
             case LZ4 -> new LZ4FrameInputStream(compressed);
-            case ZSTD -> new ZstdInputStreamNoFinalizer(compressed);
-            case NONE, SNAPPY -> throw new IllegalStateException(displayName + " has no stream here");
+            case NONE, SNAPPY, ZSTD -> throw new IllegalStateException(displayName + " has no stream here");
         };
     }
 
+    /**
+     * zstd through zstd-jni's direct-buffer stream: its InputStream allocates a 128 KiB buffer on the
+     * heap before reading a byte, this one reads from the compressed bytes and into a small chunk.
+     */
+    private byte[] inflateZstd(byte[] compressed) throws IOException {
+        ByteBuffer source = ByteBuffer.allocateDirect(compressed.length).put(compressed).flip();
+        ByteBuffer chunk = ByteBuffer.allocateDirect(4 * 1024);
+        byte[] copy = new byte[chunk.capacity()];
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(compressed.length * 4, 64 * 1024));
+        try (ZstdDirectBufferDecompressingStreamNoFinalizer in = new ZstdDirectBufferDecompressingStreamNoFinalizer(source)) {
+            while (in.hasRemaining()) {
+                chunk.clear();
+                int n = in.read(chunk);
+                if (out.size() + n > MAX_INFLATED_BYTES) {
+                    throw tooLarge(out.size() + (long) n);
+                }
+                chunk.flip().get(copy, 0, n);
+                out.write(copy, 0, n);
+            }
+        }
+        return out.toByteArray();
+    }
+
     /** Reads a stream to its end, but never more than the limit: the zip-bomb guard. */
-    private byte[] readBounded(InputStream in) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
-        byte[] chunk = new byte[16 * 1024];
+    private byte[] readBounded(InputStream in, int compressedLength) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(compressedLength * 4, 64 * 1024));
+        byte[] chunk = new byte[4 * 1024];
         int n;
         while ((n = in.read(chunk)) >= 0) {
             if (out.size() + n > MAX_INFLATED_BYTES) {
@@ -234,13 +280,8 @@ public enum Compression {
      * allocated.
      */
     private byte[] inflateSnappy(byte[] compressed) throws IOException {
-        ByteBuffer in = ByteBuffer.wrap(compressed);
-        if (in.remaining() < SNAPPY_HEADER || !in.slice(0, SNAPPY_MAGIC.length).equals(ByteBuffer.wrap(SNAPPY_MAGIC))) {
-            throw new CorruptBatchException("records", BatchHeader.SIZE,
-                    "snappy records do not start with snappy-java's stream header (0x82 SNAPPY 0)");
-        }
-        in.position(SNAPPY_HEADER);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+        ByteBuffer in = ByteBuffer.wrap(compressed).position(SNAPPY_HEADER);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(compressed.length * 4, 64 * 1024));
         while (in.hasRemaining()) {
             int at = BatchHeader.SIZE + in.position();
             if (in.remaining() < 4) {
@@ -256,6 +297,12 @@ public enum Compression {
             long size = Integer.toUnsignedLong(Snappy.uncompressedLength(chunk));
             if (out.size() + size > MAX_INFLATED_BYTES) {
                 throw tooLarge(out.size() + size);
+            }
+            // snappy's densest element is a 3-byte copy of 64 bytes: a block claiming more than
+            // about 22 bytes per compressed byte is lying, and is refused before its buffer exists
+            if (size > 22L * length + 64) {
+                throw new CorruptBatchException("records", at, "snappy chunk of " + length
+                        + " byte(s) claims " + size + " uncompressed, more than snappy can encode in it");
             }
             out.write(Snappy.uncompress(chunk));
         }
