@@ -16,6 +16,7 @@ public final class BatchBuilder {
     private short producerEpoch = BatchHeader.NO_PRODUCER_EPOCH;
     private int baseSequence = BatchHeader.NO_SEQUENCE;
     private int partitionLeaderEpoch = BatchHeader.NO_PARTITION_LEADER_EPOCH;
+    private Compression compression = Compression.NONE;
     private final List<Record> records = new ArrayList<>();
 
     /** Marks the batch as written by idempotent producer {@code producerId} (chapter 7). */
@@ -28,6 +29,12 @@ public final class BatchBuilder {
 
     public BatchBuilder partitionLeaderEpoch(int epoch) {
         this.partitionLeaderEpoch = epoch;
+        return this;
+    }
+
+    /** Compresses the records with {@code codec}, as a producer with {@code compression.type} does. */
+    public BatchBuilder compression(Compression codec) {
+        this.compression = codec;
         return this;
     }
 
@@ -50,8 +57,14 @@ public final class BatchBuilder {
         return build(0);
     }
 
-    /** The batch with the given base offset; baseTimestamp is the first record's, maxTimestamp the largest. */
+    /** The batch with the given base offset, its records compressed with the builder's codec. */
     public ByteBuffer build(long baseOffset) {
+        ByteBuffer plain = fresh(baseOffset);
+        return compression == Compression.NONE ? plain : Compression.compress(plain, compression);
+    }
+
+    /** The plain batch with the given base offset; baseTimestamp is the first record's, maxTimestamp the largest. */
+    private ByteBuffer fresh(long baseOffset) {
         throw new Todo("ch01 task 5: a fresh producer batch (BatchBuilderTest)");
     }
 
@@ -60,8 +73,15 @@ public final class BatchBuilder {
      * the given header says), then each record relative to the header's baseOffset and
      * baseTimestamp, then the CRC over attributes..end. Returns a buffer positioned at 0.
      * Both builders end here: the fresh one above and chapter 6's {@link CompactedBatchBuilder}.
+     * When the header's attributes name a codec, the records are then compressed as one stream
+     * ({@link Compression#compress}): batchLength and the CRC are over the compressed bytes.
      */
     public static ByteBuffer encode(BatchHeader header, List<Record> records) {
+        return Compression.compress(layout(header, records));
+    }
+
+    /** {@link #encode}'s layout, records uncompressed whatever the attributes say. */
+    private static ByteBuffer layout(BatchHeader header, List<Record> records) {
         throw new Todo("ch01 task 5: lay out header, records and CRC (BatchBuilderTest)");
     }
 }

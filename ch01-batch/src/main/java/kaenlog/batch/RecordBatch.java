@@ -21,8 +21,9 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
     /**
      * Decodes one batch at the buffer's position and moves the position past it. Checks, in
      * order: 12 bytes for baseOffset and batchLength; a batchLength that covers a header and fits
-     * in the buffer; magic 2; the CRC; no compression; a record count that can fit; every record;
-     * no bytes left over.
+     * in the buffer; magic 2; the CRC; a codec of Kafka's, whose records inflate within
+     * {@link Compression#MAX_INFLATED_BYTES}; a record count that can fit; every record; no bytes
+     * left over (in a compressed batch, every check after the CRC is on the inflated records).
      */
     public static RecordBatch decode(ByteBuffer in) {
         return decode(in, true);

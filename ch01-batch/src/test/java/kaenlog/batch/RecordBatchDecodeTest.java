@@ -189,13 +189,13 @@ class RecordBatchDecodeTest {
     }
 
     @Test
-    void aCompressedBatchIsRejected() {
+    void aCodecKafkaDoesNotHaveIsRejected() {
         ByteBuffer batch = goodBatch();
-        batch.putShort(BatchHeader.ATTRIBUTES_OFFSET, (short) 1); // codec 1 = gzip
+        batch.putShort(BatchHeader.ATTRIBUTES_OFFSET, (short) 5); // bits 0-2: 0 none .. 4 zstd; 5-7 are no codec
         withCrcRecomputed(batch);
         assertCorruptAt(() -> RecordBatch.decode(batch), "attributes", BatchHeader.ATTRIBUTES_OFFSET,
-                "attribute bits 0-2 are the compression codec; kaen-log writes none and cannot read gzip "
-                        + "(the CRC was recomputed, so this is the compression check, not the CRC)");
+                "attribute bits 0-2 are the compression codec; Kafka has none numbered 5, so the batch is corrupt "
+                        + "(the CRC was recomputed, so this is the codec check, not the CRC)");
     }
 
     @Test

@@ -20,8 +20,9 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
     /**
      * Decodes one batch at the buffer's position and moves the position past it. Checks, in
      * order: 12 bytes for baseOffset and batchLength; a batchLength that covers a header and fits
-     * in the buffer; magic 2; the CRC; no compression; a record count that can fit; every record;
-     * no bytes left over.
+     * in the buffer; magic 2; the CRC; a codec of Kafka's, whose records inflate within
+     * {@link Compression#MAX_INFLATED_BYTES}; a record count that can fit; every record; no bytes
+     * left over (in a compressed batch, every check after the CRC is on the inflated records).
      */
     public static RecordBatch decode(ByteBuffer in) {
         return decode(in, true);
@@ -44,10 +45,7 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
                     "stored 0x%08x, computed 0x%08x", BatchCrc.stored(batch), BatchCrc.compute(batch)));
         }
         BatchHeader header = BatchHeader.readFrom(batch);
-        if (header.compressionCodec() != 0) {
-            throw new CorruptBatchException("attributes", BatchHeader.ATTRIBUTES_OFFSET,
-                    "compression codec " + header.compressionCodec() + " is not supported (kaen-log writes none)");
-        }
+        batch = Compression.records(header, batch); // inflated (bounded) when compressed, read from byte 61
         header.lastOffset(); // throws when baseOffset + lastOffsetDelta overflows
         if (header.recordCount() < 0 || header.recordCount() > batch.remaining() / MIN_RECORD_SIZE) {
             throw new CorruptBatchException("recordCount", BatchHeader.RECORD_COUNT_OFFSET,

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import kaenlog.batch.BatchHeader;
+import kaenlog.batch.Compression;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.FileBatches;
 import kaenlog.batch.Record;
@@ -93,7 +94,8 @@ public final class DumpCommand implements Subcommand {
                 + " producerId: " + h.producerId() + " producerEpoch: " + h.producerEpoch()
                 + " partitionLeaderEpoch: " + h.partitionLeaderEpoch() + " isTransactional: " + h.isTransactional()
                 + " isControl: " + h.isControl() + " position: " + position + " CreateTime: " + h.maxTimestamp()
-                + " size: " + h.sizeInBytes() + " magic: " + h.magic() + " compresscodec: none crc: "
+                + " size: " + h.sizeInBytes() + " magic: " + h.magic() + " compresscodec: "
+                + Compression.of(h).displayName() + " crc: "
                 + h.crcUnsigned() + " isvalid: true");
         for (Record r : batch.records()) {
             int sequence = h.baseSequence() == BatchHeader.NO_SEQUENCE ? BatchHeader.NO_SEQUENCE
