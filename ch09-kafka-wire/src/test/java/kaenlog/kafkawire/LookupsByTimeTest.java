@@ -30,9 +30,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -75,10 +80,21 @@ class LookupsByTimeTest {
         ByteBuffer versions = new ApiVersionsRequest(new ApiVersionsRequestData().setClientSoftwareName("preflight")
                 .setClientSoftwareVersion("1"), (short) 3)
                 .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "preflight", 1));
-        byte[] frame = new byte[versions.remaining()];
-        versions.get(frame);
-        assertThat(apis.handle(frame)).as("ApiVersions v3 is answered").isPresent();
+        assertThat(apis.handle(bytes(versions))).as("ApiVersions v3 is answered").isPresent();
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
+                        Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
+        ByteBuffer produce = new ProduceRequest(data, (short) 8)
+                .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 8, "preflight", 2));
+        assertThat(apis.handle(bytes(produce))).as("Produce v8 with acks=1 is answered").isPresent();
         produce();
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
     }
 
     @AfterEach
