@@ -23,6 +23,8 @@ public final class ApiKeys {
     public static final short OFFSET_FETCH = 4;
     /** Chapter 3: the configs a partition runs with (Kafka's DescribeConfigs). */
     public static final short DESCRIBE_CONFIGS = 5;
+    /** Chapter 3: where a consumer starts, by time (Kafka's ListOffsets; given code over the time index). */
+    public static final short LIST_OFFSETS = 6;
 
     /** One row of the table. */
     public record ApiKey(short key, String name, int chapter) {
@@ -35,7 +37,8 @@ public final class ApiKeys {
             new ApiKey(INIT_PRODUCER_ID, "INIT_PRODUCER_ID", 7),
             new ApiKey(OFFSET_COMMIT, "OFFSET_COMMIT", 6),
             new ApiKey(OFFSET_FETCH, "OFFSET_FETCH", 6),
-            new ApiKey(DESCRIBE_CONFIGS, "DESCRIBE_CONFIGS", 3));
+            new ApiKey(DESCRIBE_CONFIGS, "DESCRIBE_CONFIGS", 3),
+            new ApiKey(LIST_OFFSETS, "LIST_OFFSETS", 3));
 
     private ApiKeys() {
     }

@@ -99,7 +99,8 @@ class LiveBrokerTest {
                 .as("the start-up lines name, per api key of ApiKeys, the handler class and its chapter, so a"
                         + " reader knows which code runs")
                 .contains("apiKey 1 FETCH: kaenlog.broker.FetchHandler (chapter 3)",
-                        "apiKey 5 DESCRIBE_CONFIGS: kaenlog.broker.DescribeConfigsHandler (chapter 3)")
+                        "apiKey 5 DESCRIBE_CONFIGS: kaenlog.broker.DescribeConfigsHandler (chapter 3)",
+                        "apiKey 6 LIST_OFFSETS: kaenlog.broker.ListOffsetsHandler (chapter 3)")
                 .anyMatch(line -> line.startsWith("apiKey 0 PRODUCE: "));
     }
 
@@ -179,6 +180,38 @@ class LiveBrokerTest {
                 "--port", port, "--partition", PARTITION, "--from", "end", "--wait-ms", "0"));
         assertThat(fromEnd.lines()).as("--from end starts at the high watermark: nothing yet").isEmpty();
         assertThat(fromEnd.err()).contains("next offset 2");
+    }
+
+    @Test
+    void klogConsumeFromTimeStartsAtTheEarliestRecordThatNew() throws Exception {
+        broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0).withStartNowMs(NOW_MS), log);
+        String port = Integer.toString(broker.port());
+        Waits.requireFramesFlushed();
+        for (long at : new long[] {NOW_MS, NOW_MS + 1_000}) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int produced = Waits.within("klog produce's answers", Waits.NO_FLUSH, () -> new ProduceCommand(
+                    new ByteArrayInputStream(("at-" + at + "\nagain-" + at + "\n").getBytes(StandardCharsets.UTF_8)))
+                    .run(List.of("--port", port, "--partition", PARTITION, "--now-ms", Long.toString(at)),
+                            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                            new PrintStream(err, true, StandardCharsets.UTF_8)));
+            assertThat(produced).as("klog produce succeeds (stderr: %s; broker: %s)", err, log()).isZero();
+        }
+
+        CliRun later = Waits.within("klog consume's answers", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "consume",
+                "--port", port, "--partition", PARTITION, "--from-time", Long.toString(NOW_MS + 1), "--wait-ms", "0"));
+        assertThat(later.lines().stream().map(l -> l.split("\t")[0] + " " + l.split("\t")[3]).toList())
+                .as("--from-time starts at the earliest offset whose timestamp is >= it (the broker's time index,"
+                        + " LIST_OFFSETS) (stderr: %s; broker: %s)", later.err(), log())
+                .containsExactly("2 at-" + (NOW_MS + 1_000), "3 again-" + (NOW_MS + 1_000));
+        CliRun all = Waits.within("klog consume's answers", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "consume",
+                "--port", port, "--partition", PARTITION, "--from-time", Long.toString(NOW_MS), "--wait-ms", "0"));
+        assertThat(all.lines()).as("a timestamp equal to the first records' includes them").hasSize(4);
+        CliRun none = Waits.within("klog consume's answers", Waits.NO_FLUSH, () -> CliRun.of(Klog::run, "consume",
+                "--port", port, "--partition", PARTITION, "--from-time", Long.toString(NOW_MS + 1_001),
+                "--wait-ms", "0"));
+        assertThat(none.lines()).as("newer than every record: nothing yet").isEmpty();
+        assertThat(none.err()).as("and it says where it starts instead")
+                .contains("starting at the high watermark, 4").contains("next offset 4");
     }
 
     @Test

@@ -58,6 +58,8 @@ class KlogCliTest {
         "consume --port 9092 --partition orders-0 --from -1",
         "consume --port 9092 --partition orders-0 --max 0",
         "consume --port 9092 --partition orders-0 --wait-ms x",
+        "consume --port 9092 --partition orders-0 --from-time yesterday",
+        "consume --port 9092 --partition orders-0 --from 0 --from-time 1700000000000",
         "consume --port 9092 --partition a/b-0",
         "produce-demo --records 0",
         "produce-demo --records 100",

@@ -10,8 +10,9 @@ import kaenlog.workbook.Todo;
  * {@code common/message/*Request.json}).
  *
  * <p>The ranges stop below the flexible versions wherever a client can live with that: a client
- * picks the highest version both sides know, so Produce v8, Fetch v11, ListOffsets v5, Metadata v8
- * and InitProducerId v1 serve both kafka-clients 4.1.1 and librdkafka (kcat). ApiVersions goes to
+ * picks the highest version both sides know, so Produce v8, Fetch v11, Metadata v8 and InitProducerId
+ * v1 serve both kafka-clients 4.1.1 and librdkafka (kcat). ListOffsets goes to v7 (flexible from v6)
+ * because v7 is the first that may ask for MAX_TIMESTAMP (-3, KIP-734). ApiVersions goes to
  * v3, the first flexible one, because librdkafka asks for v3 and kafka-clients 4.1.1 for v4 — and a
  * v4 request is answered in ApiVersions' documented fallback: a v0 response with
  * UNSUPPORTED_VERSION and this table, after which the client asks again at v3.
@@ -19,7 +20,7 @@ import kaenlog.workbook.Todo;
 public enum ApiKey {
     PRODUCE(0, 3, 8, 9),
     FETCH(1, 4, 11, 12),
-    LIST_OFFSETS(2, 1, 5, 6),
+    LIST_OFFSETS(2, 1, 7, 6),
     METADATA(3, 1, 8, 9),
     API_VERSIONS(18, 0, 3, 3),
     INIT_PRODUCER_ID(22, 0, 1, 2);

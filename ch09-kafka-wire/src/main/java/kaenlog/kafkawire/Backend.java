@@ -59,6 +59,20 @@ public final class Backend {
                 .locked(log -> new long[] {log.logStartOffset(), log.highWatermark()});
     }
 
+    /**
+     * A lookup by time in an existing partition (chapter 3's time index): the earliest record whose
+     * timestamp is at or after {@code timestamp}, or for {@link ListOffsets#MAX_TIMESTAMP} the first
+     * record holding the largest timestamp; empty when there is none below the high watermark (what a
+     * consumer may fetch bounds what it is told, as Kafka's ReplicaManager does with lastFetchableOffset).
+     */
+    public Optional<kaenlog.log.Segment.TimestampAndOffset> offsetForTimestamp(String partition, long timestamp)
+            throws IOException {
+        return broker.existingPartition(partition)
+                .orElseThrow(() -> new IOException("partition " + partition + " does not exist"))
+                .locked(log -> (timestamp == ListOffsets.MAX_TIMESTAMP ? log.largestTimestamp()
+                        : log.offsetForTimestamp(timestamp)).filter(found -> found.offset() < log.highWatermark()));
+    }
+
     /** Opens (creating it when new) a partition: Kafka's auto.create.topics.enable, one partition. */
     public void create(String partition) throws IOException {
         broker.partition(partition);

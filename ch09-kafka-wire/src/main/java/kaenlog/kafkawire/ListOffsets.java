@@ -3,16 +3,28 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import kaenlog.log.Segment;
 
 /**
- * ListOffsets (key 2), v1..v5: where a consumer starts. Timestamp -2 (EARLIEST) is the log start
+ * ListOffsets (key 2), v1..v7: where a consumer starts. Timestamp -2 (EARLIEST) is the log start
  * offset; -1 (LATEST) is the high watermark, the end a consumer can read to (Kafka answers the
  * high watermark for read_uncommitted and the last stable offset for read_committed: with no
- * transactions the two are the same here). A lookup by a real timestamp is not built.
+ * transactions the two are the same here). Any other timestamp is a lookup by time, through
+ * chapter 3's time index: the earliest offset whose record's timestamp is at or after it, answered
+ * with that record's timestamp and its batch's leader epoch; -3 (MAX_TIMESTAMP, KIP-734, from
+ * version 7 on) is the first record holding the largest timestamp. A record found at or past the
+ * high watermark, or none found, is answered offset -1 and timestamp -1 with no error (Kafka's
+ * ReplicaManager: a consumer is never told of an offset it cannot fetch yet). Version 6 is the
+ * first flexible one (compact strings and arrays, tagged fields).
  */
 public final class ListOffsets {
     public static final long EARLIEST = -2;
     public static final long LATEST = -1;
+    /** KIP-734: the offset of the record with the largest timestamp (ListOffsets v7 and later). */
+    public static final long MAX_TIMESTAMP = -3;
+    /** Kafka's UNKNOWN_OFFSET and UNKNOWN_TIMESTAMP (ListOffsetsResponse): nothing found. */
+    public static final long UNKNOWN = -1;
 
     public record PartitionRequest(int partition, long timestamp) {
     }
@@ -20,7 +32,11 @@ public final class ListOffsets {
     public record TopicRequest(String name, List<PartitionRequest> partitions) {
     }
 
-    public record PartitionResponse(int partition, short errorCode, long offset) {
+    public record PartitionResponse(int partition, short errorCode, long timestamp, long offset, int leaderEpoch) {
+        /** An answer without a timestamp (EARLIEST, LATEST, errors): leader epoch 0 when it is no error, else -1. */
+        public PartitionResponse(int partition, short errorCode, long offset) {
+            this(partition, errorCode, UNKNOWN, offset, errorCode == KafkaErrors.NONE ? 0 : -1);
+        }
     }
 
     public record TopicResponse(String name, List<PartitionResponse> partitions) {
@@ -30,15 +46,17 @@ public final class ListOffsets {
     }
 
     public static List<TopicRequest> parse(KafkaReader in, short version) {
+        boolean flexible = ApiKey.LIST_OFFSETS.isFlexible(version);
         in.int32("replica_id");
         if (version >= 2) {
             in.int8("isolation_level");
         }
-        int topicCount = in.arrayLength("topics");
+        int topicCount = flexible ? in.compactArrayLength("topics") : in.arrayLength("topics");
         List<TopicRequest> topics = new ArrayList<>();
         for (int t = 0; t < topicCount; t++) {
-            String name = in.string("topics.name");
-            int partitionCount = in.arrayLength("topics.partitions");
+            String name = flexible ? in.compactString("topics.name") : in.string("topics.name");
+            int partitionCount = flexible ? in.compactArrayLength("topics.partitions")
+                    : in.arrayLength("topics.partitions");
             List<PartitionRequest> partitions = new ArrayList<>();
             for (int p = 0; p < partitionCount; p++) {
                 int partition = in.int32("partition_index");
@@ -46,8 +64,17 @@ public final class ListOffsets {
                     in.int32("current_leader_epoch");
                 }
                 partitions.add(new PartitionRequest(partition, in.int64("timestamp")));
+                if (flexible) {
+                    in.skipTaggedFields("partition");
+                }
+            }
+            if (flexible) {
+                in.skipTaggedFields("topic");
             }
             topics.add(new TopicRequest(name, partitions));
+        }
+        if (flexible) {
+            in.skipTaggedFields("ListOffsets request");
         }
         in.end("ListOffsets v" + version + " request");
         return topics;
@@ -76,24 +103,51 @@ public final class ListOffsets {
         if (p.timestamp() == LATEST) {
             return new PartitionResponse(p.partition(), KafkaErrors.NONE, startAndHw[1]);
         }
-        return new PartitionResponse(p.partition(), KafkaErrors.INVALID_REQUEST, -1);
+        Optional<Segment.TimestampAndOffset> found = backend.offsetForTimestamp(
+                Backend.partitionName(topic, p.partition()), p.timestamp());
+        return found.map(f -> new PartitionResponse(p.partition(), KafkaErrors.NONE, f.timestamp(), f.offset(),
+                        f.leaderEpoch()))
+                .orElse(new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, UNKNOWN, -1));
     }
 
     public static byte[] response(List<TopicResponse> topics, short version) {
+        boolean flexible = ApiKey.LIST_OFFSETS.isFlexible(version);
         KafkaWriter out = new KafkaWriter();
         if (version >= 2) {
             out.int32(0); // throttle_time_ms
         }
-        out.arrayLength(topics.size());
+        arrayLength(out, flexible, topics.size());
         for (TopicResponse topic : topics) {
-            out.nullableString(topic.name()).arrayLength(topic.partitions().size());
+            if (flexible) {
+                out.compactNullableString(topic.name());
+            } else {
+                out.nullableString(topic.name());
+            }
+            arrayLength(out, flexible, topic.partitions().size());
             for (PartitionResponse p : topic.partitions()) {
-                out.int32(p.partition()).int16(p.errorCode()).int64(-1).int64(p.offset()); // timestamp -1
+                out.int32(p.partition()).int16(p.errorCode()).int64(p.timestamp()).int64(p.offset());
                 if (version >= 4) {
-                    out.int32(p.errorCode() == KafkaErrors.NONE ? 0 : -1); // leader_epoch
+                    out.int32(p.leaderEpoch());
+                }
+                if (flexible) {
+                    out.noTaggedFields();
                 }
             }
+            if (flexible) {
+                out.noTaggedFields();
+            }
+        }
+        if (flexible) {
+            out.noTaggedFields();
         }
         return out.toByteArray();
+    }
+
+    private static void arrayLength(KafkaWriter out, boolean flexible, int count) {
+        if (flexible) {
+            out.compactArrayLength(count);
+        } else {
+            out.arrayLength(count);
+        }
     }
 }

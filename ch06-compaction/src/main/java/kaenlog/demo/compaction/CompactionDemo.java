@@ -412,7 +412,7 @@ public final class CompactionDemo implements Subcommand {
                         + List.copyOf(records(reopened).keySet());
                 out.printf("  %-24s %-36s %s%n", step, leftBehind, found);
                 claims.check(isOld != isNew, "a crash after " + step + " leaves exactly the old or the new segment");
-                claims.check(filesOfSegmentZero(run).equals(".index .log"),
+                claims.check(filesOfSegmentZero(run).equals(".index .log .timeindex"),
                         "after a crash after " + step + ", Log.open leaves no .cleaned or .swap file");
             }
         }

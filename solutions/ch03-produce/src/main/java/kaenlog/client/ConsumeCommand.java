@@ -19,6 +19,7 @@ import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
+import kaenlog.wire.ListOffsets;
 import kaenlog.wire.OffsetCommit;
 import kaenlog.wire.OffsetFetch;
 
@@ -32,7 +33,10 @@ import kaenlog.wire.OffsetFetch;
  * {@code null}, headers as {@code k=v,k=v} or {@code NO_HEADERS} (Kafka's console consumer's word).
  *
  * <p>Where it starts: {@code --from beginning} (the log start offset, the default), {@code end}
- * (the high watermark: only what comes next) or an offset. With {@code --group G} it starts at the
+ * (the high watermark: only what comes next) or an offset; {@code --from-time T} (ms since the epoch)
+ * starts at the earliest offset whose record's timestamp is at or after T, which the broker finds
+ * with its time index (LIST_OFFSETS, as kcat's {@code -o s@T}), or at the high watermark when no
+ * record is that new. With {@code --group G} it starts at the
  * group's committed offset (chapter 6 stores it), {@code --from} applying only when the group has
  * none (Kafka's auto.offset.reset), and commits the next offset after every fetch it printed, so a
  * second run, even after a broker restart, goes on where the first stopped. A fetch answers with
@@ -52,7 +56,7 @@ public final class ConsumeCommand implements Subcommand {
     @Override
     public String usage() {
         return "--partition NAME [--port P (default 9092)] [--host 127.0.0.1] [--from beginning|end|OFFSET"
-                + " (default beginning)] [--group G] [--max N] [--follow] [--wait-ms MS (default 500)] [--skip-corrupt]"
+                + " (default beginning) | --from-time MS] [--group G] [--max N] [--follow] [--wait-ms MS (default 500)] [--skip-corrupt]"
                 + "   (prints OFFSET TAB TIMESTAMP TAB KEY TAB VALUE TAB HEADERS)";
     }
 
@@ -61,8 +65,20 @@ public final class ConsumeCommand implements Subcommand {
         return "chapter 3: print a partition's records from a running broker (chapter 6: as a consumer group)";
     }
 
-    /** Where to start when no commit says it. */
+    /** Where to start when no commit says it: beginning, end, an offset, or {@code time:MS}. */
     private record Start(String where) {
+        static Start ofTime(String text) throws UsageException {
+            try {
+                long ms = Long.parseLong(text);
+                if (ms < 0) {
+                    throw new UsageException("--from-time takes a timestamp in ms since the epoch, 0 or more, not " + text);
+                }
+                return new Start("time:" + ms);
+            } catch (NumberFormatException e) {
+                throw new UsageException("--from-time takes a timestamp in ms since the epoch, not '" + text + "'");
+            }
+        }
+
         static Start of(String text) throws UsageException {
             if (!text.equals("beginning") && !text.equals("end")) {
                 try {
@@ -79,10 +95,14 @@ public final class ConsumeCommand implements Subcommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("host", "port", "partition", "from", "max", "wait-ms", "group"),
+        Flags flags = Flags.parse(args, Set.of("host", "port", "partition", "from", "from-time", "max", "wait-ms", "group"),
                 Set.of("follow", "skip-corrupt")).noPositional();
         ClientFlags from = ClientFlags.of(flags);
-        Start start = Start.of(flags.string("from", "beginning"));
+        if (flags.has("from") && flags.has("from-time")) {
+            throw new UsageException("--from and --from-time choose the same thing: give one");
+        }
+        Start start = flags.has("from-time") ? Start.ofTime(flags.string("from-time", null))
+                : Start.of(flags.string("from", "beginning"));
         long max = flags.longValue("max", Long.MAX_VALUE, 1, Long.MAX_VALUE);
         int waitMs = flags.intValue("wait-ms", 500, 0, Integer.MAX_VALUE);
         String group = flags.string("group", null);
@@ -198,6 +218,9 @@ public final class ConsumeCommand implements Subcommand {
 
         /** The offset to start at when no commit says it; -1 when the broker refused. */
         private long startOffset(Start start) throws IOException {
+            if (start.where().startsWith("time:")) {
+                return offsetForTime(Long.parseLong(start.where().substring("time:".length())));
+            }
             if (!start.where().equals("beginning") && !start.where().equals("end")) {
                 return Long.parseLong(start.where());
             }
@@ -209,6 +232,25 @@ public final class ConsumeCommand implements Subcommand {
                 return -1;
             }
             return start.where().equals("beginning") ? probe.logStartOffset() : probe.highWatermark();
+        }
+
+        /** The earliest offset at or after {@code timestampMs}, by LIST_OFFSETS; the high watermark when none; -1 when refused. */
+        private long offsetForTime(long timestampMs) throws IOException {
+            ListOffsets.Response found = ListOffsets.Response.decode(client.call(ApiKeys.LIST_OFFSETS,
+                    new ListOffsets.Request(partition, timestampMs).encode()));
+            if (found.error() != ErrorCode.NONE) {
+                err.println("klog consume: looking up " + partition + " by time " + timestampMs + " failed: "
+                        + found.error());
+                return -1;
+            }
+            if (found.offset() != ListOffsets.UNKNOWN) {
+                return found.offset();
+            }
+            ListOffsets.Response end = ListOffsets.Response.decode(client.call(ApiKeys.LIST_OFFSETS,
+                    new ListOffsets.Request(partition, ListOffsets.LATEST).encode()));
+            err.println("klog consume: no record of " + partition + " has a timestamp at or after " + timestampMs
+                    + ": starting at the high watermark, " + end.offset());
+            return end.offset();
         }
 
         private void reportFetchError(FetchResponse response, long offset) {

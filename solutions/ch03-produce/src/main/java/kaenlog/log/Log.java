@@ -136,6 +136,11 @@ public final class Log implements Closeable {
             }
             segments.put(base, segment);
         }
+        if (!readOnly && !segments.isEmpty()) {
+            for (Segment closed : segments.headMap(segments.lastKey(), false).values()) {
+                closed.onBecomeInactive();
+            }
+        }
         if (segments.isEmpty()) {
             if (readOnly) {
                 throw new ReadOnlyLogException(dir, "create the first segment");
@@ -175,19 +180,24 @@ public final class Log implements Closeable {
                 + " roll that failed" + (readOnly ? "" : "; removed"));
     }
 
-    /** An index whose log file is missing belongs to no segment (a roll that failed after it). */
+    /** An index (offset or time) whose log file is missing belongs to no segment (a roll that failed after it). */
     private void removeOrphanIndexes() throws IOException {
         List<Path> orphans;
         try (Stream<Path> files = Files.list(dir)) {
-            orphans = files.filter(p -> Segment.parseBaseOffset(p.getFileName().toString(), Segment.INDEX_SUFFIX)
-                    .isPresent()).filter(p -> !Files.exists(p.resolveSibling(p.getFileName().toString()
-                    .replace(Segment.INDEX_SUFFIX, Segment.LOG_SUFFIX)))).sorted().toList();
+            orphans = files.filter(p -> orphanIndex(p, Segment.INDEX_SUFFIX) || orphanIndex(p, Segment.TIME_INDEX_SUFFIX))
+                    .sorted().toList();
         }
         for (Path orphan : orphans) {
             Files.delete(orphan);
             openEvents.add("removed " + orphan.getFileName() + ": an index without its log");
         }
         Files.deleteIfExists(dir.resolve(RECOVERY_POINT_FILE + ".tmp"));
+    }
+
+    private static boolean orphanIndex(Path file, String suffix) {
+        String name = file.getFileName().toString();
+        return Segment.parseBaseOffset(name, suffix).isPresent()
+                && !Files.exists(file.resolveSibling(name.replace(suffix, Segment.LOG_SUFFIX)));
     }
 
     /** The checkpointed recovery point; 0 (recover everything) when there is none or it is unreadable. */
@@ -242,6 +252,7 @@ public final class Log implements Closeable {
                 Files.move(leftover, dir.resolve(target), StandardCopyOption.REPLACE_EXISTING,
                         StandardCopyOption.ATOMIC_MOVE);
                 Files.deleteIfExists(dir.resolve(target.replace(Segment.LOG_SUFFIX, Segment.INDEX_SUFFIX)));
+                Files.deleteIfExists(dir.resolve(target.replace(Segment.LOG_SUFFIX, Segment.TIME_INDEX_SUFFIX)));
             } else {
                 Files.deleteIfExists(leftover);
             }
@@ -400,6 +411,7 @@ public final class Log implements Closeable {
             return;
         }
         try {
+            activeSegment().onBecomeInactive();
             activeSegment().flush();
             segments.put(base, Segment.create(dir, base, config.indexIntervalBytes()));
             checkpointRecoveryPoint(base);
@@ -455,6 +467,39 @@ public final class Log implements Closeable {
         }
         return concat(batches, total);
         // END-SOLUTION
+    }
+
+    /**
+     * The earliest offset whose record's timestamp is at or after {@code timestamp}, with that
+     * timestamp and its batch's leader epoch; empty when no record is that new (Kafka's
+     * UnifiedLog.fetchOffsetByTimestamp: the first segment whose largest timestamp reaches the
+     * target is searched through its time index, then its batches). Up to the log end: a consumer's
+     * answer (ListOffsets) is bounded by the high watermark by its caller. Given code: no task.
+     */
+    public Optional<Segment.TimestampAndOffset> offsetForTimestamp(long timestamp) throws IOException {
+        ensureOnline();
+        for (Segment segment : segments.values()) {
+            if (segment.largestTimestampSoFar() >= timestamp) {
+                return segment.findOffsetByTimestamp(timestamp, logStartOffset);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The first record holding the log's largest timestamp; empty when no record has a timestamp
+     * (Kafka's answer to ListOffsets' MAX_TIMESTAMP, -3, KIP-734: the first segment with the largest
+     * timestamp, then the first record in it with that timestamp).
+     */
+    public Optional<Segment.TimestampAndOffset> largestTimestamp() throws IOException {
+        ensureOnline();
+        Segment latest = null;
+        for (Segment segment : segments.values()) {
+            if (latest == null || segment.largestTimestampSoFar() > latest.largestTimestampSoFar()) {
+                latest = segment;
+            }
+        }
+        return latest.findLargestTimestamp();
     }
 
     /** Removes every batch whose last offset is at or past {@code offset} (a follower truncating, chapter 8). */
@@ -536,14 +581,16 @@ public final class Log implements Closeable {
         }
         try {
             old.close();
-            // The old index first: a crash after the move must not pair the new log with the old index.
+            // The old indexes first: a crash after the move must not pair the new log with the old indexes.
             Files.deleteIfExists(old.indexFile());
+            Files.deleteIfExists(old.timeIndexFile());
             Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw goOffline(e);
         }
         Segment replacement = Segment.open(dir, old.baseOffset(), config.indexIntervalBytes(), Long.MAX_VALUE, true,
                 false, openEvents);
+        replacement.onBecomeInactive();
         segments.put(old.baseOffset(), replacement);
         return replacement;
     }

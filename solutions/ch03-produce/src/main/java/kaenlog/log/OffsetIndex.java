@@ -31,6 +31,13 @@ public final class OffsetIndex implements Closeable {
     private final long baseOffset;
     private final List<Entry> entries = new ArrayList<>();
     private FileChannel channel;
+    private AppendListener listener;
+
+    /** Told of every entry added, after it is written: the segment writes its time index entry with it. */
+    @FunctionalInterface
+    interface AppendListener {
+        void appended(long offset, int position) throws IOException;
+    }
 
     private OffsetIndex(Path file, long baseOffset) {
         this.file = file;
@@ -96,6 +103,17 @@ public final class OffsetIndex implements Closeable {
             channel.write(entry);
         }
         entries.add(new Entry(offset, position));
+        if (listener != null) {
+            listener.appended(offset, position);
+        }
+    }
+
+    /**
+     * From now on {@code listener} is told of every entry added (Kafka's LogSegment.append writes the
+     * time index entry right after the offset index entry, under the same index.interval.bytes rule).
+     */
+    void onAppend(AppendListener newListener) {
+        this.listener = newListener;
     }
 
     /**

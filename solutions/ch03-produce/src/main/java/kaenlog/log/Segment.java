@@ -9,28 +9,35 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import kaenlog.batch.BatchCrc;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.FileBatches;
+import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 
 /**
  * One segment of a partition: {@code <baseOffset>.log}, a plain concatenation of v2 batches that
- * Kafka's own dump tool can read, and its sparse {@code <baseOffset>.index}. Only the newest
+ * Kafka's own dump tool can read, its sparse {@code <baseOffset>.index} and its sparse
+ * {@code <baseOffset>.timeindex} (given code, {@link TimeIndex}). Only the newest
  * segment (the active one) is appended to; the others are closed and immutable until retention
  * deletes them or compaction rewrites them (chapter 6).
  */
 public final class Segment implements Closeable {
     public static final String LOG_SUFFIX = ".log";
     public static final String INDEX_SUFFIX = ".index";
+    public static final String TIME_INDEX_SUFFIX = ".timeindex";
 
     private final Path dir;
     private final long baseOffset;
     private final int indexIntervalBytes;
     private FileChannel log;
     private OffsetIndex index;
+    private TimeIndex timeIndex;
+    /** The largest timestamp so far and the last offset of the batch that first reached it (Kafka's maxTimestampAndOffsetSoFar). */
+    private TimeIndex.Entry largestSoFar;
     private int size;
     private long nextOffset;
     private long maxTimestamp = BatchHeader.NO_TIMESTAMP;
@@ -41,6 +48,7 @@ public final class Segment implements Closeable {
         this.baseOffset = baseOffset;
         this.indexIntervalBytes = indexIntervalBytes;
         this.nextOffset = baseOffset;
+        this.largestSoFar = new TimeIndex.Entry(BatchHeader.NO_TIMESTAMP, baseOffset);
     }
 
     /**
@@ -87,17 +95,23 @@ public final class Segment implements Closeable {
         } catch (IOException e) {
             throw new StorageException(segment.logFile(), e);
         }
+        Path failed = segment.indexFile();
         try {
             segment.index = OffsetIndex.create(segment.indexFile(), baseOffset);
+            failed = segment.timeIndexFile();
+            segment.useTimeIndex(TimeIndex.create(segment.timeIndexFile(), baseOffset));
             return segment;
         } catch (IOException e) {
             segment.closeQuietly();
             try {
+                if (segment.index != null) { // the time index failed: the offset index is this roll's too
+                    Files.deleteIfExists(segment.indexFile());
+                }
                 Files.deleteIfExists(segment.logFile());
             } catch (IOException alsoFailed) {
                 e.addSuppressed(alsoFailed);
             }
-            throw new StorageException(segment.indexFile(), e);
+            throw new StorageException(failed, e);
         }
     }
 
@@ -145,6 +159,7 @@ public final class Segment implements Closeable {
         }
         if (stored != null && !recovering && agrees(stored)) {
             index = stored;
+            loadTimeIndex(readOnly, events);
             return;
         }
         if (stored != null) {
@@ -155,6 +170,8 @@ public final class Segment implements Closeable {
             }
         }
         index = readOnly ? OffsetIndex.inMemory(indexFile(), baseOffset) : OffsetIndex.create(indexFile(), baseOffset);
+        useTimeIndex(readOnly ? TimeIndex.inMemory(timeIndexFile(), baseOffset)
+                : TimeIndex.create(timeIndexFile(), baseOffset));
         resetTo(0);
         scanTrusted(trustedEnd, Long.MAX_VALUE, false);
         if (recovering) {
@@ -230,6 +247,106 @@ public final class Segment implements Closeable {
     }
 
     /**
+     * The offset index was kept: the stored time index is kept too when it passes its sanity check
+     * ({@link TimeIndex#load}); missing or failing, it is rebuilt from the batch headers, an entry
+     * with each offset index entry, as appending wrote it.
+     */
+    private void loadTimeIndex(boolean readOnly, List<String> events) throws IOException {
+        TimeIndex stored = TimeIndex.load(timeIndexFile(), baseOffset, nextOffset, largestSoFar.timestamp());
+        if (stored != null) {
+            useTimeIndex(stored);
+            return;
+        }
+        if (Files.exists(timeIndexFile())) {
+            events.add("time index " + timeIndexFile().getFileName() + " fails its sanity check (a partial entry, or"
+                    + " timestamps or offsets that do not grow or lie outside its log): rebuilt from the log");
+        }
+        useTimeIndex(readOnly ? TimeIndex.inMemory(timeIndexFile(), baseOffset)
+                : TimeIndex.create(timeIndexFile(), baseOffset));
+        List<OffsetIndex.Entry> entries = index.entries();
+        int next = 0;
+        long largest = BatchHeader.NO_TIMESTAMP;
+        long offsetOfLargest = baseOffset;
+        for (long position = 0; position < size && next < entries.size(); ) {
+            BatchHeader header = headerAt(position);
+            if (header.maxTimestamp() > largest) {
+                largest = header.maxTimestamp();
+                offsetOfLargest = header.lastOffset();
+            }
+            if (entries.get(next).position() == position) {
+                timeIndex.maybeAppend(largest, offsetOfLargest);
+                next++;
+            }
+            position += header.sizeInBytes();
+        }
+    }
+
+    /** Makes {@code index} this segment's time index, written with every offset index entry from now on. */
+    private void useTimeIndex(TimeIndex newIndex) {
+        timeIndex = newIndex;
+        index.onAppend((offset, position) -> timeIndex.maybeAppend(largestSoFar.timestamp(), largestSoFar.offset()));
+    }
+
+    /**
+     * The segment stops being the active one (a roll, or a later segment found at open): its time
+     * index gets a last entry holding its largest timestamp, when it has none yet (Kafka's
+     * LogSegment.onBecomeInactiveSegment), so that the index's last entry is the segment's newest
+     * timestamp.
+     */
+    void onBecomeInactive() throws IOException {
+        try {
+            timeIndex.maybeAppend(largestSoFar.timestamp(), largestSoFar.offset());
+        } catch (IOException e) {
+            throw new StorageException(timeIndexFile(), e);
+        }
+    }
+
+    /**
+     * The first record at or after {@code startingOffset} whose timestamp is at or after
+     * {@code timestamp}, in offset order; empty when the segment has none (Kafka's
+     * LogSegment.findOffsetByTimestamp). The time index gives the last entry at or below the
+     * timestamp (every record before its offset is older), the offset index where that offset's
+     * batch starts, and the batch headers from there are walked: only a batch whose max timestamp
+     * reaches the target is decoded.
+     */
+    public Optional<TimestampAndOffset> findOffsetByTimestamp(long timestamp, long startingOffset) throws IOException {
+        TimeIndex.Entry entry = timeIndex.lookup(timestamp);
+        long position = index.lookup(Math.max(entry.offset(), startingOffset)).position();
+        while (position < size) {
+            BatchHeader header = headerAt(position);
+            if (header.maxTimestamp() >= timestamp && header.lastOffset() >= startingOffset) {
+                for (Record record : RecordBatch.decode(batchAt(position)).records()) {
+                    if (record.timestamp() >= timestamp && record.offset() >= startingOffset) {
+                        return Optional.of(new TimestampAndOffset(record.timestamp(), record.offset(),
+                                header.partitionLeaderEpoch()));
+                    }
+                }
+            }
+            position += header.sizeInBytes();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The first record holding this segment's largest timestamp; empty when the segment has no
+     * timestamp (Kafka's answer to ListOffsets' MAX_TIMESTAMP, KIP-734).
+     */
+    public Optional<TimestampAndOffset> findLargestTimestamp() throws IOException {
+        if (largestSoFar.timestamp() == BatchHeader.NO_TIMESTAMP) {
+            return Optional.empty();
+        }
+        return findOffsetByTimestamp(largestSoFar.timestamp(), baseOffset)
+                .filter(found -> found.timestamp() == largestSoFar.timestamp());
+    }
+
+    /**
+     * A record found by its timestamp: that timestamp, its offset, and the leader epoch of its batch
+     * (-1 when none was stamped), as Kafka's ListOffsets answers it.
+     */
+    public record TimestampAndOffset(long timestamp, long offset, int leaderEpoch) {
+    }
+
+    /**
      * Recovers the batches after the trusted ones and says what was cut: the file, the byte, the
      * whole batches (how many, which offsets) and the torn bytes after them.
      */
@@ -279,6 +396,7 @@ public final class Segment implements Closeable {
      */
     public long recover() throws IOException {
         index.truncateToPosition(0);
+        timeIndex.truncateToEntries(0);
         resetTo(0);
         return truncateTornTail();
     }
@@ -346,6 +464,7 @@ public final class Segment implements Closeable {
 
     /** Book-keeping after a batch at {@code position}: size, next offset, max timestamp, index. */
     private void track(BatchHeader header, int position, boolean indexIt) throws IOException {
+        noteLargestTimestamp(header);
         // BEGIN-SOLUTION ch03 task 2: add a sparse index entry every index.interval.bytes (OffsetIndexTest)
         if (indexIt && bytesSinceLastIndexEntry > indexIntervalBytes) {
             index.append(header.lastOffset(), position);
@@ -356,6 +475,17 @@ public final class Segment implements Closeable {
         nextOffset = header.nextOffset();
         maxTimestamp = Math.max(maxTimestamp, header.maxTimestamp());
         // END-SOLUTION
+    }
+
+    /**
+     * Given code, for the time index: the largest timestamp so far and the batch that first reached
+     * it. Kept before the offset index entry is added, so an entry added with this batch's covers it
+     * (Kafka's LogSegment.append updates maxTimestampAndOffsetSoFar first, too).
+     */
+    private void noteLargestTimestamp(BatchHeader header) {
+        if (header.maxTimestamp() > largestSoFar.timestamp()) {
+            largestSoFar = new TimeIndex.Entry(header.maxTimestamp(), header.lastOffset());
+        }
     }
 
     /** The header of the batch at {@code position} (only its 61 bytes are read). */
@@ -480,6 +610,11 @@ public final class Segment implements Closeable {
         } catch (IOException e) {
             throw new StorageException(indexFile(), e);
         }
+        try {
+            timeIndex.truncateTo(offset);
+        } catch (IOException e) {
+            throw new StorageException(timeIndexFile(), e);
+        }
         resetTo(0);
         for (long at = 0; at < position; ) {
             BatchHeader header = headerAt(at);
@@ -492,6 +627,7 @@ public final class Segment implements Closeable {
         size = newSize;
         nextOffset = baseOffset;
         maxTimestamp = BatchHeader.NO_TIMESTAMP;
+        largestSoFar = new TimeIndex.Entry(BatchHeader.NO_TIMESTAMP, baseOffset);
         bytesSinceLastIndexEntry = 0;
     }
 
@@ -512,6 +648,11 @@ public final class Segment implements Closeable {
         return size == 0;
     }
 
+    /** The largest timestamp so far as the time index keeps it (given code; -1 when there is none). */
+    public long largestTimestampSoFar() {
+        return largestSoFar.timestamp();
+    }
+
     /** The largest timestamp of any batch in it (-1 when empty): retention by time compares this (chapter 6). */
     public long maxTimestamp() {
         return maxTimestamp;
@@ -521,12 +662,20 @@ public final class Segment implements Closeable {
         return index.entries();
     }
 
+    public List<TimeIndex.Entry> timeIndexEntries() {
+        return timeIndex.entries();
+    }
+
     public Path logFile() {
         return dir.resolve(fileName(baseOffset, LOG_SUFFIX));
     }
 
     public Path indexFile() {
         return dir.resolve(fileName(baseOffset, INDEX_SUFFIX));
+    }
+
+    public Path timeIndexFile() {
+        return dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
     }
 
     void flush() throws IOException {
@@ -540,6 +689,11 @@ public final class Segment implements Closeable {
         } catch (IOException e) {
             throw new StorageException(indexFile(), e);
         }
+        try {
+            timeIndex.flush();
+        } catch (IOException e) {
+            throw new StorageException(timeIndexFile(), e);
+        }
     }
 
     @Override
@@ -549,8 +703,14 @@ public final class Segment implements Closeable {
                 log.close();
             }
         } finally {
-            if (index != null) {
-                index.close();
+            try {
+                if (index != null) {
+                    index.close();
+                }
+            } finally {
+                if (timeIndex != null) {
+                    timeIndex.close();
+                }
             }
         }
     }
@@ -564,10 +724,11 @@ public final class Segment implements Closeable {
         }
     }
 
-    /** Closes and removes both files. */
+    /** Closes and removes its three files. */
     void delete() throws IOException {
         close();
         Files.deleteIfExists(logFile());
         Files.deleteIfExists(indexFile());
+        Files.deleteIfExists(timeIndexFile());
     }
 }
