@@ -233,37 +233,65 @@ public final class Segment implements Closeable {
 
     /**
      * The offset index was kept: the stored time index is kept too when it passes its sanity check
-     * ({@link TimeIndex#load}); missing or failing, it is rebuilt from the batch headers, an entry
-     * with each offset index entry, as appending wrote it.
+     * ({@link TimeIndex#load}) and holds exactly the entries appending would have written for these
+     * batches (a time index is cheap to check: the batch headers were read anyway); missing or
+     * failing, it is rebuilt from the batch headers, an entry with each offset index entry.
      */
     private void loadTimeIndex(boolean readOnly, List<String> events) throws IOException {
+        List<TimeIndex.Entry> expected = timeIndexFromLog();
         TimeIndex stored = TimeIndex.load(timeIndexFile(), baseOffset, nextOffset, largestSoFar.timestamp());
-        if (stored != null) {
+        if (stored != null && writtenByAppending(stored.entries(), expected)) {
             useTimeIndex(stored);
             return;
         }
+        if (stored != null) {
+            stored.close();
+        }
         if (Files.exists(timeIndexFile())) {
             events.add("time index " + timeIndexFile().getFileName() + " fails its sanity check (a partial entry, or"
-                    + " timestamps or offsets that do not grow or lie outside its log): rebuilt from the log");
+                    + " entries that do not match its log's batches): rebuilt from the log");
         }
         useTimeIndex(readOnly ? TimeIndex.inMemory(timeIndexFile(), baseOffset)
                 : TimeIndex.create(timeIndexFile(), baseOffset));
-        List<OffsetIndex.Entry> entries = index.entries();
+        for (TimeIndex.Entry entry : expected) {
+            timeIndex.maybeAppend(entry.timestamp(), entry.offset());
+        }
+    }
+
+    /** The entries appending wrote with the offset index's entries, replayed over the batch headers. */
+    private List<TimeIndex.Entry> timeIndexFromLog() throws IOException {
+        List<TimeIndex.Entry> entries = new ArrayList<>();
+        List<OffsetIndex.Entry> indexed = index.entries();
         int next = 0;
         long largest = BatchHeader.NO_TIMESTAMP;
         long offsetOfLargest = baseOffset;
-        for (long position = 0; position < size && next < entries.size(); ) {
+        for (long position = 0; position < size && next < indexed.size(); ) {
             BatchHeader header = headerAt(position);
             if (header.maxTimestamp() > largest) {
                 largest = header.maxTimestamp();
                 offsetOfLargest = header.lastOffset();
             }
-            if (entries.get(next).position() == position) {
-                timeIndex.maybeAppend(largest, offsetOfLargest);
+            if (indexed.get(next).position() == position) {
+                if (largest != BatchHeader.NO_TIMESTAMP
+                        && (entries.isEmpty() || largest > entries.get(entries.size() - 1).timestamp())) {
+                    entries.add(new TimeIndex.Entry(largest, offsetOfLargest));
+                }
                 next++;
             }
             position += header.sizeInBytes();
         }
+        return entries;
+    }
+
+    /** {@code stored} is {@code expected}, or {@code expected} and the last entry a roll adds (the segment's largest timestamp). */
+    private boolean writtenByAppending(List<TimeIndex.Entry> stored, List<TimeIndex.Entry> expected) {
+        if (stored.equals(expected)) {
+            return true;
+        }
+        TimeIndex.Entry rolled = largestSoFar;
+        boolean above = expected.isEmpty() || rolled.timestamp() > expected.get(expected.size() - 1).timestamp();
+        return above && stored.size() == expected.size() + 1 && stored.subList(0, expected.size()).equals(expected)
+                && stored.get(expected.size()).equals(rolled);
     }
 
     /** Makes {@code index} this segment's time index, written with every offset index entry from now on. */

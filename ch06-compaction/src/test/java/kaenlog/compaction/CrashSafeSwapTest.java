@@ -106,10 +106,11 @@ class CrashSafeSwapTest {
             new SegmentSwap(SegmentSwap.Hook.NONE).replace(log, log.segments().get(0),
                     cleanedVersionOf(log.segments().get(0)));
             assertThat(LogFixture.files(dir))
-                    .as("only the segments' .log and .index files remain: the .cleaned file became the .swap file,"
+                    .as("only the segments' .log, .index and .timeindex files remain: the .cleaned file became the .swap file,"
                             + " which became the .log file")
                     .containsExactly("00000000000000000000.index", "00000000000000000000.log",
-                            "00000000000000000003.index", "00000000000000000003.log");
+                            "00000000000000000000.timeindex", "00000000000000000003.index", "00000000000000000003.log",
+                            "00000000000000000003.timeindex");
             assertIndexPointsAtBatchStarts(log.segments().get(0));
         }
     }
@@ -159,7 +160,8 @@ class CrashSafeSwapTest {
             assertThat(LogFixture.files(dir))
                     .as("crash after %s: Log.open leaves no .cleaned or .swap file behind", crashAt)
                     .containsExactly("00000000000000000000.index", "00000000000000000000.log",
-                            "00000000000000000003.index", "00000000000000000003.log");
+                            "00000000000000000000.timeindex", "00000000000000000003.index", "00000000000000000003.log",
+                            "00000000000000000003.timeindex");
             assertIndexPointsAtBatchStarts(reopened.segments().get(0));
             assertThat(reopened.logEndOffset()).as("crash after %s: the log end offset is still 4", crashAt)
                     .isEqualTo(4L);
@@ -190,7 +192,8 @@ class CrashSafeSwapTest {
                         + " first and deletes the index after, and a crash between the two would pair the new log"
                         + " file with an index pointing into the middle of its batches")
                 .containsExactly("00000000000000000000.log", "00000000000000000000.log.swap",
-                        "00000000000000000003.index", "00000000000000000003.log");
+                        "00000000000000000000.timeindex", "00000000000000000003.index", "00000000000000000003.log",
+                        "00000000000000000003.timeindex");
     }
 
     /**

@@ -41,12 +41,12 @@ class RollCrashTest {
         assertThat(o.problems()).as("nothing else went wrong%n%s", details).isEmpty();
     }
 
-    /** How many files of the new segment exist at the kill: none, its .log, its .log and .index. */
+    /** How many files of the new segment exist at the kill: none, its .log, its .log, .index and .timeindex. */
     private static int expectedFiles(RollCrash.Point point) {
         return switch (point) {
             case BEFORE_NEW_FILES -> 0;
             case NEW_LOG_WITHOUT_INDEX -> 1;
-            case NEW_SEGMENT_EMPTY -> 2;
+            case NEW_SEGMENT_EMPTY -> 3;
         };
     }
 }
