@@ -181,7 +181,10 @@ public final class Mistakes {
         for (String a : args) {
             if (!a.startsWith("-")) {
                 chapters.add(Markers.chapters(root).stream().filter(c -> c.equals(a) || c.startsWith(a + "-")).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("no chapter '" + a + "'")));
+                        .orElseThrow(() -> new Workbook.Stop(2, "usage: ./workbook mistakes [chNN...] [-v]: no chapter '"
+                                + a + "' (there are " + String.join(", ", chaptersOrNone(root)) + ")")));
+            } else if (!a.equals("-v")) {
+                throw new Workbook.Stop(2, "usage: ./workbook mistakes [chNN...] [-v]: unknown flag " + a);
             }
         }
         if (chapters.isEmpty()) {
@@ -205,6 +208,14 @@ public final class Mistakes {
         System.out.printf("mistakes: every one of %d caught by a test of its task (%d s)%n", total,
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
         return 0;
+    }
+
+    static List<String> chaptersOrNone(Path root) {
+        try {
+            return Markers.chapters(root);
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     static String check(Path root, String chapter, boolean verbose, List<String> problems) throws Exception {
