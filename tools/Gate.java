@@ -288,10 +288,14 @@ public final class Gate {
     }
 
     /** Compiles tools/gate/GateRunner.java against the JUnit launcher of the test classpath, once. */
-    static synchronized Path compileRunner(Path root, List<String> classpath) throws IOException {
-        Path out = root.resolve("build/gate/runner");
-        Path source = root.resolve("tools/gate/GateRunner.java");
-        Path compiled = out.resolve("GateRunner.class");
+    static Path compileRunner(Path root, List<String> classpath) throws IOException {
+        return compileOnce(root.resolve("tools/gate/GateRunner.java"), root.resolve("build/gate/runner"), classpath);
+    }
+
+    /** Compiles one runner source of tools/gate/ into {@code out}, again only when the source is newer. */
+    static synchronized Path compileOnce(Path source, Path out, List<String> classpath) throws IOException {
+        String name = source.getFileName().toString().replace(".java", ".class");
+        Path compiled = out.resolve(name);
         if (Files.exists(compiled) && Files.getLastModifiedTime(compiled).compareTo(Files.getLastModifiedTime(source)) > 0) {
             return out;
         }

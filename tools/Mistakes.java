@@ -453,17 +453,8 @@ public final class Mistakes {
         return b.toString();
     }
 
-    static synchronized Path compileRunner(Path root, List<String> classpath) throws IOException {
-        Path out = root.resolve("build/mistakes/runner");
-        Path source = root.resolve("tools/gate/MistakesRunner.java");
-        Path compiled = out.resolve("MistakesRunner.class");
-        if (Files.exists(compiled) && Files.getLastModifiedTime(compiled).compareTo(Files.getLastModifiedTime(source)) > 0) {
-            return out;
-        }
-        String errors = compile(source, out, classpath);
-        if (errors != null) {
-            throw new IllegalStateException("cannot compile " + source + ":\n" + errors);
-        }
-        return out;
+    static Path compileRunner(Path root, List<String> classpath) throws IOException {
+        return Gate.compileOnce(root.resolve("tools/gate/MistakesRunner.java"), root.resolve("build/mistakes/runner"),
+                classpath);
     }
 }

@@ -20,8 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.LifecycleMethodExecutionExceptionHandler;
-import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -37,7 +35,7 @@ import org.opentest4j.TestAbortedException;
  * each chapter on the classpath is (yours or the reference), unless all of it is the reference.
  */
 public final class EarlierChapterFailures
-        implements BeforeAllCallback, TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
+        implements BeforeAllCallback, FailureExplainer {
     static final String MARKER = "META-INF/kaenlog/chapter.properties";
     private static final Pattern CHAPTER = Pattern.compile("ch(\\d\\d)-.+");
 
@@ -79,31 +77,7 @@ public final class EarlierChapterFailures
     }
 
     @Override
-    public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleBeforeAllMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleBeforeEachMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleAfterEachMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleAfterAllMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    private Throwable explained(ExtensionContext context, Throwable failure) {
+    public Throwable explain(ExtensionContext context, Throwable failure) {
         if (failure instanceof TestAbortedException || failure instanceof EarlierChapterFailure) {
             return failure;
         }

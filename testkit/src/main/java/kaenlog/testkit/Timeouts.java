@@ -4,8 +4,6 @@ import java.lang.reflect.AnnotatedElement;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.LifecycleMethodExecutionExceptionHandler;
-import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * Turns JUnit's timeout into a line that says what to look at. Every chapter test has a bound
@@ -18,33 +16,9 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  *
  * <p>Registered for every test by {@code META-INF/services}, like {@link EarlierChapterFailures}.
  */
-public final class Timeouts implements TestExecutionExceptionHandler, LifecycleMethodExecutionExceptionHandler {
+public final class Timeouts implements FailureExplainer {
     @Override
-    public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleBeforeAllMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleBeforeEachMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleAfterEachMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    @Override
-    public void handleAfterAllMethodExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
-        throw explained(context, failure);
-    }
-
-    static Throwable explained(ExtensionContext context, Throwable failure) {
+    public Throwable explain(ExtensionContext context, Throwable failure) {
         if (!(failure instanceof TimeoutException) || !String.valueOf(failure.getMessage()).contains("timed out after")) {
             return failure;
         }
