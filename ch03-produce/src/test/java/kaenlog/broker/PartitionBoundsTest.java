@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the broker holds, whatever one request asks (given code around your produce, task 7
- * (ProduceTest)): partitions are created under {@code max.partitions}, counted at each creation so
+ * What the broker holds, whatever one request asks (given code around your produce,
+ * task 7 (ProduceTest)): partitions are created under {@code max.partitions}, counted at each creation so
  * one request cannot go past it; a produce that fails leaves no directory; the ticker outlives a
  * failed tick. Runs after the tasks, since it needs a working produce.
  */

@@ -42,8 +42,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * One Kafka request names as many partitions as it likes (given code around your Produce, tasks 5
- * and 6 (RealClientsTest)): what it creates stays under {@code max.partitions}, checked at each
+ * One Kafka request names as many partitions as it likes (given code around your Produce,
+ * task 6 (RealClientsTest)): what it creates stays under {@code max.partitions}, checked at each
  * creation, and what it opens under {@code max.open.partitions}; Metadata's auto-create follows
  * {@code auto.create.topics.enable} and {@code num.partitions}. Runs after the tasks.
  */
