@@ -80,6 +80,11 @@ public final class Progress {
             if (mine.isEmpty()) {
                 problem = "no test of " + task.testClass() + " ran";
             }
+            int blocker = blocker(chapter, mine);
+            if (blocker > 0) {
+                problem = String.format("blocked by chapter %d (its tests stop in your chapter %d code; -Dreference.ch%02d runs"
+                        + " this chapter on the reference's): %s", blocker, blocker, blocker, problem);
+            }
             progress.add(new TaskProgress(task.number(), title, task.testClass(), mine.size(), passed, failed, skipped,
                     problem));
         }
@@ -97,6 +102,31 @@ public final class Progress {
         }
         return new ChapterProgress(chapter, outcomes != null, progress, demo,
                 compileProblem == null ? "" : compileProblem, editedTests);
+    }
+
+    private static final java.util.regex.Pattern EARLIER = java.util.regex.Pattern.compile(
+            "this fails in your chapter (\\d+) code|TODO ch(\\d\\d) task \\d+");
+
+    /**
+     * The earlier chapter every failure of these tests comes from (a TODO of it, or the line of
+     * testkit's EarlierChapterFailures), as the task table's "blocked by chapter N"; -1 if any failure
+     * is the chapter's own (or none failed).
+     */
+    static int blocker(String chapter, List<Reports.Outcome> outcomes) {
+        int current = chapter.matches("ch\\d\\d.*") ? Integer.parseInt(chapter.substring(2, 4)) : 0;
+        int blocker = -1;
+        for (Reports.Outcome o : outcomes) {
+            if (o.status() != Reports.Status.FAILED) {
+                continue;
+            }
+            java.util.regex.Matcher m = EARLIER.matcher(String.valueOf(o.failure()));
+            int n = m.find() ? Integer.parseInt(m.group(1) != null ? m.group(1) : m.group(2)) : -1;
+            if (n <= 0 || n >= current) {
+                return -1;
+            }
+            blocker = blocker < 0 ? n : Math.min(blocker, n);
+        }
+        return blocker;
     }
 
     /**

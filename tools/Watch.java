@@ -17,7 +17,7 @@ import javax.tools.ToolProvider;
 /**
  * Starts the warm learner loop (kaenlog.testkit.loop.Watch) in this JVM:
  *
- *   java tools/Watch.java ch03 [--earlier=reference] [--all]      (./workbook watch ch03 runs this)
+ *   java tools/Watch.java ch03 [--earlier=reference|yours] [--all]      (./workbook watch ch03 runs this)
  *
  * 1. the test classpath (JUnit, AssertJ, kafka-clients...) from one Maven call, cached in
  *    build/watch/ until a pom changes;
@@ -57,7 +57,7 @@ public class Watch {
             }
         }
         if (chapter == null) {
-            throw new Stop(2, "usage: ./workbook watch chNN [--earlier=reference] [--all]");
+            throw new Stop(2, "usage: ./workbook watch chNN [--earlier=reference|yours] [--all]");
         }
         String module = module(chapter);
         List<Path> jars = jars(module);

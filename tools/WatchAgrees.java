@@ -52,7 +52,7 @@ public class WatchAgrees {
         }
         List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", ROOT.resolve("tools/Watch.java").toString(),
-                module, "--once", "--list"));
+                module, "--once", "--list", "--earlier=yours")); // mvn -PchNN test's earlier chapters: the learner's
         if (!watchFlag.isEmpty()) {
             command.add(watchFlag);
         }

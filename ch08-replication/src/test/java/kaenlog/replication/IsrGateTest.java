@@ -79,7 +79,7 @@ class IsrGateTest {
                     .isCompleted();
             assertThat(answer)
                     .as("the acks=all answer, waited for at most 5 s after the gate said Committed: no thread runs in "
-                            + "this chapter, so an answer still missing means IsrGate.checkEnoughReplicasReached (task 10) "
+                            + "this chapter, so an answer still missing means IsrGate.checkEnoughReplicasReached (task 10 (IsrGateTest)) "
                             + "did not say yes for a Committed write")
                     .succeedsWithin(Duration.ofSeconds(5))
                     .extracting(ProduceResponse::error)

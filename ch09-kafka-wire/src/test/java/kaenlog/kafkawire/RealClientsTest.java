@@ -117,7 +117,7 @@ class RealClientsTest {
         List<ConsumerRecord<String, String>> read = consume(listener.port());
         assertThat(read).as("every record the producer sent, read back by KafkaConsumer.assign() from the beginning"
                 + " within 40 polls of 250 ms that bring nothing (Fetch is given: a record acknowledged but not read"
-                + " was usually written to another partition than it was answered for, task 6); broker log:%n%s",
+                + " was usually written to another partition than it was answered for, task 6 (RealClientsTest)); broker log:%n%s",
                 brokerLog).hasSize(RECORDS);
         for (int i = 0; i < RECORDS; i++) {
             ConsumerRecord<String, String> r = read.get(i);
@@ -287,12 +287,12 @@ class RealClientsTest {
         } catch (TimeoutException e) {
             throw new AssertionError("the producer's record " + i + " got no acknowledgement within " + ACK_SECONDS
                     + " s: its Produce request was never answered, or answered in a way the client could not match"
-                    + " (usually task 6: an acks=all request must be answered, every partition under its own topic"
+                    + " (usually task 6 (RealClientsTest): an acks=all request must be answered, every partition under its own topic"
                     + " and index)", e);
         } catch (ExecutionException e) {
             throw new AssertionError("the producer's record " + i + " was refused or timed out (" + e.getCause()
-                    + "): usually task 6 (an error in kaen-log's numbers instead of Kafka's, or an answer the client"
-                    + " cannot match) or task 5 (the request read from the wrong bytes)", e);
+                    + "): usually task 6 (RealClientsTest), an error in kaen-log's numbers instead of Kafka's, or an answer the client"
+                    + " cannot match, or task 5 (ProduceRequestTest), the request read from the wrong bytes", e);
         }
     }
 

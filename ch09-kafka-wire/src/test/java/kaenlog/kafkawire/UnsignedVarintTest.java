@@ -92,7 +92,7 @@ class UnsignedVarintTest {
             } catch (UnsupportedOperationException newerJava) {
                 // Java 20 and later cannot stop a thread: it runs on, a daemon, until the JVM ends
             }
-            throw new AssertionError("task 1: writing " + v + " as an unsigned varint did not end within "
+            throw new AssertionError("task 1 (UnsignedVarintTest): writing " + v + " as an unsigned varint did not end within "
                     + WRITE_SECONDS + " s. Shift with >>>, not >>: an arithmetic shift copies the sign bit of a"
                     + " negative int back in, so the value never reaches zero and the loop never ends", e);
         }

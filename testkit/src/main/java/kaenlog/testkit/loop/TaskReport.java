@@ -1,5 +1,7 @@
 package kaenlog.testkit.loop;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,9 +60,28 @@ public final class TaskReport {
         }
         if ((failed > 0 || crashed) && !ignore) {
             System.out.println();
-            System.out.printf("%d of %d tests failed.%n", failed, ran);
+            System.out.printf("BUILD FAILURE: %d of %d tests failed (the table above says which task and why)%n", failed, ran);
+            System.out.flush();
+            if (!mavenAskedForDetail()) {
+                // Everything Maven prints after a failed step is about Maven, not the learner's code: exec's
+                // SystemExitException with its stack, the reactor summary, "re-run with -e / -X", "-rf :chNN".
+                // Maven logs through System.out read at every line (.mvn/jvm.config turns slf4j-simple's
+                // cacheOutputStream off), so from here on its lines go nowhere and the verdict stays the last
+                // screen. Maven still exits 1 (the build did fail).
+                System.setOut(new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8));
+            }
             System.exit(1);
         }
+    }
+
+    /** -e, -X (and their long names) ask Maven for its own report: then it is left as it is. */
+    static boolean mavenAskedForDetail() {
+        for (String arg : System.getProperty("sun.java.command", "").split(" ")) {
+            if (arg.equals("-e") || arg.equals("-X") || arg.equals("--errors") || arg.equals("--debug")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Instant modified(Path p) {

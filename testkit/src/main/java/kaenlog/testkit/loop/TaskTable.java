@@ -6,7 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
 import org.junit.platform.engine.support.descriptor.ClassSource;
@@ -16,7 +20,8 @@ import org.junit.platform.launcher.TestIdentifier;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * One screen per verdict: a line per task (passed / failing / not started), then the first failure
+ * One screen per verdict: a line per task (passed / failing / not started / blocked by an earlier
+ * chapter), then the first failure
  * in full (its message, expected and actual, the learner's own frame and the test's line) and
  * nothing else unless asked. Fed by JUnit Platform events, so Maven (through
  * {@link TaskTableListener}) and {@code ./workbook watch} print the same table from the same runs.
@@ -76,7 +81,8 @@ public final class TaskTable implements TestExecutionListener {
     // ---------------------------------------------------------------- verdicts
 
     public enum State {
-        PASSED("passed"), FAILING("failing"), NOT_STARTED("not started"), PENDING("..."), NOT_RUN("no tests ran");
+        PASSED("passed"), FAILING("failing"), NOT_STARTED("not started"), BLOCKED("blocked by chapter"), PENDING("..."),
+        NOT_RUN("no tests ran");
 
         final String word;
 
@@ -85,8 +91,16 @@ public final class TaskTable implements TestExecutionListener {
         }
     }
 
-    /** The state of the tests of one class; {@code pending} classes have not run yet in this round. */
-    public synchronized State stateOf(String testClass, Set<String> pending) {
+    private static final Pattern TODO = Pattern.compile("TODO ch(\\d\\d) task \\d+");
+    private static final Pattern EARLIER_LINE = Pattern.compile("this fails in your chapter (\\d+) code");
+
+    /**
+     * The state of the tests of one class of chapter {@code chapter} (its number); {@code pending}
+     * classes have not run yet in this round. Not started: every failure is this chapter's own TODO.
+     * Blocked: every failure that is not this chapter's TODO comes from an earlier chapter (a TODO of
+     * it, or a stack through its code), so the task's own body cannot be judged yet. Failing: the rest.
+     */
+    public synchronized State stateOf(String testClass, Set<String> pending, int chapter) {
         if (pending.contains(testClass)) {
             return State.PENDING;
         }
@@ -98,22 +112,64 @@ public final class TaskTable implements TestExecutionListener {
         if (failures.isEmpty()) {
             return State.PASSED;
         }
-        return failures.stream().allMatch(TaskTable::isTodo) ? State.NOT_STARTED : State.FAILING;
+        if (failures.stream().allMatch(f -> isOwnTodo(f, chapter))) {
+            return State.NOT_STARTED;
+        }
+        return failures.stream().allMatch(f -> isOwnTodo(f, chapter) || blockingChapter(f, chapter) > 0) ? State.BLOCKED
+                : State.FAILING;
+    }
+
+    /** The earlier chapter that blocks this class's tests (the lowest), or -1. */
+    synchronized int blockerOf(String testClass, int chapter) {
+        return byClass.getOrDefault(testClass, List.of()).stream().map(Outcome::failure).filter(f -> f != null)
+                .mapToInt(f -> blockingChapter(f, chapter)).filter(n -> n > 0).min().orElse(-1);
     }
 
     /** The first task (in order) that has not passed, or empty when every task passed. */
     public synchronized Optional<Tasks.Task> currentTask(List<Tasks.Task> tasks) {
-        return tasks.stream().filter(t -> stateOf(t.testClass(), Set.of()) != State.PASSED).findFirst();
+        return tasks.stream().filter(t -> stateOf(t.testClass(), Set.of(), 0) != State.PASSED).findFirst();
     }
 
-    /** A skeleton's exercise body throws kaenlog.workbook.Todo("TODO chNN task N: ..."). */
-    static boolean isTodo(Throwable t) {
+    /**
+     * A skeleton's exercise body throws kaenlog.workbook.Todo("TODO chNN task N: ..."): this chapter's
+     * own TODO ({@code chapter} 0: any chapter's).
+     */
+    static boolean isOwnTodo(Throwable t, int chapter) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c.getClass().getSimpleName().equals("Todo") || String.valueOf(c.getMessage()).contains("TODO ch")) {
-                return true;
+            Matcher m = TODO.matcher(String.valueOf(c.getMessage()));
+            if (m.find() && (chapter <= 0 || Integer.parseInt(m.group(1)) == chapter)) {
+                return blockingChapter(t, chapter) < 0;
             }
         }
         return false;
+    }
+
+    /**
+     * The earlier chapter a failure of chapter {@code chapter}'s test comes from: the TODO of an
+     * earlier chapter (its skeleton), or the line of testkit's EarlierChapterFailures (the failure was
+     * thrown in that chapter's learner code); -1 when it comes from neither.
+     */
+    static int blockingChapter(Throwable t, int chapter) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String message = String.valueOf(c.getMessage());
+            Matcher line = EARLIER_LINE.matcher(message);
+            if (line.find() && Integer.parseInt(line.group(1)) < chapter) {
+                return Integer.parseInt(line.group(1));
+            }
+            Matcher todo = TODO.matcher(message);
+            if (todo.find() && Integer.parseInt(todo.group(1)) < chapter) {
+                return Integer.parseInt(todo.group(1));
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return -1;
+    }
+
+    /** "ch07-idem" gives 7; anything else 0. */
+    static int number(String module) {
+        return module.matches("ch\\d\\d(-.*)?") ? Integer.parseInt(module.substring(2, 4)) : 0;
     }
 
     // ---------------------------------------------------------------- the screen
@@ -124,23 +180,48 @@ public final class TaskTable implements TestExecutionListener {
      */
     public synchronized String render(String chapter, List<Tasks.Task> tasks, Set<String> pending, boolean all,
             Predicate<String> yourCode) {
+        return render(chapter, tasks, pending, all, yourCode, List.of(), n -> "-Dearlier=reference runs chapter "
+                + number(chapter) + " on the reference's earlier chapters");
+    }
+
+    /**
+     * The same, with {@code earlier} as its first lines (what the earlier chapters the tests ran on
+     * say of themselves) and {@code useReference} the command that runs this chapter on the
+     * reference's chapter N (Maven's flag or watch's), for the tasks an earlier chapter blocks.
+     */
+    public synchronized String render(String chapter, List<Tasks.Task> tasks, Set<String> pending, boolean all,
+            Predicate<String> yourCode, List<String> earlier, IntFunction<String> useReference) {
         StringBuilder out = new StringBuilder();
-        long passed = tasks.stream().filter(t -> stateOf(t.testClass(), pending) == State.PASSED).count();
+        int n = number(chapter);
+        earlier.forEach(line -> out.append(line).append(System.lineSeparator()));
+        long passed = tasks.stream().filter(t -> stateOf(t.testClass(), pending, n) == State.PASSED).count();
         out.append(String.format("%s: %d of %d tasks passed%n", chapter, passed, tasks.size()));
         List<String> taskClasses = new ArrayList<>();
+        Set<Integer> blockers = new TreeSet<>();
         for (Tasks.Task task : tasks) {
             taskClasses.add(task.testClass());
-            State state = stateOf(task.testClass(), pending);
-            out.append(String.format("  task %-2d %-12s %s (%s)%s%n", task.number(), state.word, task.what(), task.testClass(),
-                    state == State.FAILING || state == State.NOT_STARTED ? failCount(task.testClass()) : ""));
+            State state = stateOf(task.testClass(), pending, n);
+            String word = state.word;
+            if (state == State.BLOCKED) {
+                blockers.add(blockerOf(task.testClass(), n));
+                word = state.word + " " + blockerOf(task.testClass(), n);
+            }
+            out.append(String.format("  task %-2d %-20s %s (%s)%s%n", task.number(), word, task.what(), task.testClass(),
+                    state == State.FAILING || state == State.NOT_STARTED || state == State.BLOCKED ? failCount(task.testClass()) : ""));
         }
         List<String> others = byClass.keySet().stream().filter(c -> !taskClasses.contains(c)).sorted().toList();
         if (!others.isEmpty()) {
-            long othersPassed = others.stream().filter(c -> stateOf(c, pending) == State.PASSED).count();
-            List<String> red = others.stream().filter(c -> stateOf(c, pending) == State.FAILING
-                    || stateOf(c, pending) == State.NOT_STARTED).toList();
+            long othersPassed = others.stream().filter(c -> stateOf(c, pending, n) == State.PASSED).count();
+            List<String> red = others.stream().filter(c -> {
+                State s = stateOf(c, pending, n);
+                return s == State.FAILING || s == State.NOT_STARTED || s == State.BLOCKED;
+            }).toList();
             out.append(String.format("  other   %d of %d test classes pass%s%n", othersPassed, others.size(),
                     red.isEmpty() ? "" : " (red: " + String.join(", ", red) + ")"));
+        }
+        for (int blocker : blockers) {
+            out.append(String.format("  blocked by chapter %d: these tests stop in your chapter %d code (a TODO, or a stack through"
+                    + " it) before they reach chapter %d's; %s%n", blocker, blocker, n, useReference.apply(blocker)));
         }
         List<Outcome> failures = new ArrayList<>();
         for (String cls : concat(taskClasses, others)) {
@@ -150,7 +231,7 @@ public final class TaskTable implements TestExecutionListener {
         }
         for (Outcome failure : all ? failures : failures.stream().limit(1).toList()) {
             out.append(System.lineSeparator());
-            describe(failure, yourCode, out);
+            describe(failure, yourCode, n, out);
         }
         if (!all && failures.size() > 1) {
             out.append(String.format("%n(%d more failing tests: --all or -Dverbose shows every one)%n", failures.size() - 1));
@@ -171,7 +252,7 @@ public final class TaskTable implements TestExecutionListener {
     }
 
     /** A failure in full: which test, the message, expected/actual when the message lacks them, the frames that matter. */
-    static void describe(Outcome o, Predicate<String> yourCode, StringBuilder out) {
+    static void describe(Outcome o, Predicate<String> yourCode, int chapter, StringBuilder out) {
         Throwable t = o.failure();
         String nl = System.lineSeparator();
         out.append("FAILED ").append(o.testClass()).append(" > ").append(o.test()).append(nl);
@@ -188,7 +269,9 @@ public final class TaskTable implements TestExecutionListener {
         for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
             out.append("  caused by ").append(c.getClass().getName()).append(": ").append(c.getMessage()).append(nl);
         }
-        frame(t, yourCode).ifPresent(f -> out.append("  at ").append(f).append("   <- your code").append(nl));
+        int blocker = blockingChapter(t, chapter);
+        String mark = blocker > 0 ? "   <- your chapter " + blocker + " code" : "   <- your code";
+        frame(t, yourCode).ifPresent(f -> out.append("  at ").append(f).append(mark).append(nl));
         frame(t, cls -> cls.endsWith("." + o.testClass()) || cls.contains("." + o.testClass() + "$"))
                 .ifPresent(f -> out.append("  at ").append(f).append("   <- the test").append(nl));
     }

@@ -17,7 +17,8 @@ import org.junit.platform.launcher.TestPlan;
  * The task table of {@code mvn -PchNN test}: registered for every JUnit Platform run through
  * META-INF/services, active only where the chapter profiles set {@code workbook.tasks=true} (not
  * under {@code -Psolutions}, whose output CI reads). It writes the table to
- * target/workbook-tasks.txt; {@link TaskReport} prints it after surefire's summary.
+ * target/workbook-tasks.txt; {@link TaskReport} prints it after surefire's summary. Its first lines
+ * say which earlier chapters of the learner's fail their own tests ({@link EarlierChapters}).
  * {@code -Dverbose} puts every failure in full into it.
  */
 public final class TaskTableListener implements TestExecutionListener {
@@ -49,7 +50,12 @@ public final class TaskTableListener implements TestExecutionListener {
             return;
         }
         boolean verbose = Boolean.parseBoolean(System.getProperty("workbook.verbose", "false"));
-        String text = table.render(chapter, Tasks.of(root, chapter), Set.of(), verbose, learnerClasses(root, chapter));
+        int n = TaskTable.number(chapter);
+        EarlierChapters.Advice advice = EarlierChapters.Advice.maven(n);
+        List<String> earlier = EarlierChapters.lines(n, EarlierChapters.fromClasspath(root, chapter,
+                TaskTableListener.class.getClassLoader()), advice);
+        String text = table.render(chapter, Tasks.of(root, chapter), Set.of(), verbose, learnerClasses(root, chapter), earlier,
+                advice.useReference());
         try {
             Path file = tableFile(root.resolve(chapter));
             Files.createDirectories(file.getParent());
