@@ -19,6 +19,11 @@ final class BrokerClock {
         void tick() throws IOException;
     }
 
+    /** The longest pause after failed ticks in a row. */
+    static final long MAX_BACKOFF_MS = 1000;
+    /** At most one line about failed ticks per this many ms of the ticker's pauses. */
+    static final long TROUBLE_INTERVAL_MS = 10_000;
+
     private final Path dataDir;
     private volatile long nowMs;
     private long checkpointedMs;
@@ -58,19 +63,35 @@ final class BrokerClock {
         ticker.start();
     }
 
+    /**
+     * Ticks until closed. A failed tick (no file descriptor left for the checkpoint, say) never ends
+     * the ticker: parked fetches, idle connections and the time itself depend on it. It is logged, at
+     * most once per {@link #TROUBLE_INTERVAL_MS} of real pauses, and the ticker pauses longer each time
+     * in a row (up to {@link #MAX_BACKOFF_MS}), then goes on.
+     */
     private void tickLoop(long tickMs, Ticks ticks, PrintStream log, BooleanSupplier closed) {
+        RateLimitedLog troubles = new RateLimitedLog(log, TROUBLE_INTERVAL_MS);
+        long backoffMs = 0;
+        long pausedMs = 0;
         try {
             while (!closed.getAsBoolean()) {
-                Thread.sleep(tickMs);
-                ticks.tick();
-                checkpoint(false);
+                Thread.sleep(tickMs + backoffMs);
+                pausedMs += tickMs + backoffMs;
+                try {
+                    ticks.tick();
+                    checkpoint(false);
+                    backoffMs = 0;
+                } catch (IOException | RuntimeException e) {
+                    if (closed.getAsBoolean()) {
+                        return;
+                    }
+                    backoffMs = backoffMs == 0 ? tickMs : Math.min(MAX_BACKOFF_MS, 2 * backoffMs);
+                    troubles.println("tick", "ticker: a tick failed, retrying (backing off, at most " + MAX_BACKOFF_MS
+                            + " ms): " + e.getClass().getSimpleName() + ": " + e.getMessage(), pausedMs);
+                }
             }
         } catch (InterruptedException stop) {
             // stopTicker() interrupts the ticker
-        } catch (IOException | RuntimeException e) {
-            if (!closed.getAsBoolean()) {
-                log.println("ticker stopped: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            }
         }
     }
 

@@ -36,4 +36,15 @@ public interface BrokerContext {
      * connection ends without an answer.
      */
     <T> T await(CompletableFuture<T> answer);
+
+    /**
+     * Removes the partition {@code name} if nothing was written to it and no other request uses it: a
+     * produce that created it and failed leaves nothing on disk.
+     */
+    default void removeIfEmpty(String name) throws IOException {
+    }
+
+    /** A request was refused a new partition (max.partitions): one rate-limited line in the broker's log. */
+    default void refusedCreation(String why) {
+    }
 }

@@ -51,7 +51,7 @@ public final class ProduceHandler implements RequestHandler {
         ErrorCode refused = refusal(request, broker);
         CompletableFuture<ProduceResponse> answer = refused != ErrorCode.NONE
                 ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
-                : broker.partition(request.partition()).produce(request, broker.nowMs());
+                : produce(request, broker);
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             ProduceResponse response = answer.getNow(null);
             if (response != null && response.error() != ErrorCode.NONE) {
@@ -61,6 +61,28 @@ public final class ProduceHandler implements RequestHandler {
             return Optional.empty();
         }
         return Optional.of(broker.await(answer).encode());
+    }
+
+    /**
+     * Appends through the partition, created when new (under max.partitions); a new partition whose
+     * first produce fails is removed again, so a failed produce leaves no directory behind.
+     */
+    private static CompletableFuture<ProduceResponse> produce(ProduceRequest request, BrokerContext broker)
+            throws IOException {
+        boolean isNew = broker.existingPartition(request.partition()).isEmpty();
+        Partition partition;
+        try {
+            partition = broker.partition(request.partition());
+        } catch (PartitionLimitException full) {
+            broker.refusedCreation(full.getMessage());
+            return CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), ErrorCode.UNKNOWN_PARTITION));
+        }
+        CompletableFuture<ProduceResponse> answer = partition.produce(request, broker.nowMs());
+        ProduceResponse now = answer.getNow(null);
+        if (isNew && now != null && now.error() != ErrorCode.NONE) {
+            broker.removeIfEmpty(request.partition());
+        }
+        return answer;
     }
 
     private ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {

@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import kaenlog.broker.Broker;
+import kaenlog.broker.PartitionLimitException;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.PartitionNames;
@@ -73,9 +74,38 @@ public final class Backend {
                         : log.offsetForTimestamp(timestamp)).filter(found -> found.offset() < log.highWatermark()));
     }
 
-    /** Opens (creating it when new) a partition: Kafka's auto.create.topics.enable, one partition. */
-    public void create(String partition) throws IOException {
-        broker.partition(partition);
+    /**
+     * Creates a topic Metadata was asked for: Kafka's {@code auto.create.topics.enable} (default true)
+     * with {@code num.partitions} partitions (default 1), and returns their count; 0 when the broker's config forbids it or
+     * when a partition would go over {@code max.partitions}: then nothing of the topic is left on disk.
+     */
+    public int autoCreate(String topic) throws IOException {
+        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))) {
+            return 0;
+        }
+        int partitions = (int) broker.configs().brokerLong(KafkaConfigKeys.NUM_PARTITIONS);
+        for (int p = 0; p < partitions; p++) {
+            try {
+                broker.partition(partitionName(topic, p));
+                broker.partitionsDone();
+            } catch (PartitionLimitException full) {
+                broker.refusedCreation(full.getMessage());
+                for (int created = 0; created < p; created++) {
+                    broker.removeIfEmpty(partitionName(topic, created));
+                }
+                return 0;
+            }
+        }
+        return partitions;
+    }
+
+    /**
+     * The partitions this request used so far are done with: the broker may close them again to stay
+     * under max.open.partitions. A Kafka request names many partitions; without this, one request
+     * naming 10,000 of them would hold all 10,000 open (and 20,000 files) until it is answered.
+     */
+    public void partitionsDone() {
+        broker.partitionsDone();
     }
 
     /** Every topic with its partition numbers, read from the data directory; internal ones ({@code __}) left out. */

@@ -10,8 +10,9 @@ import kaenlog.wire.PartitionNames;
 /**
  * Metadata (key 3), v1..v8: which topics and partitions exist and which broker leads each. kaen-log
  * is one broker, so it is the leader of everything, every replica list is [itself] and so is the
- * ISR. A topic a producer names that does not exist yet is created with one partition when the
- * client allows it (Kafka's auto.create.topics.enable, on by default in Kafka too).
+ * ISR. A topic a producer names that does not exist yet is created when the client allows it and
+ * the broker does (Kafka's auto.create.topics.enable, default true, with num.partitions, default 1),
+ * under max.partitions; otherwise it is answered UNKNOWN_TOPIC_OR_PARTITION.
  */
 public final class Metadata {
     /** This broker's node id in every answer. */
@@ -62,14 +63,24 @@ public final class Metadata {
                 answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions));
             } else if (PartitionNames.isInternal(name) || PartitionNames.problem(Backend.partitionName(name, 0)) != null) {
                 answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, new TreeSet<>()));
-            } else if (request.allowAutoTopicCreation()) {
-                backend.create(Backend.partitionName(name, 0));
-                answer.add(new TopicMetadata(KafkaErrors.NONE, name, new TreeSet<>(List.of(0))));
             } else {
-                answer.add(new TopicMetadata(KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, name, new TreeSet<>()));
+                answer.add(autoCreated(request, name, backend));
             }
         }
         return answer;
+    }
+
+    /** A topic that does not exist: created if the client and the broker allow it, else UNKNOWN_TOPIC_OR_PARTITION. */
+    private static TopicMetadata autoCreated(Request request, String name, Backend backend) throws IOException {
+        int created = request.allowAutoTopicCreation() ? backend.autoCreate(name) : 0;
+        if (created == 0) {
+            return new TopicMetadata(KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, name, new TreeSet<>());
+        }
+        TreeSet<Integer> numbers = new TreeSet<>();
+        for (int p = 0; p < created; p++) {
+            numbers.add(p);
+        }
+        return new TopicMetadata(KafkaErrors.NONE, name, numbers);
     }
 
     public static byte[] response(List<TopicMetadata> topics, String host, int port, short version) {

@@ -66,10 +66,12 @@ public final class Produce {
         }
         Optional<ProduceResponse> response = backend.produce(kaenlog);
         if (response.isEmpty()) {
+            backend.partitionsDone();
             return Optional.empty();
         }
         ProduceResponse r = response.get();
         long logStart = r.baseOffset() >= 0 ? backend.startAndHighWatermark(name)[0] : -1;
+        backend.partitionsDone();
         return Optional.of(new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(), logStart));
     }
 

@@ -57,17 +57,19 @@ public final class BoundedBroker {
      * @param threadAttackers  connections opened under the pids limit
      * @param fdAttackers      connections opened under the fd limit
      * @param unknownFetches   fetches of partitions nobody produced to
+     * @param partitionFlood   produces to new partitions, past max.partitions (6g)
      */
     public record Config(StalledFramesProbe.Config stalled, int idle, int slowloris, long slowlorisByteMs,
-                         int maxConnections, long idleMs, int threadAttackers, int fdAttackers, int unknownFetches) {
+                         int maxConnections, long idleMs, int threadAttackers, int fdAttackers, int unknownFetches,
+                         int partitionFlood) {
         public static Config full() {
-            return new Config(StalledFramesProbe.Config.full(), 2_000, 200, 200, 100, 2_000, 100, 300, 3_000);
+            return new Config(StalledFramesProbe.Config.full(), 2_000, 200, 200, 100, 2_000, 100, 300, 3_000, 10_000);
         }
 
         /** What the tests run: every limit hit, smaller numbers. */
         public static Config quick() {
             return new Config(new StalledFramesProbe.Config(60, 5_000, 1_500), 300, 40, 200, 50, 1_500, 60, 120,
-                    3_000);
+                    3_000, 1_000);
         }
     }
 
@@ -139,6 +141,7 @@ public final class BoundedBroker {
         probes.add(fdLimit(Files.createDirectories(dir.resolve("fds")), options, config));
         probes.add(unknownFetches(Files.createDirectories(dir.resolve("unknown")), options, config));
         probes.add(internalAndUnissued(Files.createDirectories(dir.resolve("internal")), options));
+        probes.add(partitionFlood(Files.createDirectories(dir.resolve("flood")), options, config));
         return new Result(stalled, probes);
     }
 
@@ -353,6 +356,56 @@ public final class BoundedBroker {
                             + " answered UNKNOWN_PARTITION",
                     "limit: only a produce creates a partition; directories " + dirsBefore + " before, " + dirsAfter
                             + " after; broker fds " + fdsBefore + " before, " + fdsAfter + " after",
+                    good.summary()));
+        }
+    }
+
+    // ---- 6g produces that create partitions past max.partitions (#23 finding 1) --------------------
+
+    /** max.partitions for 6g: a client creates partitions by producing, the broker holds at most these. */
+    static final int FLOOD_MAX_PARTITIONS = 200;
+
+    private static Probe partitionFlood(Path dir, BrokerProcess.Options options, Config config) throws IOException {
+        int attempts = config.partitionFlood();
+        try (BrokerProcess broker = BrokerProcess.start(dir, options.plusServeArgs("--config",
+                "max.partitions=" + FLOOD_MAX_PARTITIONS))) {
+            Ledger ledger = new Ledger();
+            SteadyClient good = steadyClient(broker, ledger);
+            long[] before = {broker.procStatus("VmRSS"), broker.openFds(), broker.procStatus("Threads")};
+            long[] peak = before.clone();
+            int created = 0;
+            int refused = 0;
+            try (BrokerClient client = BrokerClient.connect(broker.host(), broker.port(), SteadyClient.SOCKET_TIMEOUT_MS)) {
+                for (int i = 0; i < attempts; i++) {
+                    ErrorCode error = client.produce("flood" + i + "-0", ProduceRequest.ACKS_LEADER,
+                            new BatchBuilder().append(NOW_MS, null, "x").build()).error();
+                    if (error == ErrorCode.NONE) {
+                        created++;
+                    } else if (error == ErrorCode.UNKNOWN_PARTITION) {
+                        refused++;
+                    }
+                    if (i % 100 == 0) {
+                        peak[0] = Math.max(peak[0], broker.procStatus("VmRSS"));
+                        peak[1] = Math.max(peak[1], broker.openFds());
+                        peak[2] = Math.max(peak[2], broker.procStatus("Threads"));
+                    }
+                }
+            }
+            good.awaitRounds(3, 30_000);
+            good.stop();
+            long[] after = {broker.procStatus("VmRSS"), broker.openFds(), broker.procStatus("Threads")};
+            long dirs = directories(dir);
+            // the well-behaved client's partition is one of those the broker holds; its own (__...) are not counted
+            boolean ok = broker.isAlive() && good.failure == null && created == FLOOD_MAX_PARTITIONS - 1
+                    && refused == attempts - created && dirs <= FLOOD_MAX_PARTITIONS + 2
+                    && broker.log().stream().noneMatch(l -> l.contains("ticker stopped"));
+            return new Probe("6g produces past max.partitions", attempts, ledger.ackedRecords(), refused, 0, ok, List.of(
+                    attempts + " produces, each to a new partition, under --config max.partitions="
+                            + FLOOD_MAX_PARTITIONS + ": " + created + " created, " + refused
+                            + " answered UNKNOWN_PARTITION; directories in the data dir: " + dirs,
+                    "broker RSS kB " + before[0] + " before, peak " + peak[0] + ", " + after[0] + " after; fds "
+                            + before[1] + ", peak " + peak[1] + ", " + after[1] + "; threads " + before[2] + ", peak "
+                            + peak[2] + ", " + after[2],
                     good.summary()));
         }
     }

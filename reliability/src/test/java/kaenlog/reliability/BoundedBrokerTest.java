@@ -69,4 +69,9 @@ class BoundedBrokerTest {
     void internalPartitionsAndUnissuedProducerIdsAreRefusedAndTheNextInitHandsOutAFreshId() {
         assertThat(result.probe("6f").ok()).as("%s", details()).isTrue();
     }
+
+    @Test
+    void producesToNewPartitionsPastMaxPartitionsAreRefusedAndLeaveNothingOnDisk() {
+        assertThat(result.probe("6g").ok()).as("%s", details()).isTrue();
+    }
 }

@@ -49,6 +49,8 @@ public final class Broker implements BrokerContext, Closeable {
     private final ReplicaManager replicas;
     private final Scheduler scheduler;
     private final SocketServer socketServer;
+    /** Lines a client can cause at will (a refused partition), one per kind per 10 s of broker time. */
+    private final RateLimitedLog troubles;
     private final Set<CompletableFuture<?>> waiting = ConcurrentHashMap.newKeySet();
     private final CountDownLatch closedLatch = new CountDownLatch(1);
     private volatile boolean closed;
@@ -58,6 +60,7 @@ public final class Broker implements BrokerContext, Closeable {
             throws IOException {
         this.config = config;
         this.log = log;
+        this.troubles = new RateLimitedLog(log, 10_000);
         this.handlers = handlers;
         this.clock = clock;
         this.replicas = new ReplicaManager(config, limits.maxOpenPartitions(), log, extensions);
@@ -270,6 +273,29 @@ public final class Broker implements BrokerContext, Closeable {
     @Override
     public Optional<Partition> existingPartition(String name) throws IOException {
         return replicas.existingPartition(name);
+    }
+
+    @Override
+    public void removeIfEmpty(String name) throws IOException {
+        replicas.removeIfEmpty(name);
+    }
+
+    @Override
+    public void refusedCreation(String why) {
+        troubles.println("max.partitions", why, clock.nowMs());
+    }
+
+    /**
+     * The request on this thread is done with the partitions it used so far (a Kafka request that
+     * names many calls this after each): they may be closed to stay under max.open.partitions.
+     */
+    public void partitionsDone() {
+        replicas.requestDone();
+    }
+
+    /** Partitions the broker holds, open or on disk (at most max.partitions). */
+    public int heldPartitionCount() {
+        return replicas.heldPartitionCount();
     }
 
     @Override

@@ -9,6 +9,13 @@ public final class LogConfigKeys implements BrokerExtension {
     public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
     public static final String FLUSH_MESSAGES = "flush.messages";
     public static final String FLUSH_MS = "flush.ms";
+    /**
+     * Partitions the broker holds (on disk or open), checked within a request too. Kafka has no such
+     * limit (partitions are created by an operator or Metadata's auto-create); kaen-log's clients create
+     * them by producing, so without one a single request could create thousands of directories.
+     */
+    public static final String MAX_PARTITIONS = "max.partitions";
+    public static final long DEFAULT_MAX_PARTITIONS = 10_000;
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -21,6 +28,9 @@ public final class LogConfigKeys implements BrokerExtension {
                         "fsync after this many records (Kafka's default: never; the page cache and replicas are"
                                 + " the durability)"),
                 ConfigKey.whole(FLUSH_MS, LogConfig.NEVER, 0, Long.MAX_VALUE, ConfigKey.Scope.PARTITION, 3,
-                        "fsync when the oldest unflushed record is this old (Kafka's default: never)"));
+                        "fsync when the oldest unflushed record is this old (Kafka's default: never)"),
+                ConfigKey.whole(MAX_PARTITIONS, DEFAULT_MAX_PARTITIONS, 1, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 3,
+                        "partitions the broker holds; a produce that would create one more is answered"
+                                + " UNKNOWN_PARTITION and leaves nothing on disk (kaen-log's own limit: Kafka has none)"));
     }
 }

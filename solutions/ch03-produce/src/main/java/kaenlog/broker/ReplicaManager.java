@@ -5,10 +5,13 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import kaenlog.log.Log;
 import kaenlog.wire.PartitionNames;
@@ -28,6 +31,8 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
     private final List<BrokerExtension> extensions;
     /** Guarded by this. */
     private final Map<String, OpenPartition> partitions = new HashMap<>();
+    /** Guarded by this: every client partition the broker holds, open or only on disk ({@code max.partitions}). */
+    private final Set<String> held = new HashSet<>();
     private long partitionUses;
     /** The partitions the request on this connection's thread uses; none is closed under it. */
     private final ThreadLocal<List<OpenPartition>> inUse = new ThreadLocal<>();
@@ -57,6 +62,9 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         try (var dirs = Files.list(config.dataDir())) {
             names = dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString())
                     .filter(name -> PartitionNames.problem(name) == null).sorted().toList();
+        }
+        synchronized (this) {
+            names.stream().filter(n -> !PartitionNames.isInternal(n)).forEach(held::add);
         }
         for (String name : names) {
             partition(name);
@@ -89,14 +97,79 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         }
         OpenPartition open = partitions.get(name);
         if (open == null) {
+            refuseOverMaxPartitions(name, dir);
             closeIdlestPartitionsOverLimit();
             Partition partition = Partition.openOrOffline(name, dir,
                     config.configs().logConfig(name, config.logConfig()), log::println);
             appendHook(name).ifPresent(partition::setAppendHook);
             open = new OpenPartition(partition);
             partitions.put(name, open);
+            if (!PartitionNames.isInternal(name)) {
+                held.add(name);
+            }
         }
         return open;
+    }
+
+    /**
+     * With the monitor held: a partition that does not exist yet is created only under
+     * {@code max.partitions}. Checked at each creation, so one request naming 10,000 new partitions
+     * creates at most what is left under the cap, and no directory for the rest.
+     */
+    private void refuseOverMaxPartitions(String name, Path dir) {
+        if (held.contains(name) || Files.isDirectory(dir) || PartitionNames.isInternal(name)) {
+            return; // the broker's own partitions (__producer_ids-0) are never refused to the broker
+        }
+        long max = config.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
+        if (held.size() >= max) {
+            throw new PartitionLimitException("partition " + name + " not created: the broker holds max.partitions ("
+                    + max + ")");
+        }
+    }
+
+    /**
+     * Removes a partition this request created whose produce failed, if nothing was written to it and
+     * no other request uses it: a refused or failed produce leaves no directory behind.
+     */
+    synchronized void removeIfEmpty(String name) throws IOException {
+        OpenPartition open = partitions.get(name);
+        if (open == null || open.users > 1 || !isEmpty(open.partition)) {
+            return;
+        }
+        List<OpenPartition> request = inUse.get();
+        if (request != null && request.remove(open)) {
+            open.users--;
+        }
+        if (open.users > 0) {
+            return;
+        }
+        partitions.remove(name);
+        held.remove(name);
+        closePartition(open.partition);
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        if (Files.isDirectory(dir)) {
+            try (var files = Files.walk(dir)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    private static boolean isEmpty(Partition partition) {
+        if (partition.isOffline()) {
+            return true;
+        }
+        try {
+            return partition.locked(log -> log.logEndOffset() == 0 && log.logStartOffset() == 0);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Partitions the broker holds, open or on disk (at most max.partitions). */
+    synchronized int heldPartitionCount() {
+        return held.size();
     }
 
     /** The later chapters' step in front of the partition's appends ({@link BrokerExtension#appendHook}), if any. */

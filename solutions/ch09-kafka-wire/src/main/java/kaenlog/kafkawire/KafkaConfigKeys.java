@@ -1,0 +1,26 @@
+package kaenlog.kafkawire;
+
+import java.util.List;
+import java.util.Set;
+import kaenlog.broker.BrokerExtension;
+import kaenlog.broker.ConfigKey;
+
+/**
+ * Chapter 9's broker configs, with Kafka's names and defaults: whether Metadata creates a topic a
+ * client names ({@code auto.create.topics.enable}, Kafka's default true), and with how many
+ * partitions ({@code num.partitions}, Kafka's default 1). Every creation counts against
+ * {@code max.partitions}.
+ */
+public final class KafkaConfigKeys implements BrokerExtension {
+    public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    public static final String NUM_PARTITIONS = "num.partitions";
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return List.of(
+                ConfigKey.choice(AUTO_CREATE_TOPICS_ENABLE, "true", Set.of("true", "false"), ConfigKey.Scope.BROKER, 9,
+                        "Metadata creates a topic a client names and may create (allow_auto_topic_creation)"),
+                ConfigKey.whole(NUM_PARTITIONS, 1, 1, 1_000_000, ConfigKey.Scope.BROKER, 9,
+                        "partitions of a topic Metadata creates"));
+    }
+}
