@@ -43,9 +43,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One Kafka request names as many partitions as it likes (given code around your Produce,
- * task 6 (RealClientsTest)): what it creates stays under {@code max.partitions}, checked at each
- * creation, and what it opens under {@code max.open.partitions}; Metadata's auto-create follows
- * {@code auto.create.topics.enable} and {@code num.partitions}. Runs after the tasks.
+ * task 6 (RealClientsTest)): a produce creates nothing (Kafka creates partitions by CreateTopics or
+ * Metadata's auto-create alone), what one request opens stays under {@code max.open.partitions}, and
+ * Metadata's auto-create follows {@code auto.create.topics.enable} and {@code num.partitions} under
+ * {@code max.partitions}, checked at each creation. Runs after the tasks.
  */
 @Order(11)
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -88,38 +89,58 @@ class BoundedKafkaPortTest {
         }
     }
 
+    /** A Produce v8 naming partitions 0..9 of {@code topic}, each with one record, sent over a real connection. */
+    private static Map<Integer, Short> produceToTenPartitions(KafkaListener listener, String topic) throws IOException {
+        List<ProduceRequestData.PartitionProduceData> partitions = new ArrayList<>();
+        for (int p = 0; p < 10; p++) {
+            partitions.add(new ProduceRequestData.PartitionProduceData().setIndex(p).setRecords(
+                    MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(0L, null, "v".getBytes()))));
+        }
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName(topic).setPartitionData(partitions));
+        ProduceRequest request = new ProduceRequest(data, (short) 8);
+        ProduceResponseData answer = ((ProduceResponse) AbstractResponse.parseResponse(
+                roundTrip(listener.port(), frame(request, ApiKeys.PRODUCE, 1)),
+                new RequestHeader(ApiKeys.PRODUCE, (short) 8, "c", 1))).data();
+        Map<Integer, Short> errors = new TreeMap<>();
+        answer.responses().forEach(t -> t.partitionResponses().forEach(p -> errors.put(p.index(), p.errorCode())));
+        return errors;
+    }
+
+    /** On this thread first, naming no partition (it creates nothing): a task not written yet fails here as itself. */
+    private void produceNamingNoPartition(Broker broker, KafkaListener listener) throws IOException {
+        ProduceRequestData none = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        none.topicData().add(new ProduceRequestData.TopicProduceData().setName("wide"));
+        new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog))
+                .handle(frame(new ProduceRequest(none, (short) 8), ApiKeys.PRODUCE, 0));
+    }
+
     @Test
-    void oneProduceNamingManyNewPartitionsCreatesAtMostMaxPartitionsAndOpensAtMostMaxOpenPartitions()
-            throws IOException {
-        PartitionConfigs configs = PartitionConfigs.load().with(LogConfigKeys.MAX_PARTITIONS + "=5");
+    void aProduceToPartitionsThatDoNotExistIsUnknownTopicOrPartitionAndCreatesNothing() throws IOException {
+        try (Broker broker = start(PartitionConfigs.load(), ConnectionLimits.defaults());
+             KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
+            produceNamingNoPartition(broker, listener);
+            Map<Integer, Short> errors = produceToTenPartitions(listener, "never-created");
+            assertThat(errors.values()).as("Kafka creates partitions only by CreateTopics or Metadata's auto-create:"
+                    + " a produce naming ten partitions of an unknown topic gets UNKNOWN_TOPIC_OR_PARTITION (3) for"
+                    + " each (one request naming 10,000 created 10,000 directories); broker log:%n%s",
+                    brokerLog.toString(StandardCharsets.UTF_8)).hasSize(10).containsOnly((short) 3);
+            assertThat(partitionDirs()).as("the produce created nothing on disk").noneMatch(d -> d.startsWith("never"));
+        }
+    }
+
+    @Test
+    void oneProduceNamingManyPartitionsOpensAtMostMaxOpenPartitions() throws IOException {
+        PartitionConfigs configs = PartitionConfigs.load().with(KafkaConfigKeys.NUM_PARTITIONS + "=10");
         try (Broker broker = start(configs, ConnectionLimits.defaults().withMaxOpenPartitions(2));
              KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
-            List<ProduceRequestData.PartitionProduceData> partitions = new ArrayList<>();
-            for (int p = 0; p < 10; p++) {
-                partitions.add(new ProduceRequestData.PartitionProduceData().setIndex(p).setRecords(
-                        MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(0L, null, "v".getBytes()))));
-            }
-            // On this thread first, naming no partition (it creates nothing): an exercise not written yet
-            // fails here as itself, not as a connection the broker closed.
-            ProduceRequestData none = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-            none.topicData().add(new ProduceRequestData.TopicProduceData().setName("wide"));
-            new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog))
-                    .handle(frame(new ProduceRequest(none, (short) 8), ApiKeys.PRODUCE, 0));
-            ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-            data.topicData().add(new ProduceRequestData.TopicProduceData().setName("wide").setPartitionData(partitions));
-            ProduceRequest request = new ProduceRequest(data, (short) 8);
-            ProduceResponseData answer = ((ProduceResponse) AbstractResponse.parseResponse(
-                    roundTrip(listener.port(), frame(request, ApiKeys.PRODUCE, 1)),
-                    new RequestHeader(ApiKeys.PRODUCE, (short) 8, "c", 1))).data();
-
-            Map<Integer, Short> errors = new TreeMap<>();
-            answer.responses().forEach(t -> t.partitionResponses().forEach(p -> errors.put(p.index(), p.errorCode())));
-            assertThat(errors.values()).as("max.partitions=5: partitions 0..4 of the new topic are written, 5..9 are"
-                    + " answered UNKNOWN_TOPIC_OR_PARTITION (3), each in the same request; broker log:%n%s",
-                    brokerLog.toString(StandardCharsets.UTF_8))
-                    .containsExactly((short) 0, (short) 0, (short) 0, (short) 0, (short) 0, (short) 3, (short) 3,
-                            (short) 3, (short) 3, (short) 3);
-            assertThat(partitionDirs()).as("only the five created partitions are on disk").hasSize(5);
+            produceNamingNoPartition(broker, listener);
+            KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+            assertThat(metadata(apis, List.of("wide")).topics()).as("Metadata auto-creates 'wide' with num.partitions=10")
+                    .singleElement().satisfies(t -> assertThat(t.partitions()).hasSize(10));
+            Map<Integer, Short> errors = produceToTenPartitions(listener, "wide");
+            assertThat(errors.values()).as("each of the ten partitions is written in the one request; broker log:%n%s",
+                    brokerLog.toString(StandardCharsets.UTF_8)).hasSize(10).containsOnly((short) 0);
             assertThat(broker.openPartitionCount()).as("max.open.partitions=2 holds within one request: each"
                     + " partition is done with once answered, so the broker may close it (one request naming 10,000"
                     + " kept 20,000 files open)").isLessThanOrEqualTo(2);

@@ -159,8 +159,20 @@ class RealClientsTest {
         }
     }
 
+    /**
+     * The topic's partitions, made before a raw produce names them: on the Kafka port a produce
+     * creates nothing (Kafka creates partitions by CreateTopics or Metadata's auto-create alone).
+     */
+    private void createTopic(String topic, int partitions) throws Exception {
+        for (int p = 0; p < partitions; p++) {
+            broker.partition(Backend.partitionName(topic, p));
+        }
+        broker.partitionsDone();
+    }
+
     @Test
     void aProduceWithAcksZeroIsWrittenButNeverAnswered() throws Exception {
+        createTopic("quiet", 1);
         KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
         assertThat(apis.handle(produceFrame((short) 0, 5, "quiet", 0, 2)))
                 .as("acks=0 is never answered: the client expects no answer, and would take one for the next request's")
@@ -174,6 +186,8 @@ class RealClientsTest {
 
     @Test
     void eachPartitionIsWrittenAndAnsweredUnderItsOwnTopicAndIndex() throws Exception {
+        createTopic("alpha", 2);
+        createTopic("beta", 1);
         KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
         ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
         data.topicData().add(new ProduceRequestData.TopicProduceData().setName("alpha").setPartitionData(List.of(
@@ -199,6 +213,7 @@ class RealClientsTest {
 
     @Test
     void aKaenLogErrorIsAnsweredInKafkasCode() throws Exception {
+        createTopic("broken", 1);
         KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
         MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
                 new SimpleRecord(0L, null, "intact".getBytes(StandardCharsets.UTF_8)));

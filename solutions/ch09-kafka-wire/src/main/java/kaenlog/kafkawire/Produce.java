@@ -14,6 +14,9 @@ import kaenlog.wire.ProduceResponse;
  * Produce (key 0), v3..v8: transactional_id nullable string · acks int16 · timeout_ms int32 ·
  * topic_data [name string · partition_data [index int32 · records nullable bytes]]. Every partition's
  * records are handed to kaen-log's own produce handler, one kaen-log request per partition.
+ *
+ * <p>Only a partition that exists is written: unlike kaen-log's own port (chapter 3's produce creates
+ * what it names), Kafka creates partitions by CreateTopics or Metadata's auto-create alone.
  */
 public final class Produce {
 
@@ -87,6 +90,12 @@ public final class Produce {
         }
         if (data.records() == null) {
             return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
+        }
+        if (!PartitionNames.isInternal(name) && !backend.exists(topic, data.index())) {
+            // Kafka creates partitions only through CreateTopics or Metadata's auto-create; a produce
+            // to one that does not exist is UNKNOWN_TOPIC_OR_PARTITION and creates nothing
+            backend.partitionsDone();
+            return Optional.of(error(data.index(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION));
         }
         ProduceRequest kaenlog;
         try {
