@@ -322,10 +322,10 @@ class BrokerTest {
         assertThat(PartitionNames.resolve(data, "orders-0")).as("a plain name").isEqualTo(data.resolve("orders-0"));
         assertThat(PartitionNames.resolve(data, "my.topic_v2-12")).as("Kafka's legal characters")
                 .isEqualTo(data.resolve("my.topic_v2-12"));
-        assertThat(PartitionNames.resolve(data, "x".repeat(247) + "-0")).as("249 characters: Kafka's maximum")
-                .isEqualTo(data.resolve("x".repeat(247) + "-0"));
+        assertThat(PartitionNames.resolve(data, "x".repeat(249) + "-0")).as("a topic of 249 characters: Kafka's maximum")
+                .isEqualTo(data.resolve("x".repeat(249) + "-0"));
         for (String bad : List.of("../x", "..", ".", "", "orders", "orders-", "a/b-0", "..\\x-0", "-0", "orders-0\n",
-                "x".repeat(248) + "-0", "x".repeat(250) + "-0", "orders-00", "orders-007", "orders-0000000000")) {
+                "x".repeat(250) + "-0", "..-0", "orders-+1", "orders-00", "orders-007", "orders-0000000000")) {
             assertThatCode(() -> PartitionNames.resolve(data, bad))
                     .as("'%s' is not a partition name a broker may turn into a directory", bad)
                     .isInstanceOf(MalformedMessageException.class);
@@ -359,11 +359,11 @@ class BrokerTest {
         BrokerClient client = client();
         ByteBuffer records = batch("evil");
 
-        for (String bad : List.of("../x-0", "orders-00", "orders-000000000", "x".repeat(248) + "-0")) {
+        for (String bad : List.of("../x-0", "orders-00", "orders-000000000", "x".repeat(250) + "-0")) {
             ProduceResponse produced = call(() -> client.produce(bad, ProduceRequest.ACKS_LEADER, records.duplicate()));
             FetchResponse fetched = call(() -> client.fetch(FetchRequest.consumer(bad, 0, 1 << 20, 0)));
             assertThat(List.of(produced.error(), fetched.error()))
-                    .as("'%s' is not a partition name (legal characters, at most 249, one spelling of the number):"
+                    .as("'%s' is not a partition name (legal characters, a topic of at most 249, one spelling of the number):"
                             + " produce and fetch are answered INVALID_PARTITION_NAME", bad.length() > 20
                             ? bad.substring(0, 20) + "..." : bad)
                     .containsExactly(ErrorCode.INVALID_PARTITION_NAME, ErrorCode.INVALID_PARTITION_NAME);

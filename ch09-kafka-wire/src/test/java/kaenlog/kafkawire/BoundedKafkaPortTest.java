@@ -147,6 +147,31 @@ class BoundedKafkaPortTest {
         }
     }
 
+    @Test
+    void aNegativePartitionIsUnknownAndNeverAnotherTopicsPartition() throws IOException {
+        PartitionConfigs configs = PartitionConfigs.load().with(KafkaConfigKeys.NUM_PARTITIONS + "=6");
+        try (Broker broker = start(configs, ConnectionLimits.defaults());
+             KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
+            produceNamingNoPartition(broker, listener);
+            KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+            assertThat(metadata(apis, List.of("alias-")).topics()).as("setup: topic 'alias-' with partitions 0..5")
+                    .singleElement().satisfies(t -> assertThat(t.partitions()).hasSize(6));
+            ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+            data.topicData().add(new ProduceRequestData.TopicProduceData().setName("alias").setPartitionData(List.of(
+                    new ProduceRequestData.PartitionProduceData().setIndex(-5).setRecords(MemoryRecords.withRecords(
+                            Compression.NONE, new SimpleRecord(0L, null, "stray".getBytes()))))));
+            ProduceResponseData answer = ((ProduceResponse) AbstractResponse.parseResponse(
+                    roundTrip(listener.port(), frame(new ProduceRequest(data, (short) 8), ApiKeys.PRODUCE, 3)),
+                    new RequestHeader(ApiKeys.PRODUCE, (short) 8, "c", 3))).data();
+            assertThat(answer.responses()).singleElement().satisfies(t -> assertThat(t.partitionResponses())
+                    .singleElement().satisfies(p -> assertThat(p.errorCode()).as("topic 'alias' partition -5 does not"
+                            + " exist: UNKNOWN_TOPIC_OR_PARTITION (3), not a write to the directory 'alias--5', which"
+                            + " is topic 'alias-' partition 5").isEqualTo((short) 3)));
+            assertThat(new Backend(broker).startAndHighWatermark("alias--5")[1])
+                    .as("topic 'alias-' partition 5 holds nothing").isZero();
+        }
+    }
+
     private static MetadataResponseData metadata(KafkaApis apis, List<String> topics) throws IOException {
         MetadataRequest request = new MetadataRequest.Builder(topics, true).build((short) 8);
         byte[] answer = apis.handle(frame(request, ApiKeys.METADATA, 2)).orElseThrow();

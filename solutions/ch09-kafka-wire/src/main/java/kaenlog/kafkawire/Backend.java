@@ -32,9 +32,24 @@ public final class Backend {
         this.broker = broker;
     }
 
-    /** kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}). */
+    /**
+     * kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}, the one
+     * place that makes it); a name {@link #nameError} refuses is a {@link kaenlog.wire.MalformedMessageException}.
+     */
     public static String partitionName(String topic, int partition) {
         return PartitionNames.name(topic, partition);
+    }
+
+    /**
+     * Kafka's error for a topic and partition that can have no directory: INVALID_TOPIC_EXCEPTION (17)
+     * for a topic name Kafka's {@code Topic.validate} refuses, UNKNOWN_TOPIC_OR_PARTITION (3) for a
+     * partition number below 0 (or one too long for a directory name); NONE when it has a name.
+     */
+    public static short nameError(String topic, int partition) {
+        if (PartitionNames.topicProblem(topic) != null) {
+            return KafkaErrors.INVALID_TOPIC_EXCEPTION;
+        }
+        return PartitionNames.problem(topic, partition) == null ? KafkaErrors.NONE : KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
     }
 
     /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
@@ -126,6 +141,9 @@ public final class Backend {
 
     /** Looking creates nothing: only a produce (or Metadata's auto-creation) makes a partition. */
     public boolean exists(String topic, int partition) throws IOException {
+        if (PartitionNames.problem(topic, partition) != null) {
+            return false; // no directory can hold it: topic 'alias' partition -5 is never 'alias-' partition 5
+        }
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
     }
 }

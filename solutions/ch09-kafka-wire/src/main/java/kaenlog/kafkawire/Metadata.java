@@ -61,7 +61,7 @@ public final class Metadata {
             TreeSet<Integer> partitions = existing.get(name);
             if (partitions != null) {
                 answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions));
-            } else if (PartitionNames.isInternal(name) || PartitionNames.problem(Backend.partitionName(name, 0)) != null) {
+            } else if (PartitionNames.isInternal(name) || PartitionNames.topicProblem(name) != null) {
                 answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, new TreeSet<>()));
             } else {
                 answer.add(autoCreated(request, name, backend));

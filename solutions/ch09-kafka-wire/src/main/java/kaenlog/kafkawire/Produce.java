@@ -84,10 +84,11 @@ public final class Produce {
 
     private static Optional<PartitionResponse> answerOne(Request request, String topic, PartitionData data,
                                                          Backend backend) throws IOException {
-        String name = Backend.partitionName(topic, data.index());
-        if (PartitionNames.problem(name) != null) {
-            return Optional.of(error(data.index(), KafkaErrors.INVALID_TOPIC_EXCEPTION));
+        short nameError = Backend.nameError(topic, data.index());
+        if (nameError != KafkaErrors.NONE) {
+            return Optional.of(error(data.index(), nameError));
         }
+        String name = Backend.partitionName(topic, data.index());
         if (data.records() == null) {
             return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
         }
