@@ -257,13 +257,25 @@ public final class Broker implements BrokerContext, Closeable {
      * The request on this thread is done with the partitions it used so far (a Kafka request that
      * names many calls this after each): they may be closed to stay under max.open.partitions.
      */
+    @Override
     public void partitionsDone() {
         replicas.requestDone();
     }
 
     /** Partitions the broker holds, open or on disk (at most max.partitions). */
+    @Override
     public int heldPartitionCount() {
         return replicas.heldPartitionCount();
+    }
+
+    @Override
+    public List<String> clientPartitionNames() throws IOException {
+        return replicas.clientPartitionNames();
+    }
+
+    @Override
+    public void deletePartition(String name) throws IOException {
+        replicas.deletePartition(name);
     }
 
     @Override

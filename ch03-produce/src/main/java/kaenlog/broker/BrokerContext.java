@@ -47,4 +47,30 @@ public interface BrokerContext {
     /** A request was refused a new partition (max.partitions): one rate-limited line in the broker's log. */
     default void refusedCreation(String why) {
     }
+
+    /**
+     * The request on this thread is done with the partitions it used so far: they may be closed again
+     * to stay under max.open.partitions (a request naming many partitions calls it after each).
+     */
+    default void partitionsDone() {
+    }
+
+    /** Client partitions the broker holds, open or only on disk (at most max.partitions). */
+    default int heldPartitionCount() {
+        throw new UnsupportedOperationException("this broker does not count its partitions");
+    }
+
+    /** The names of every client partition in the data directory ({@code __...} left out), sorted. */
+    default java.util.List<String> clientPartitionNames() throws IOException {
+        throw new UnsupportedOperationException("this broker does not list its partitions");
+    }
+
+    /**
+     * Closes the partition {@code name} (whoever waits on it is told so) and removes its directory:
+     * renamed first to a name that is no partition's, so a crash midway leaves no half partition,
+     * then deleted. An I/O error is thrown at once: the caller stops there.
+     */
+    default void deletePartition(String name) throws IOException {
+        throw new UnsupportedOperationException("this broker does not delete partitions");
+    }
 }

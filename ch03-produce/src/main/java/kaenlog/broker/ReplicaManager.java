@@ -34,6 +34,10 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
     /** Guarded by this: every client partition the broker holds, open or only on disk ({@code max.partitions}). */
     private final Set<String> held = new HashSet<>();
     private long partitionUses;
+    /** A partition being deleted is renamed to this prefix and a number first ({@link #deletePartition}). */
+    static final String DELETING_PREFIX = "deleting.";
+    /** Guarded by this: the number of the last {@code deleting.N}. */
+    private long deletions;
     /** The partitions the request on this connection's thread uses; none is closed under it. */
     private final ThreadLocal<List<OpenPartition>> inUse = new ThreadLocal<>();
     private volatile boolean closed;
@@ -58,6 +62,7 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
 
     /** Opens (and recovers) every partition already in the data directory, so the tasks see them all. */
     void openPartitionsOnDisk() throws IOException {
+        finishDeletions();
         List<String> names;
         try (var dirs = Files.list(config.dataDir())) {
             names = dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString())
@@ -68,6 +73,18 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         }
         for (String name : names) {
             partition(name);
+        }
+    }
+
+    /** Removes what a deletion left when the broker stopped between its rename and its last file. */
+    private void finishDeletions() throws IOException {
+        List<Path> left;
+        try (var dirs = Files.list(config.dataDir())) {
+            left = dirs.filter(p -> p.getFileName().toString().startsWith(DELETING_PREFIX)).sorted().toList();
+        }
+        for (Path dir : left) {
+            log.println("removing " + dir.getFileName() + ": a deleted partition's files, left when the broker stopped");
+            deleteTree(dir);
         }
     }
 
@@ -170,6 +187,50 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
     /** Partitions the broker holds, open or on disk (at most max.partitions). */
     synchronized int heldPartitionCount() {
         return held.size();
+    }
+
+    /** The client partitions in the data directory, sorted (a directory being deleted is none). */
+    synchronized List<String> clientPartitionNames() throws IOException {
+        if (!Files.isDirectory(config.dataDir())) {
+            return List.of();
+        }
+        try (var dirs = Files.list(config.dataDir())) {
+            return dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString())
+                    .filter(name -> PartitionNames.problem(name) == null && !PartitionNames.isInternal(name))
+                    .sorted().toList();
+        }
+    }
+
+    /**
+     * Closes the partition and removes its directory: renamed first to {@code deleting.N} (no dash
+     * before a number, so never a partition's name), then deleted. Kafka's LogManager.asyncDelete
+     * renames to {@code -delete} the same way: from the rename on, the partition is gone even if the
+     * files are not, and a restart finishes the deletion ({@link #openPartitionsOnDisk}).
+     */
+    synchronized void deletePartition(String name) throws IOException {
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        OpenPartition open = partitions.remove(name);
+        if (open != null) {
+            closePartition(open.partition);
+        }
+        held.remove(name);
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        Path doomed = config.dataDir().resolve(DELETING_PREFIX + (++deletions));
+        while (Files.exists(doomed)) {
+            doomed = config.dataDir().resolve(DELETING_PREFIX + (++deletions));
+        }
+        Files.move(dir, doomed, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        deleteTree(doomed);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
     }
 
     /** The later chapters' step in front of the partition's appends ({@link BrokerExtension#appendHook}), if any. */

@@ -25,6 +25,12 @@ public final class ApiKeys {
     public static final short DESCRIBE_CONFIGS = 5;
     /** Chapter 3: where a consumer starts, by time (Kafka's ListOffsets; given code over the time index). */
     public static final short LIST_OFFSETS = 6;
+    /** Chapter 9: a topic made whole, partitions 0..N-1 (Kafka's CreateTopics; {@code klog topics --create}). */
+    public static final short CREATE_TOPICS = 7;
+    /** Chapter 9: a topic's partitions closed and removed (Kafka's DeleteTopics; {@code klog topics --delete}). */
+    public static final short DELETE_TOPICS = 8;
+    /** Chapter 9: the topics and their partitions (Kafka's Metadata; {@code klog topics --describe}). */
+    public static final short DESCRIBE_TOPICS = 9;
 
     /** One row of the table. */
     public record ApiKey(short key, String name, int chapter) {
@@ -38,7 +44,10 @@ public final class ApiKeys {
             new ApiKey(OFFSET_COMMIT, "OFFSET_COMMIT", 6),
             new ApiKey(OFFSET_FETCH, "OFFSET_FETCH", 6),
             new ApiKey(DESCRIBE_CONFIGS, "DESCRIBE_CONFIGS", 3),
-            new ApiKey(LIST_OFFSETS, "LIST_OFFSETS", 3));
+            new ApiKey(LIST_OFFSETS, "LIST_OFFSETS", 3),
+            new ApiKey(CREATE_TOPICS, "CREATE_TOPICS", 9),
+            new ApiKey(DELETE_TOPICS, "DELETE_TOPICS", 9),
+            new ApiKey(DESCRIBE_TOPICS, "DESCRIBE_TOPICS", 9));
 
     private ApiKeys() {
     }

@@ -28,8 +28,9 @@ public enum ErrorCode {
     /** The partition's directory is read-only: fetches are served, produces refused. */
     READ_ONLY_STORAGE(11),
     /**
-     * A partition name that is not topic-N with Kafka's legal characters, at most 249 characters and
-     * one spelling of N ({@code a-0}, never {@code a-00}): Kafka answers INVALID_TOPIC_EXCEPTION.
+     * A partition name that is not topic-N with a topic Kafka's Topic.validate accepts (legal
+     * characters, at most 249, not . or ..) and one spelling of N, at least 0 ({@code a-0}, never
+     * {@code a-00}): Kafka answers INVALID_TOPIC_EXCEPTION.
      */
     INVALID_PARTITION_NAME(15),
     /** A client produced to or fetched from the broker's own state ({@code __...}): Kafka's Topic.isInternal. */

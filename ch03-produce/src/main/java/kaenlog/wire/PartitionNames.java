@@ -2,27 +2,34 @@ package kaenlog.wire;
 
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Partition names come from the network and become directory names, so they are checked before
- * they touch the file system: {@code topic-N} where the topic uses Kafka's legal characters
- * ({@code [a-zA-Z0-9._-]}, Kafka's {@code Topic.LEGAL_CHARS}) and N is the partition number written
+ * they touch the file system, and this class is the one place that turns a topic and a partition
+ * number into a name and back. A name is {@code topic-N}: the topic follows Kafka's
+ * {@code Topic.validate} (the legal characters {@code [a-zA-Z0-9._-]}, {@code Topic.LEGAL_CHARS}; at
+ * most 249 characters, {@code Topic.MAX_NAME_LENGTH}; not empty, {@code .} or {@code ..}), and N, the
+ * partition number, follows the name's <em>last</em> dash, is at least 0 and fits an int32, written
  * one way only ({@code 0}, {@code 7}, {@code 12}; never {@code 00} or {@code 007}, or {@code a-0} and
- * {@code a-00} would be two partitions), the whole name at most 249 characters (Kafka's limit on a
- * topic name, which keeps a directory name under the file system's 255). A name like {@code ../x}
- * would otherwise let any client create directories outside the data directory.
+ * {@code a-00} would be two directories for one partition). The whole name is at most 255
+ * characters, the file system's limit on a directory name. So names and (topic, partition) pairs
+ * map one to one: topic {@code alias} partition -5 is refused, where it would have been the
+ * directory {@code alias--5} of topic {@code alias-} partition 5. A name like {@code ../x} would
+ * otherwise let any client create directories outside the data directory.
  *
  * <p>Names that start with {@code __} are the broker's own ({@link #isInternal}): clients may not
  * produce to or fetch from them.
  */
 public final class PartitionNames {
-    /** Kafka's limit on a topic name's length (Topic.MAX_NAME_LENGTH); here it bounds the whole directory name. */
+    /** Kafka's limit on a topic name's length (Topic.MAX_NAME_LENGTH). */
     public static final int MAX_NAME_LENGTH = 249;
+    /** The longest directory name the file systems kaen-log runs on accept (ext4's and xfs's NAME_MAX). */
+    public static final int MAX_DIRECTORY_NAME_LENGTH = 255;
     /** The prefix of Kafka's internal topics (__consumer_offsets, __transaction_state, __cluster_metadata). */
     public static final String INTERNAL_PREFIX = "__";
-    private static final Pattern NAME = Pattern.compile("([A-Za-z0-9._-]+)-(0|[1-9][0-9]{0,8})");
+    /** A partition number written one way: 0, or digits without a leading zero (its int32 range checked apart). */
+    private static final Pattern NUMBER = Pattern.compile("0|[1-9][0-9]{0,9}");
 
     /** A partition name's two parts, Kafka's {@code TopicPartition}: topic {@code orders}, partition 0 is {@code orders-0}. */
     public record TopicPartition(String topic, int partition) {
@@ -35,32 +42,84 @@ public final class PartitionNames {
     private PartitionNames() {
     }
 
-    /** The name of {@code topic}'s partition {@code partition}: topic, dash, partition number (not checked). */
+    /**
+     * The name of {@code topic}'s partition {@code partition}: topic, dash, partition number. A topic
+     * Kafka would refuse, or a negative partition number, is a {@link MalformedMessageException}.
+     */
     public static String name(String topic, int partition) {
+        String problem = problem(topic, partition);
+        if (problem != null) {
+            throw new MalformedMessageException(problem);
+        }
         return topic + "-" + partition;
     }
 
     /** The topic and partition number of a valid partition name; empty when {@link #problem} finds one. */
     public static Optional<TopicPartition> parse(String name) {
-        if (problem(name) != null) {
+        int dash = name.lastIndexOf('-');
+        if (dash < 0) {
             return Optional.empty();
         }
-        Matcher m = NAME.matcher(name);
-        if (!m.matches()) {
+        String topic = name.substring(0, dash);
+        String number = name.substring(dash + 1);
+        if (!NUMBER.matcher(number).matches() || Long.parseLong(number) > Integer.MAX_VALUE) {
             return Optional.empty();
         }
-        return Optional.of(new TopicPartition(m.group(1), Integer.parseInt(m.group(2))));
+        int partition = Integer.parseInt(number);
+        return problem(topic, partition) == null ? Optional.of(new TopicPartition(topic, partition)) : Optional.empty();
     }
 
     /** The name's problem, or null when it is a valid partition name. */
     public static String problem(String name) {
-        if (name.length() > MAX_NAME_LENGTH) {
+        if (name.length() > MAX_DIRECTORY_NAME_LENGTH) {
             return "partition name '" + printable(name) + "' is " + name.length() + " characters long, over the"
-                    + " maximum of " + MAX_NAME_LENGTH;
+                    + " maximum of " + MAX_DIRECTORY_NAME_LENGTH;
         }
-        if (!NAME.matcher(name).matches()) {
-            return "partition name '" + printable(name) + "' is not topic-N (letters, digits, '.', '_', '-', then"
-                    + " a dash and the partition number without leading zeros)";
+        if (parse(name).isEmpty()) {
+            return "partition name '" + printable(name) + "' is not topic-N (a topic of at most " + MAX_NAME_LENGTH
+                    + " letters, digits, '.', '_', '-', not '.' or '..', then a dash and the partition number without"
+                    + " leading zeros)";
+        }
+        return null;
+    }
+
+    /** Why {@code topic}'s partition {@code partition} has no name, or null when it has one. */
+    public static String problem(String topic, int partition) {
+        String topicProblem = topicProblem(topic);
+        if (topicProblem != null) {
+            return topicProblem;
+        }
+        if (partition < 0) {
+            return "partition " + partition + " of topic '" + printable(topic) + "': a partition number is at least 0";
+        }
+        int length = topic.length() + 1 + Integer.toString(partition).length();
+        if (length > MAX_DIRECTORY_NAME_LENGTH) {
+            return "partition " + partition + " of topic '" + printable(topic) + "' would be a directory name of "
+                    + length + " characters, over the maximum of " + MAX_DIRECTORY_NAME_LENGTH;
+        }
+        return null;
+    }
+
+    /** Why {@code topic} is not a topic name, Kafka's {@code Topic.validate}; null when it is one. */
+    public static String topicProblem(String topic) {
+        if (topic.isEmpty()) {
+            return "a topic name is not empty";
+        }
+        if (topic.equals(".") || topic.equals("..")) {
+            return "topic name '" + topic + "' is not allowed";
+        }
+        if (topic.length() > MAX_NAME_LENGTH) {
+            return "topic name '" + printable(topic) + "' is " + topic.length() + " characters long, over the maximum of "
+                    + MAX_NAME_LENGTH;
+        }
+        for (int i = 0; i < topic.length(); i++) {
+            char c = topic.charAt(i);
+            boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
+                    || c == '_' || c == '-';
+            if (!legal) {
+                return "topic name '" + printable(topic) + "' has a character other than ASCII letters, digits, '.',"
+                        + " '_' and '-'";
+            }
         }
         return null;
     }

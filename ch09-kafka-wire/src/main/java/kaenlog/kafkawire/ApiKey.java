@@ -23,7 +23,10 @@ public enum ApiKey {
     LIST_OFFSETS(2, 1, 7, 6),
     METADATA(3, 1, 8, 9),
     API_VERSIONS(18, 0, 3, 3),
-    INIT_PRODUCER_ID(22, 0, 1, 2);
+    INIT_PRODUCER_ID(22, 0, 1, 2),
+    // CreateTopics and DeleteTopics at the versions kafka-clients 4.1.1 asks for (v7, v6), flexible
+    CREATE_TOPICS(19, 2, 7, 5),
+    DELETE_TOPICS(20, 1, 6, 4);
 
     public final short id;
     public final short minVersion;

@@ -1,15 +1,11 @@
 package kaenlog.kafkawire;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import kaenlog.broker.Broker;
-import kaenlog.broker.PartitionLimitException;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.PartitionNames;
@@ -32,9 +28,24 @@ public final class Backend {
         this.broker = broker;
     }
 
-    /** kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}). */
+    /**
+     * kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}, the one
+     * place that makes it); a name {@link #nameError} refuses is a {@link kaenlog.wire.MalformedMessageException}.
+     */
     public static String partitionName(String topic, int partition) {
         return PartitionNames.name(topic, partition);
+    }
+
+    /**
+     * Kafka's error for a topic and partition that can have no directory: INVALID_TOPIC_EXCEPTION (17)
+     * for a topic name Kafka's {@code Topic.validate} refuses, UNKNOWN_TOPIC_OR_PARTITION (3) for a
+     * partition number below 0 (or one too long for a directory name); NONE when it has a name.
+     */
+    public static short nameError(String topic, int partition) {
+        if (PartitionNames.topicProblem(topic) != null) {
+            return KafkaErrors.INVALID_TOPIC_EXCEPTION;
+        }
+        return PartitionNames.problem(topic, partition) == null ? KafkaErrors.NONE : KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
     }
 
     /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
@@ -76,27 +87,29 @@ public final class Backend {
 
     /**
      * Creates a topic Metadata was asked for: Kafka's {@code auto.create.topics.enable} (default true)
-     * with {@code num.partitions} partitions (default 1), and returns their count; 0 when the broker's config forbids it or
-     * when a partition would go over {@code max.partitions}: then nothing of the topic is left on disk.
+     * with {@code num.partitions} partitions (default 1), whole, and returns their count; 0 when the
+     * broker's config forbids it or when the broker would hold more than {@code max.partitions}: then
+     * nothing of the topic is left on disk.
      */
     public int autoCreate(String topic) throws IOException {
         if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))) {
             return 0;
         }
-        int partitions = (int) broker.configs().brokerLong(KafkaConfigKeys.NUM_PARTITIONS);
-        for (int p = 0; p < partitions; p++) {
-            try {
-                broker.partition(partitionName(topic, p));
-                broker.partitionsDone();
-            } catch (PartitionLimitException full) {
-                broker.refusedCreation(full.getMessage());
-                for (int created = 0; created < p; created++) {
-                    broker.removeIfEmpty(partitionName(topic, created));
-                }
-                return 0;
-            }
+        TopicStore.Result created = topicStore().create(topic, numPartitions(), false);
+        if (created.error() == TopicError.POLICY_VIOLATION) {
+            broker.refusedCreation(created.message());
         }
-        return partitions;
+        return created.error() == TopicError.NONE ? created.partitions() : 0;
+    }
+
+    /** Kafka's {@code num.partitions}: a topic's partitions when its creator does not say (default 1). */
+    public int numPartitions() {
+        return (int) broker.configs().brokerLong(KafkaConfigKeys.NUM_PARTITIONS);
+    }
+
+    /** The broker's topics: created and deleted whole ({@link TopicStore}). */
+    public TopicStore topicStore() {
+        return new TopicStore(broker);
     }
 
     /**
@@ -108,24 +121,30 @@ public final class Backend {
         broker.partitionsDone();
     }
 
-    /** Every topic with its partition numbers, read from the data directory; internal ones ({@code __}) left out. */
+    /**
+     * Every topic with the partition numbers it has on disk, read from the data directory; internal
+     * ones ({@code __}) left out. A topic's count is its highest number plus one: a number missing
+     * below it is a hole ({@link TopicStore}), which Metadata answers with an error.
+     */
     public Map<String, TreeSet<Integer>> topics() throws IOException {
         Map<String, TreeSet<Integer>> topics = new TreeMap<>();
-        Path dataDir = broker.config().dataDir();
-        if (!Files.isDirectory(dataDir)) {
-            return topics;
-        }
-        try (Stream<Path> dirs = Files.list(dataDir)) {
-            dirs.filter(Files::isDirectory).map(dir -> dir.getFileName().toString())
-                    .filter(name -> !PartitionNames.isInternal(name))
-                    .flatMap(name -> PartitionNames.parse(name).stream())
-                    .forEach(p -> topics.computeIfAbsent(p.topic(), t -> new TreeSet<>()).add(p.partition()));
+        for (TopicStore.Topic t : topicStore().topics().values()) {
+            TreeSet<Integer> present = new TreeSet<>();
+            for (int p = 0; p < t.partitionCount(); p++) {
+                if (t.has(p)) {
+                    present.add(p);
+                }
+            }
+            topics.put(t.name(), present);
         }
         return topics;
     }
 
-    /** Looking creates nothing: only a produce (or Metadata's auto-creation) makes a partition. */
+    /** Looking creates nothing: only CreateTopics or Metadata's auto-create makes a partition on this port. */
     public boolean exists(String topic, int partition) throws IOException {
+        if (PartitionNames.problem(topic, partition) != null) {
+            return false; // no directory can hold it: topic 'alias' partition -5 is never 'alias-' partition 5
+        }
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
     }
 }

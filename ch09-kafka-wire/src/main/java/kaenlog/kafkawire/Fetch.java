@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
@@ -115,11 +114,11 @@ public final class Fetch {
 
     private static PartitionResponse readOne(String topic, PartitionRequest p, int maxBytes, int waitMs,
                                              Backend backend) throws IOException {
-        String name = Backend.partitionName(topic, p.partition());
-        if (PartitionNames.problem(name) != null || !backend.exists(topic, p.partition())) {
+        if (!backend.exists(topic, p.partition())) {
             return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1,
                     ByteBuffer.allocate(0));
         }
+        String name = Backend.partitionName(topic, p.partition());
         FetchResponse r = backend.fetch(FetchRequest.consumer(name, p.fetchOffset(), maxBytes, waitMs));
         ByteBuffer records = r.error() == ErrorCode.NONE ? r.records() : ByteBuffer.allocate(0);
         return new PartitionResponse(p.partition(), KafkaErrors.of(r.error()), r.highWatermark(), r.logStartOffset(),

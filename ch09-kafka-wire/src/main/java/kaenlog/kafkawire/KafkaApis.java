@@ -62,6 +62,10 @@ public final class KafkaApis {
                     ListOffsets.answer(ListOffsets.parse(in, version), backend), version));
             case INIT_PRODUCER_ID -> Optional.of(InitProducerIdApi.answer(InitProducerIdApi.parse(in, version),
                     backend));
+            case CREATE_TOPICS -> Optional.of(CreateTopics.response(
+                    CreateTopics.answer(CreateTopics.parse(in, version), backend), version));
+            case DELETE_TOPICS -> Optional.of(DeleteTopics.response(
+                    DeleteTopics.answer(DeleteTopics.parse(in, version), backend), version));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));

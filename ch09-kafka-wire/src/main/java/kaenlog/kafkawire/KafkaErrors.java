@@ -12,6 +12,8 @@ public final class KafkaErrors {
     public static final short OFFSET_OUT_OF_RANGE = 1;
     public static final short CORRUPT_MESSAGE = 2;
     public static final short UNKNOWN_TOPIC_OR_PARTITION = 3;
+    /** A partition Metadata lists that no log leads: here, one missing from the data directory. */
+    public static final short LEADER_NOT_AVAILABLE = 5;
     public static final short REQUEST_TIMED_OUT = 7;
     public static final short MESSAGE_TOO_LARGE = 10;
     public static final short INVALID_TOPIC_EXCEPTION = 17;

@@ -33,6 +33,7 @@ public final class KafkaListener implements Closeable {
         int maxFrameBytes = broker.config().maxFrameBytes();
         SocketServer.Listener listener = broker.listen(host, port, (in, out) -> serve(in, out, apis, maxFrameBytes));
         apis.advertise(host, listener.port());
+        new TopicStore(broker).holes().forEach(log::println);
         return new KafkaListener(listener, apis);
     }
 

@@ -61,7 +61,7 @@ public final class Metadata {
             TreeSet<Integer> partitions = existing.get(name);
             if (partitions != null) {
                 answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions));
-            } else if (PartitionNames.isInternal(name) || PartitionNames.problem(Backend.partitionName(name, 0)) != null) {
+            } else if (PartitionNames.isInternal(name) || PartitionNames.topicProblem(name) != null) {
                 answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, new TreeSet<>()));
             } else {
                 answer.add(autoCreated(request, name, backend));
@@ -96,16 +96,30 @@ public final class Metadata {
         out.arrayLength(topics.size());
         for (TopicMetadata topic : topics) {
             out.int16(topic.errorCode()).nullableString(topic.name()).bool(false); // is_internal
-            out.arrayLength(topic.partitions().size());
-            for (int partition : topic.partitions()) {
-                out.int16(KafkaErrors.NONE).int32(partition).int32(NODE_ID);
+            // every partition 0..N-1: a topic's count is its highest partition + 1, and a partition with
+            // no directory below it is answered LEADER_NOT_AVAILABLE, leader -1, its one replica offline
+            // (so a keyed producer's murmur2(key) % N keeps N, and no record goes to the wrong partition)
+            int count = topic.partitions().isEmpty() ? 0 : topic.partitions().last() + 1;
+            out.arrayLength(count);
+            for (int partition = 0; partition < count; partition++) {
+                boolean present = topic.partitions().contains(partition);
+                out.int16(present ? KafkaErrors.NONE : KafkaErrors.LEADER_NOT_AVAILABLE).int32(partition)
+                        .int32(present ? NODE_ID : -1);
                 if (version >= 7) {
                     out.int32(0); // leader_epoch
                 }
                 out.arrayLength(1).int32(NODE_ID); // replica_nodes
-                out.arrayLength(1).int32(NODE_ID); // isr_nodes
+                if (present) {
+                    out.arrayLength(1).int32(NODE_ID); // isr_nodes
+                } else {
+                    out.arrayLength(0);
+                }
                 if (version >= 5) {
-                    out.arrayLength(0); // offline_replicas
+                    if (present) {
+                        out.arrayLength(0); // offline_replicas
+                    } else {
+                        out.arrayLength(1).int32(NODE_ID);
+                    }
                 }
             }
             if (version >= 8) {

@@ -15,6 +15,9 @@ import kaenlog.workbook.Todo;
  * Produce (key 0), v3..v8: transactional_id nullable string · acks int16 · timeout_ms int32 ·
  * topic_data [name string · partition_data [index int32 · records nullable bytes]]. Every partition's
  * records are handed to kaen-log's own produce handler, one kaen-log request per partition.
+ *
+ * <p>Only a partition that exists is written: unlike kaen-log's own port (chapter 3's produce creates
+ * what it names), Kafka creates partitions by CreateTopics or Metadata's auto-create alone.
  */
 public final class Produce {
 
@@ -51,12 +54,19 @@ public final class Produce {
 
     private static Optional<PartitionResponse> answerOne(Request request, String topic, PartitionData data,
                                                          Backend backend) throws IOException {
-        String name = Backend.partitionName(topic, data.index());
-        if (PartitionNames.problem(name) != null) {
-            return Optional.of(error(data.index(), KafkaErrors.INVALID_TOPIC_EXCEPTION));
+        short nameError = Backend.nameError(topic, data.index());
+        if (nameError != KafkaErrors.NONE) {
+            return Optional.of(error(data.index(), nameError));
         }
+        String name = Backend.partitionName(topic, data.index());
         if (data.records() == null) {
             return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
+        }
+        if (!PartitionNames.isInternal(name) && !backend.exists(topic, data.index())) {
+            // Kafka creates partitions only through CreateTopics or Metadata's auto-create; a produce
+            // to one that does not exist is UNKNOWN_TOPIC_OR_PARTITION and creates nothing
+            backend.partitionsDone();
+            return Optional.of(error(data.index(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION));
         }
         ProduceRequest kaenlog;
         try {

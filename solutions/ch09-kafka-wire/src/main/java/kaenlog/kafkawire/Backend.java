@@ -11,8 +11,6 @@ import kaenlog.wire.FetchResponse;
 import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
-import kaenlog.topics.TopicError;
-import kaenlog.topics.TopicStore;
 
 /**
  * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request path

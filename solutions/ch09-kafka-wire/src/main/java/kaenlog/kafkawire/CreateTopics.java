@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import kaenlog.topics.TopicError;
-import kaenlog.topics.TopicStore;
 
 /**
  * CreateTopics (key 19), v2..v7 (flexible from v5; kafka-clients 4.1.1 asks for v7). Request: topics

@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import kaenlog.topics.TopicError;
-import kaenlog.topics.TopicStore;
 
 /**
  * DeleteTopics (key 20), v1..v6 (flexible from v4; kafka-clients 4.1.1 asks for v6). Request: up to

@@ -1,27 +1,27 @@
-package kaenlog.topics;
+package kaenlog.wire;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import kaenlog.wire.MalformedMessageException;
-import kaenlog.wire.Wire;
 
 /**
- * kaen-log's own topic requests (chapter 9's keys in {@code kaenlog.wire.ApiKeys}), what
- * {@code klog topics} sends:
+ * kaen-log's own topic requests (chapter 9's keys in {@link ApiKeys}), what {@code klog topics} sends:
  * <ul>
  * <li>CREATE_TOPICS (7): topic string · partitions int32 → {@link Answer};</li>
  * <li>DELETE_TOPICS (8): topic string → {@link Answer};</li>
  * <li>DESCRIBE_TOPICS (9): topic string ("" = every topic) → {@link Described}.</li>
  * </ul>
- * An answer carries its error by name ({@link TopicError}: Kafka's names, which kaen-log's port
- * spells out rather than numbering them in its own table) and a message (empty when none).
+ * An answer carries its error by Kafka's name for it ({@code TOPIC_ALREADY_EXISTS}, ...: kaen-log's
+ * own numbered table, {@link ErrorCode}, has no topic errors, and spelling them out keeps Kafka's
+ * numbers off this port) and a message, empty when there is none.
  */
-public final class TopicsMessages {
+public final class Topics {
     /** At most this many topics, or missing partitions per topic, in an answer: a lying count allocates nothing. */
     public static final int MAX_ENTRIES = 100_000;
+    /** The error name of an answer that is no error. */
+    public static final String NONE = "NONE";
 
-    private TopicsMessages() {
+    private Topics() {
     }
 
     public record Create(String topic, int partitions) {
@@ -51,29 +51,36 @@ public final class TopicsMessages {
         }
     }
 
-    /** CREATE_TOPICS' and DELETE_TOPICS' answer: the error, why, and the topic's partition count. */
-    public record Answer(TopicError error, String message, int partitions) {
-        public static Answer of(TopicStore.Result result) {
-            return new Answer(result.error(), result.message() == null ? "" : result.message(), result.partitions());
-        }
-
+    /** CREATE_TOPICS' and DELETE_TOPICS' answer: error name · message · the topic's partition count. */
+    public record Answer(String error, String message, int partitions) {
         public byte[] encode() {
-            return new Wire.Writer().string(error.name()).string(message).int32(partitions).toByteArray();
+            return new Wire.Writer().string(error).string(message).int32(partitions).toByteArray();
         }
 
         public static Answer decode(byte[] body) {
             Wire.Reader in = new Wire.Reader(body);
-            Answer answer = new Answer(TopicError.named(in.string("error")), in.string("message"), in.int32("partitions"));
+            Answer answer = new Answer(in.string("error"), in.string("message"), in.int32("partitions"));
             in.end();
             return answer;
         }
     }
 
-    /** DESCRIBE_TOPICS' answer: error · count int32 · count × (name · partitions int32 · missing count · numbers). */
-    public record Described(TopicError error, List<TopicStore.Topic> topics) {
+    /** One topic: its partition count (highest partition + 1) and the partitions below it with no directory. */
+    public record Description(String name, int partitionCount, TreeSet<Integer> missing) {
+        public boolean has(int partition) {
+            return partition >= 0 && partition < partitionCount && !missing.contains(partition);
+        }
+    }
+
+    /**
+     * DESCRIBE_TOPICS' answer: error name · the broker's node id int32 · its replication factor int16
+     * (1: one broker) · count int32 · count × (name · partitions int32 · missing count int32 · numbers).
+     */
+    public record Described(String error, int nodeId, short replicationFactor, List<Description> topics) {
         public byte[] encode() {
-            Wire.Writer out = new Wire.Writer().string(error.name()).int32(topics.size());
-            for (TopicStore.Topic t : topics) {
+            Wire.Writer out = new Wire.Writer().string(error).int32(nodeId).int16(replicationFactor)
+                    .int32(topics.size());
+            for (Description t : topics) {
                 out.string(t.name()).int32(t.partitionCount()).int32(t.missing().size());
                 t.missing().forEach(out::int32);
             }
@@ -82,9 +89,11 @@ public final class TopicsMessages {
 
         public static Described decode(byte[] body) {
             Wire.Reader in = new Wire.Reader(body);
-            TopicError error = TopicError.named(in.string("error"));
+            String error = in.string("error");
+            int nodeId = in.int32("node_id");
+            short replicationFactor = in.int16("replication_factor");
             int count = count(in.int32("count"), "count");
-            List<TopicStore.Topic> topics = new ArrayList<>();
+            List<Description> topics = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String name = in.string("name");
                 int partitions = in.int32("partitions");
@@ -93,10 +102,10 @@ public final class TopicsMessages {
                 for (int m = 0; m < missingCount; m++) {
                     missing.add(in.int32("missing partition"));
                 }
-                topics.add(new TopicStore.Topic(name, partitions, missing));
+                topics.add(new Description(name, partitions, missing));
             }
             in.end();
-            return new Described(error, topics);
+            return new Described(error, nodeId, replicationFactor, topics);
         }
     }
 

@@ -1,4 +1,4 @@
-package kaenlog.topics;
+package kaenlog.kafkawire;
 
 import java.io.IOException;
 import java.util.ArrayList;

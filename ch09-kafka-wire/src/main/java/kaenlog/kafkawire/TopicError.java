@@ -1,4 +1,4 @@
-package kaenlog.topics;
+package kaenlog.kafkawire;
 
 /**
  * What creating, deleting or describing a topic can answer, each with Kafka's error code: the Kafka

@@ -1,4 +1,4 @@
-package kaenlog.topics;
+package kaenlog.client;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -8,11 +8,9 @@ import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
-import kaenlog.client.BrokerClient;
-import kaenlog.client.ClientFlags;
-import kaenlog.kafkawire.Metadata;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.PartitionNames;
+import kaenlog.wire.Topics;
 
 /**
  * {@code klog topics}: Kafka's {@code kafka-topics} on kaen-log's port. {@code --create --topic T
@@ -71,12 +69,10 @@ public final class TopicsCommand implements Subcommand {
             if (flags.has("describe")) {
                 return describe(client, topic, out, err);
             }
-            TopicsMessages.Answer answer = flags.has("create")
-                    ? TopicsMessages.Answer.decode(client.call(ApiKeys.CREATE_TOPICS,
-                            new TopicsMessages.Create(topic, partitions).encode()))
-                    : TopicsMessages.Answer.decode(client.call(ApiKeys.DELETE_TOPICS,
-                            new TopicsMessages.Named(topic).encode()));
-            if (answer.error() != TopicError.NONE) {
+            Topics.Answer answer = flags.has("create")
+                    ? Topics.Answer.decode(client.call(ApiKeys.CREATE_TOPICS, new Topics.Create(topic, partitions).encode()))
+                    : Topics.Answer.decode(client.call(ApiKeys.DELETE_TOPICS, new Topics.Named(topic).encode()));
+            if (!answer.error().equals(Topics.NONE)) {
                 err.println("klog topics: " + answer.error() + ": " + answer.message());
                 return Klog.FAILED;
             }
@@ -92,24 +88,23 @@ public final class TopicsCommand implements Subcommand {
 
     private static int describe(BrokerClient client, String topic, PrintStream out, PrintStream err)
             throws IOException {
-        TopicsMessages.Described described = TopicsMessages.Described.decode(client.call(ApiKeys.DESCRIBE_TOPICS,
-                new TopicsMessages.Named(topic).encode()));
-        if (described.error() != TopicError.NONE) {
+        Topics.Described described = Topics.Described.decode(client.call(ApiKeys.DESCRIBE_TOPICS,
+                new Topics.Named(topic).encode()));
+        if (!described.error().equals(Topics.NONE)) {
             err.println("klog topics: " + described.error() + ": topic '" + topic + "' does not exist");
             return Klog.FAILED;
         }
-        for (TopicStore.Topic t : described.topics()) {
-            describe(t).forEach(out::println);
+        for (Topics.Description t : described.topics()) {
+            describe(t, described.nodeId(), described.replicationFactor()).forEach(out::println);
         }
         return Klog.OK;
     }
 
-    /** kafka-topics --describe's lines for one topic on this one broker (node {@link Metadata#NODE_ID}). */
-    static List<String> describe(TopicStore.Topic t) {
+    /** kafka-topics --describe's lines for one topic on one broker, node {@code node}. */
+    static List<String> describe(Topics.Description t, int node, short replicationFactor) {
         List<String> lines = new java.util.ArrayList<>();
         lines.add("Topic: " + t.name() + "\tPartitionCount: " + t.partitionCount() + "\tReplicationFactor: "
-                + TopicStore.REPLICATION_FACTOR + "\tConfigs: ");
-        int node = Metadata.NODE_ID;
+                + replicationFactor + "\tConfigs: ");
         for (int p = 0; p < t.partitionCount(); p++) {
             boolean present = t.has(p);
             lines.add("\tTopic: " + t.name() + "\tPartition: " + p + "\tLeader: " + (present ? node : "none")

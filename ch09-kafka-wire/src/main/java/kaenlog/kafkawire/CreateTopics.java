@@ -1,0 +1,207 @@
+package kaenlog.kafkawire;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * CreateTopics (key 19), v2..v7 (flexible from v5; kafka-clients 4.1.1 asks for v7). Request: topics
+ * [name · num_partitions int32 · replication_factor int16 · assignments [partition_index ·
+ * broker_ids [int32]] · configs [name · value]] · timeout_ms · validate_only (v1+). Response:
+ * throttle_time_ms · topics [name · topic_id uuid (v7+) · error_code · error_message (v1+) ·
+ * num_partitions, replication_factor, configs (v5+)].
+ *
+ * <p>Each topic is answered on its own, with Kafka's codes: -1 partitions means {@code num.partitions},
+ * -1 replicas means 1 (Kafka's {@code default.replication.factor}); more than one replica is
+ * INVALID_REPLICATION_FACTOR (one broker holds one copy); a manual assignment must put partitions
+ * 0..N-1 on this broker; topic configs at creation are INVALID_CONFIG (kaen-log takes them from
+ * {@code --partition-config}); a name twice in one request is INVALID_REQUEST for both. kaen-log keeps
+ * no topic ids: every topic_id is the zero uuid, Kafka's "none".
+ */
+public final class CreateTopics {
+
+    public record Assignment(int partition, List<Integer> brokerIds) {
+    }
+
+    public record Topic(String name, int numPartitions, short replicationFactor, List<Assignment> assignments,
+                        int configCount) {
+    }
+
+    public record Request(List<Topic> topics, boolean validateOnly) {
+    }
+
+    public record Answer(String name, short errorCode, String message, int numPartitions, short replicationFactor) {
+    }
+
+    private CreateTopics() {
+    }
+
+    public static Request parse(KafkaReader in, short version) {
+        boolean flexible = ApiKey.CREATE_TOPICS.isFlexible(version);
+        int count = length(in, flexible, "topics");
+        List<Topic> topics = new ArrayList<>();
+        for (int t = 0; t < count; t++) {
+            String name = string(in, flexible, "topics.name");
+            int numPartitions = in.int32("num_partitions");
+            short replicationFactor = in.int16("replication_factor");
+            int assignmentCount = length(in, flexible, "assignments");
+            List<Assignment> assignments = new ArrayList<>();
+            for (int a = 0; a < assignmentCount; a++) {
+                int partition = in.int32("assignments.partition_index");
+                int brokers = length(in, flexible, "assignments.broker_ids");
+                List<Integer> ids = new ArrayList<>();
+                for (int b = 0; b < brokers; b++) {
+                    ids.add(in.int32("broker_ids"));
+                }
+                tags(in, flexible, "assignment");
+                assignments.add(new Assignment(partition, ids));
+            }
+            int configCount = length(in, flexible, "configs");
+            for (int c = 0; c < configCount; c++) {
+                string(in, flexible, "configs.name");
+                if (flexible) {
+                    in.compactNullableString("configs.value");
+                } else {
+                    in.nullableString("configs.value");
+                }
+                tags(in, flexible, "config");
+            }
+            tags(in, flexible, "topic");
+            topics.add(new Topic(name, numPartitions, replicationFactor, assignments, configCount));
+        }
+        in.int32("timeout_ms");
+        boolean validateOnly = in.bool("validate_only");
+        tags(in, flexible, "CreateTopics request");
+        in.end("CreateTopics v" + version + " request");
+        return new Request(topics, validateOnly);
+    }
+
+    /** Every topic answered on its own, through the one {@link TopicStore}. */
+    public static List<Answer> answer(Request request, Backend backend) throws IOException {
+        Set<String> seen = new HashSet<>();
+        Set<String> twice = new HashSet<>();
+        for (Topic t : request.topics()) {
+            if (!seen.add(t.name())) {
+                twice.add(t.name());
+            }
+        }
+        int defaultPartitions = backend.numPartitions();
+        List<Answer> answers = new ArrayList<>();
+        for (Topic t : request.topics()) {
+            if (twice.contains(t.name())) {
+                answers.add(error(t.name(), TopicError.INVALID_REQUEST, "Duplicate topic name."));
+                continue;
+            }
+            answers.add(answerOne(t, request.validateOnly(), defaultPartitions, backend));
+        }
+        return answers;
+    }
+
+    private static Answer answerOne(Topic t, boolean validateOnly, int defaultPartitions, Backend backend)
+            throws IOException {
+        int partitions;
+        if (!t.assignments().isEmpty()) {
+            if (t.numPartitions() != -1 || t.replicationFactor() != -1) {
+                return error(t.name(), TopicError.INVALID_REQUEST, "Both numPartitions or replicationFactor and"
+                        + " replicasAssignments were set. Both cannot be used at the same time.");
+            }
+            partitions = t.assignments().size();
+            for (Assignment a : t.assignments()) {
+                if (a.partition() < 0 || a.partition() >= partitions || !a.brokerIds().equals(List.of(Metadata.NODE_ID))) {
+                    return error(t.name(), TopicError.INVALID_REPLICA_ASSIGNMENT, "partition " + a.partition()
+                            + " assigned to brokers " + a.brokerIds() + ": this cluster is broker " + Metadata.NODE_ID
+                            + " alone, and a topic's partitions are 0.." + (partitions - 1));
+                }
+            }
+            if (t.assignments().stream().map(Assignment::partition).distinct().count() != partitions) {
+                return error(t.name(), TopicError.INVALID_REPLICA_ASSIGNMENT, "a partition is assigned twice");
+            }
+        } else {
+            if (t.replicationFactor() == 0 || t.replicationFactor() < -1) {
+                return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Replication factor must be larger"
+                        + " than 0, or -1 to use the default value.");
+            }
+            if (t.replicationFactor() > TopicStore.REPLICATION_FACTOR) {
+                return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
+                        + t.replicationFactor() + " time(s): The target replication factor of "
+                        + t.replicationFactor() + " cannot be reached because only 1 broker(s) are registered.");
+            }
+            if (t.numPartitions() == 0 || t.numPartitions() < -1) {
+                return error(t.name(), TopicError.INVALID_PARTITIONS, "Number of partitions was set to an invalid"
+                        + " non-positive value.");
+            }
+            partitions = t.numPartitions() == -1 ? defaultPartitions : t.numPartitions();
+        }
+        if (t.configCount() > 0) {
+            return error(t.name(), TopicError.INVALID_CONFIG, "kaen-log takes no topic configs at creation: a"
+                    + " partition's configs come from klog serve --partition-config");
+        }
+        TopicStore.Result result = backend.topicStore().create(t.name(), partitions, validateOnly);
+        if (result.error() != TopicError.NONE) {
+            return error(t.name(), result.error(), result.message());
+        }
+        return new Answer(t.name(), KafkaErrors.NONE, null, partitions, TopicStore.REPLICATION_FACTOR);
+    }
+
+    private static Answer error(String name, TopicError error, String message) {
+        return new Answer(name, error.kafkaCode, message, -1, (short) -1);
+    }
+
+    public static byte[] response(List<Answer> answers, short version) {
+        boolean flexible = ApiKey.CREATE_TOPICS.isFlexible(version);
+        KafkaWriter out = new KafkaWriter().int32(0); // throttle_time_ms
+        length(out, flexible, answers.size());
+        for (Answer a : answers) {
+            string(out, flexible, a.name());
+            if (version >= 7) {
+                out.int64(0).int64(0); // topic_id: the zero uuid, kaen-log keeps no topic ids
+            }
+            out.int16(a.errorCode());
+            string(out, flexible, a.message());
+            if (version >= 5) {
+                out.int32(a.numPartitions()).int16(a.replicationFactor());
+                // configs: none to show, as an empty array (kafka-clients reads null as an error here)
+                out.compactArrayLength(a.errorCode() == KafkaErrors.NONE ? 0 : -1);
+            }
+            if (flexible) {
+                out.noTaggedFields();
+            }
+        }
+        if (flexible) {
+            out.noTaggedFields();
+        }
+        return out.toByteArray();
+    }
+
+    static int length(KafkaReader in, boolean flexible, String field) {
+        return flexible ? in.compactArrayLength(field) : in.arrayLength(field);
+    }
+
+    static String string(KafkaReader in, boolean flexible, String field) {
+        return flexible ? in.compactString(field) : in.string(field);
+    }
+
+    static void tags(KafkaReader in, boolean flexible, String structure) {
+        if (flexible) {
+            in.skipTaggedFields(structure);
+        }
+    }
+
+    static void length(KafkaWriter out, boolean flexible, int count) {
+        if (flexible) {
+            out.compactArrayLength(count);
+        } else {
+            out.arrayLength(count);
+        }
+    }
+
+    static void string(KafkaWriter out, boolean flexible, String s) {
+        if (flexible) {
+            out.compactNullableString(s);
+        } else {
+            out.nullableString(s);
+        }
+    }
+}
