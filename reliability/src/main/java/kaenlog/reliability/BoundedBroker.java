@@ -142,6 +142,7 @@ public final class BoundedBroker {
         probes.add(unknownFetches(Files.createDirectories(dir.resolve("unknown")), options, config));
         probes.add(internalAndUnissued(Files.createDirectories(dir.resolve("internal")), options));
         probes.add(partitionFlood(Files.createDirectories(dir.resolve("flood")), options, config));
+        probes.add(KafkaPartitionFlood.run(Files.createDirectories(dir.resolve("kafka-flood")), options));
         return new Result(stalled, probes);
     }
 
@@ -492,7 +493,7 @@ public final class BoundedBroker {
     private static final String GOOD = "good-0";
 
     /** The well-behaved client, started and past its first rounds before an attack begins. */
-    private static SteadyClient steadyClient(BrokerProcess broker, Ledger ledger) {
+    static SteadyClient steadyClient(BrokerProcess broker, Ledger ledger) {
         SteadyClient good = SteadyClient.start(broker, new LedgerProducer(1, GOOD, ProduceRequest.ACKS_LEADER, 5, 11,
                 ledger));
         good.awaitRounds(3, 30_000);

@@ -74,4 +74,9 @@ class BoundedBrokerTest {
     void producesToNewPartitionsPastMaxPartitionsAreRefusedAndLeaveNothingOnDisk() {
         assertThat(result.probe("6g").ok()).as("%s", details()).isTrue();
     }
+
+    @Test
+    void onTheKafkaPortAProduceCreatesNothingAndMetadataAutoCreatesOnlyUpToMaxPartitions() {
+        assertThat(result.probe("6h").ok()).as("%s", details()).isTrue();
+    }
 }
