@@ -120,8 +120,8 @@ public final class CreateTopics {
             }
         } else {
             if (t.replicationFactor() == 0 || t.replicationFactor() < -1) {
-                return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Replication factor must be larger"
-                        + " than 0, or -1 to use the default value.");
+                return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Replication factor was set to an"
+                        + " invalid non-positive value.");
             }
             if (t.replicationFactor() > TopicStore.REPLICATION_FACTOR) {
                 return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
