@@ -43,10 +43,15 @@ import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -86,8 +91,8 @@ class TopicsTest {
     }
 
     /**
-     * ApiVersions and a CreateTopics that creates nothing, in-process first: a task not written yet
-     * fails here with its TODO, instead of a client waiting for answers that never come.
+     * ApiVersions, a Produce and a CreateTopics that create nothing, in-process first: a task not
+     * written yet fails here with its TODO, instead of a client waiting for answers that never come.
      */
     private void preflight(PrintStream log) throws Exception {
         KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), log);
@@ -98,6 +103,13 @@ class TopicsTest {
         ByteBuffer create = new CreateTopicsRequest.Builder(new CreateTopicsRequestData()).build((short) 7)
                 .serializeWithHeader(new RequestHeader(ApiKeys.CREATE_TOPICS, (short) 7, "preflight", 2));
         assertThat(apis.handle(bytes(create))).as("CreateTopics v7 naming no topic is answered").isPresent();
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
+                        Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
+        ByteBuffer produce = new ProduceRequest(data, (short) 8)
+                .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 8, "preflight", 3));
+        assertThat(apis.handle(bytes(produce))).as("Produce v8 with acks=1 is answered").isPresent();
     }
 
     private static byte[] bytes(ByteBuffer buffer) {
