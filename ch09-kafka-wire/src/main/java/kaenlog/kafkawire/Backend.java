@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import kaenlog.broker.Broker;
+import kaenlog.broker.Partition;
 import kaenlog.broker.PartitionLimitException;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
@@ -122,6 +123,14 @@ public final class Backend {
                     .forEach(p -> topics.computeIfAbsent(p.topic(), t -> new TreeSet<>()).add(p.partition()));
         }
         return topics;
+    }
+
+    /**
+     * True when the partition exists and its log is offline (it could not be opened, or a write to it
+     * failed): Metadata then lists its one replica offline and gives it no leader.
+     */
+    public boolean isOffline(String topic, int partition) throws IOException {
+        return broker.existingPartition(partitionName(topic, partition)).map(Partition::isOffline).orElse(false);
     }
 
     /** Looking creates nothing: only a produce (or Metadata's auto-creation) makes a partition. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import kaenlog.wire.PartitionNames;
 
@@ -23,8 +24,15 @@ public final class Metadata {
     public record Request(List<String> topics, boolean allowAutoTopicCreation) {
     }
 
-    public record TopicMetadata(short errorCode, String name, TreeSet<Integer> partitions) {
+    /** {@code offline}: the partitions whose log is offline on this broker (their one replica is offline). */
+    public record TopicMetadata(short errorCode, String name, TreeSet<Integer> partitions, Set<Integer> offline) {
+        public TopicMetadata(short errorCode, String name, TreeSet<Integer> partitions) {
+            this(errorCode, name, partitions, Set.of());
+        }
     }
+
+    /** Kafka's LEADER_NOT_AVAILABLE (5): the partition has no leader right now; a client retries with new metadata. */
+    static final short LEADER_NOT_AVAILABLE = 5;
 
     private Metadata() {
     }
@@ -54,13 +62,15 @@ public final class Metadata {
         Map<String, TreeSet<Integer>> existing = backend.topics();
         List<TopicMetadata> answer = new ArrayList<>();
         if (request.topics() == null) {
-            existing.forEach((name, partitions) -> answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions)));
+            for (Map.Entry<String, TreeSet<Integer>> topic : existing.entrySet()) {
+                answer.add(existingTopic(topic.getKey(), topic.getValue(), backend));
+            }
             return answer;
         }
         for (String name : request.topics()) {
             TreeSet<Integer> partitions = existing.get(name);
             if (partitions != null) {
-                answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions));
+                answer.add(existingTopic(name, partitions, backend));
             } else if (PartitionNames.isInternal(name) || PartitionNames.problem(Backend.partitionName(name, 0)) != null) {
                 answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, new TreeSet<>()));
             } else {
@@ -68,6 +78,24 @@ public final class Metadata {
             }
         }
         return answer;
+    }
+
+    /**
+     * A topic on disk, with the partitions whose log is offline. Kafka's MetadataCache answers such a
+     * partition with its replica in offline_replicas and, its only replica being offline, no leader
+     * (leader -1, LEADER_NOT_AVAILABLE); it never answers KAFKA_STORAGE_ERROR in Metadata. A client
+     * then sends nothing for that partition and goes on with the others.
+     */
+    private static TopicMetadata existingTopic(String name, TreeSet<Integer> partitions, Backend backend)
+            throws IOException {
+        Set<Integer> offline = new TreeSet<>();
+        for (int partition : partitions) {
+            if (backend.isOffline(name, partition)) {
+                offline.add(partition);
+            }
+            backend.partitionsDone();
+        }
+        return new TopicMetadata(KafkaErrors.NONE, name, partitions, offline);
     }
 
     /** A topic that does not exist: created if the client and the broker allow it, else UNKNOWN_TOPIC_OR_PARTITION. */
@@ -98,14 +126,19 @@ public final class Metadata {
             out.int16(topic.errorCode()).nullableString(topic.name()).bool(false); // is_internal
             out.arrayLength(topic.partitions().size());
             for (int partition : topic.partitions()) {
-                out.int16(KafkaErrors.NONE).int32(partition).int32(NODE_ID);
+                boolean offline = topic.offline().contains(partition);
+                out.int16(offline ? LEADER_NOT_AVAILABLE : KafkaErrors.NONE).int32(partition)
+                        .int32(offline ? -1 : NODE_ID);
                 if (version >= 7) {
                     out.int32(0); // leader_epoch
                 }
                 out.arrayLength(1).int32(NODE_ID); // replica_nodes
                 out.arrayLength(1).int32(NODE_ID); // isr_nodes
                 if (version >= 5) {
-                    out.arrayLength(0); // offline_replicas
+                    out.arrayLength(offline ? 1 : 0); // offline_replicas
+                    if (offline) {
+                        out.int32(NODE_ID);
+                    }
                 }
             }
             if (version >= 8) {
