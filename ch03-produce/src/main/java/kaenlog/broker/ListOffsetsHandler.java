@@ -3,6 +3,7 @@ package kaenlog.broker;
 import java.io.IOException;
 import java.util.Optional;
 import kaenlog.log.Segment;
+import kaenlog.log.StorageException;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ListOffsets;
@@ -11,7 +12,7 @@ import kaenlog.wire.ListOffsets;
  * Answers LIST_OFFSETS through the partition's log and its time index (given code: no task). Like a
  * fetch it creates nothing: an unknown partition is UNKNOWN_PARTITION. A consumer is told only of
  * offsets below the high watermark (Kafka's ReplicaManager bounds a lookup by time by the last
- * fetchable offset the same way).
+ * fetchable offset the same way). An offline partition is answered STORAGE_ERROR.
  */
 public final class ListOffsetsHandler implements RequestHandler {
     @Override
@@ -30,8 +31,17 @@ public final class ListOffsetsHandler implements RequestHandler {
         if (partition.isEmpty()) {
             return Optional.of(ListOffsets.Response.error(ErrorCode.UNKNOWN_PARTITION).encode());
         }
-        long timestamp = request.timestamp();
-        ListOffsets.Response response = partition.get().locked(log -> {
+        try {
+            return Optional.of(answer(partition.get(), request.timestamp()).encode());
+        } catch (StorageException offline) {
+            // Kafka's KafkaApis.handleListOffsetRequest answers a KafkaStorageException per partition
+            // (KAFKA_STORAGE_ERROR), never with a closed connection: the partitions beside it are served.
+            return Optional.of(ListOffsets.Response.error(partition.get().storageError(offline)).encode());
+        }
+    }
+
+    private static ListOffsets.Response answer(Partition partition, long timestamp) throws IOException {
+        return partition.locked(log -> {
             if (timestamp == ListOffsets.EARLIEST) {
                 return new ListOffsets.Response(ErrorCode.NONE, ListOffsets.UNKNOWN, log.logStartOffset());
             }
@@ -44,6 +54,5 @@ public final class ListOffsetsHandler implements RequestHandler {
                     .map(f -> new ListOffsets.Response(ErrorCode.NONE, f.timestamp(), f.offset()))
                     .orElse(ListOffsets.Response.error(ErrorCode.NONE));
         });
-        return Optional.of(response.encode());
     }
 }

@@ -16,6 +16,7 @@ import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.CorruptRecordException;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
+import kaenlog.log.LostDataException;
 import kaenlog.log.OffsetOutOfRangeException;
 import kaenlog.log.ReadOnlyLogException;
 import kaenlog.log.StorageException;
@@ -79,7 +80,13 @@ public final class Partition implements Closeable {
 
     /** Opens the partition's log and tells {@code events} (the broker's log) what opening recovered or removed. */
     public static Partition open(String name, Path dir, LogConfig config, Consumer<String> events) throws IOException {
-        Log log = Log.open(dir, config);
+        return open(name, dir, config, false, events);
+    }
+
+    /** As {@link #open(String, Path, LogConfig, Consumer)}; {@code acceptDataLoss}: see {@link Log#open(Path, LogConfig, boolean)}. */
+    public static Partition open(String name, Path dir, LogConfig config, boolean acceptDataLoss,
+                                 Consumer<String> events) throws IOException {
+        Log log = Log.open(dir, config, acceptDataLoss);
         log.openEvents().forEach(line -> events.accept("partition " + name + ": " + line));
         return new Partition(name, log, events);
     }
@@ -91,11 +98,23 @@ public final class Partition implements Closeable {
      * The broker keeps it so, without retrying, until it restarts (Kafka: an offline log directory).
      */
     public static Partition openOrOffline(String name, Path dir, LogConfig config, Consumer<String> events) {
+        return openOrOffline(name, dir, config, false, events);
+    }
+
+    /**
+     * As {@link #openOrOffline(String, Path, LogConfig, Consumer)}. Files that hold fewer offsets than
+     * the partition wrote ({@link LostDataException}) take it offline too, with one line naming the
+     * missing offsets and how to accept the loss; with {@code acceptDataLoss} it opens past them.
+     */
+    public static Partition openOrOffline(String name, Path dir, LogConfig config, boolean acceptDataLoss,
+                                          Consumer<String> events) {
         try {
-            return open(name, dir, config, events);
+            return open(name, dir, config, acceptDataLoss, events);
         } catch (IOException | RuntimeException e) {
-            events.accept("partition " + name + " is offline: it cannot be opened: " + e.getClass().getSimpleName()
-                    + ": " + e.getMessage());
+            events.accept("partition " + name + " is offline: " + (e instanceof LostDataException
+                    ? e.getMessage() + "; writes are refused and every request for it is answered STORAGE_ERROR;"
+                    + " to accept the loss: klog serve --accept-data-loss " + name
+                    : "it cannot be opened: " + e.getClass().getSimpleName() + ": " + e.getMessage()));
             Partition offline = new Partition(name, null, events);
             offline.openFailure = new StorageException(dir, e instanceof IOException io ? io : new IOException(e));
             return offline;

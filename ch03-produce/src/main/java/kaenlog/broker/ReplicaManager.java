@@ -64,10 +64,13 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
     void openPartitionsOnDisk() throws IOException {
         finishDeletions();
         List<String> names;
-        try (var dirs = Files.list(config.dataDir())) {
-            names = dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString())
-                    .filter(name -> PartitionNames.problem(name) == null).sorted().toList();
+        List<Path> entries;
+        try (var all = Files.list(config.dataDir())) {
+            entries = all.sorted().toList();
         }
+        names = entries.stream().filter(Files::isDirectory).map(p -> p.getFileName().toString())
+                .filter(name -> PartitionNames.problem(name) == null).toList();
+        reportStrays(entries);
         synchronized (this) {
             names.stream().filter(n -> !PartitionNames.isInternal(n)).forEach(held::add);
         }
@@ -85,6 +88,33 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         for (Path dir : left) {
             log.println("removing " + dir.getFileName() + ": a deleted partition's files, left when the broker stopped");
             deleteTree(dir);
+        }
+    }
+
+    /**
+     * One line at start for the entries of the data directory that are not partitions: a file (where
+     * a partition's directory may have been: a file named like a partition is not one) or a
+     * directory whose name is not a partition name. They are left alone; the broker's own files
+     * ({@link TimeCheckpoint}) are not strays.
+     */
+    private void reportStrays(List<Path> entries) {
+        List<String> strays = new ArrayList<>();
+        for (Path entry : entries) {
+            String name = entry.getFileName().toString().replaceAll("\\p{Cntrl}", "?"); // a name is not a line
+            if (name.equals(TimeCheckpoint.FILE_NAME) || name.equals(TimeCheckpoint.FILE_NAME + ".tmp")) {
+                continue;
+            }
+            if (!Files.isDirectory(entry)) {
+                strays.add(name + (PartitionNames.problem(name) == null ? " (a file named like a partition)"
+                        : " (a file)"));
+            } else if (PartitionNames.problem(name) != null) {
+                strays.add(name + " (a directory whose name is not a partition name)");
+            }
+        }
+        if (!strays.isEmpty()) {
+            log.println("data directory " + config.dataDir() + ": " + strays.size() + " entr"
+                    + (strays.size() == 1 ? "y is" : "ies are") + " not partitions, left alone and not served: "
+                    + String.join(", ", strays));
         }
     }
 
@@ -117,7 +147,8 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
             refuseOverMaxPartitions(name, dir);
             closeIdlestPartitionsOverLimit();
             Partition partition = Partition.openOrOffline(name, dir,
-                    config.configs().logConfig(name, config.logConfig()), log::println);
+                    config.configs().logConfig(name, config.logConfig()),
+                    Boolean.parseBoolean(config.configs().value(name, LogConfigKeys.ACCEPT_DATA_LOSS)), log::println);
             appendHook(name).ifPresent(partition::setAppendHook);
             open = new OpenPartition(partition);
             partitions.put(name, open);

@@ -42,7 +42,9 @@ public final class ServeCommand implements Subcommand {
                 + " [--segment-bytes N] [--config KEY=VALUE]... [--partition-config PARTITION:KEY=VALUE]..."
                 + " [--flush-messages N] [--flush-ms MS] (flush: default never, as in Kafka)"
                 + " [--max-connections N] [--connections-max-idle-ms MS] [--queued-max-request-bytes N]"
-                + " [--max-open-partitions N]" + extensionUsage() + "   (klog configs shows every key)";
+                + " [--max-open-partitions N] [--accept-data-loss PARTITION]... (open a partition whose files"
+                + " hold fewer offsets than it wrote, past the missing ones; without it, it stays offline)"
+                + extensionUsage() + "   (klog configs shows every key)";
     }
 
     @Override
@@ -75,6 +77,9 @@ public final class ServeCommand implements Subcommand {
             for (String assignment : flags.all("partition-config")) {
                 configs = configs.withPartition(assignment);
             }
+            for (String partition : flags.all("accept-data-loss")) {
+                configs = configs.withPartition(partition + ":" + LogConfigKeys.ACCEPT_DATA_LOSS + "=true");
+            }
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
@@ -88,7 +93,8 @@ public final class ServeCommand implements Subcommand {
                 "flush-ms", "max-connections", "connections-max-idle-ms", "queued-max-request-bytes",
                 "max-open-partitions"));
         extensions.forEach(extension -> valued.addAll(extension.flags()));
-        Flags flags = Flags.parse(args, valued, Set.of(), Set.of("config", "partition-config")).noPositional();
+        Flags flags = Flags.parse(args, valued, Set.of(), Set.of("config", "partition-config",
+                "accept-data-loss")).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required: the directory the partitions live in");
         }

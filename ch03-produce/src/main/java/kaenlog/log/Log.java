@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
@@ -50,6 +51,20 @@ public final class Log implements Closeable {
      * in one file of this name.
      */
     public static final String RECOVERY_POINT_FILE = "recovery-point-offset-checkpoint";
+    /**
+     * The log start offset, written before retention deletes a segment, so that a log whose files
+     * start later than it is known to have lost them (Kafka keeps the log start offsets of all the
+     * partitions of a log directory in one file of this name; here, as the recovery point, one
+     * offset per partition).
+     */
+    public static final String LOG_START_OFFSET_FILE = "log-start-offset-checkpoint";
+    /**
+     * The base offset of every segment the log holds, one per line, written after a roll and before a
+     * segment is deleted. kaen-log's own file: Kafka knows its segments only by their file names, and
+     * its LogLoader looks for no gap between them (compaction leaves gaps there, see
+     * {@link #missingOffsets}).
+     */
+    public static final String SEGMENT_BASES_FILE = "segment-bases-checkpoint";
 
     private final Path dir;
     private final LogConfig config;
@@ -63,6 +78,8 @@ public final class Log implements Closeable {
     private long lastFlushMs = -1;
     private StorageException offline;
     private boolean closed;
+    /** The operator accepts that offsets missing from the files are lost ({@link LostDataException}). */
+    private boolean acceptDataLoss;
     /** A later chapter's step in front of the leader's append (chapter 7: idempotence); null for none. */
     private AppendHook appendHook;
     /** While the hook runs: the leader epoch of the append it stands in for; NOT_IN_HOOK otherwise. */
@@ -98,10 +115,21 @@ public final class Log implements Closeable {
      * stays open.
      */
     public static Log open(Path dir, LogConfig config) throws IOException {
+        return open(dir, config, false);
+    }
+
+    /**
+     * As {@link #open(Path, LogConfig)}; with {@code acceptDataLoss}, a log whose files hold fewer
+     * offsets than it wrote opens anyway: it goes on past the missing offsets (they are never handed
+     * out again) and says so in {@link #openEvents()}. Without it such a log refuses to open with a
+     * {@link LostDataException} naming them, and leaves its files as they are.
+     */
+    public static Log open(Path dir, LogConfig config, boolean acceptDataLoss) throws IOException {
         if (!Files.isDirectory(dir)) {
             Files.createDirectories(dir);
         }
         Log log = new Log(dir, config, !Files.isWritable(dir));
+        log.acceptDataLoss = acceptDataLoss;
         try {
             log.load();
         } catch (IOException | RuntimeException e) {
@@ -122,6 +150,7 @@ public final class Log implements Closeable {
             removeOrphanIndexes();
         }
         long checkpoint = clean || readOnly ? Long.MAX_VALUE : readRecoveryPoint();
+        Written written = Written.read(dir);
         List<Long> baseOffsets = segmentBaseOffsets();
         if (!clean && !readOnly && !baseOffsets.isEmpty()) {
             openEvents.add("no clean shutdown: recovering the batches from offset " + checkpoint
@@ -137,6 +166,13 @@ public final class Log implements Closeable {
             }
             segments.put(base, segment);
         }
+        List<LostDataException.Range> missing = missingOffsets(written);
+        if (!missing.isEmpty()) {
+            if (!acceptDataLoss) {
+                throw new LostDataException(dir, missing, written.describe());
+            }
+            goOnPast(missing, written);
+        }
         if (!readOnly && !segments.isEmpty()) {
             for (Segment closed : segments.headMap(segments.lastKey(), false).values()) {
                 closed.onBecomeInactive();
@@ -151,9 +187,130 @@ public final class Log implements Closeable {
         if (clean && !readOnly) {
             Files.delete(marker); // from now on a crash is an unclean shutdown
         }
-        logStartOffset = segments.firstKey();
+        logStartOffset = Math.max(segments.firstKey(), written.start().orElse(0));
+        finishInterruptedRetention();
         highWatermark = logEndOffset();
         recoveryPoint = Math.min(checkpoint, logEndOffset());
+        if (!readOnly) {
+            checkpointWritten(written);
+        }
+    }
+
+    /**
+     * What the log's checkpoints say it wrote: its recovery point (every offset below it was
+     * flushed), its log start offset and the base offsets of its segments; each absent when its file
+     * is (a log from before these files, or one that never rolled or deleted a segment).
+     */
+    private record Written(long end, OptionalLong start, List<Long> bases) {
+        static Written read(Path dir) throws IOException {
+            OptionalLong end = readOffsets(dir.resolve(RECOVERY_POINT_FILE)).stream().mapToLong(Long::longValue)
+                    .findFirst();
+            OptionalLong start = readOffsets(dir.resolve(LOG_START_OFFSET_FILE)).stream().mapToLong(Long::longValue)
+                    .findFirst();
+            return new Written(end.orElse(0), start, readOffsets(dir.resolve(SEGMENT_BASES_FILE)));
+        }
+
+        /** Offsets, one per line; none when the file is missing or holds anything else (nothing is claimed then). */
+        private static List<Long> readOffsets(Path file) throws IOException {
+            if (!Files.exists(file)) {
+                return List.of();
+            }
+            List<Long> offsets = new ArrayList<>();
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                try {
+                    long offset = Long.parseLong(line.strip());
+                    if (offset < 0) {
+                        return List.of();
+                    }
+                    offsets.add(offset);
+                } catch (NumberFormatException unreadable) {
+                    return List.of();
+                }
+            }
+            return offsets;
+        }
+
+        String describe() {
+            return RECOVERY_POINT_FILE + " " + end + (start.isPresent() ? ", " + LOG_START_OFFSET_FILE + " "
+                    + start.getAsLong() : "") + (bases.isEmpty() ? "" : ", " + SEGMENT_BASES_FILE + " " + bases);
+        }
+    }
+
+    /**
+     * The offsets the checkpoints say were written, from the log start to the recovery point, that no
+     * segment on disk covers. A segment on disk covers its offsets up to the next known segment base
+     * (on disk or recorded), the last one up to its own end. Why up to the next base and not to the
+     * segment's last batch: compaction (chapter 6) rewrites a closed segment under the same base offset
+     * and may drop its last batches, so a segment legitimately ends below the next one's base; Kafka's
+     * cleaner keeps only the last batch of a cleaning round ({@code upperBoundOffsetOfCleaningRound},
+     * KAFKA-17076), and its LogLoader never looks for gaps. What tells a removed record from a lost one
+     * here is the record of the segments: every base offset a roll created is in
+     * {@link #SEGMENT_BASES_FILE} until retention deletes that segment, so a recorded base missing from
+     * disk lost its whole segment, while offsets missing inside a segment were removed by the cleaner.
+     * Nothing above the recovery point is claimed: a crash may lose what was never flushed.
+     */
+    private List<LostDataException.Range> missingOffsets(Written written) {
+        long start = written.start().orElse(written.bases().isEmpty()
+                ? (segments.isEmpty() ? 0 : segments.firstKey()) : written.bases().get(0));
+        TreeSet<Long> bounds = new TreeSet<>(segments.keySet());
+        bounds.addAll(written.bases());
+        List<LostDataException.Range> missing = new ArrayList<>();
+        long from = start;
+        for (Segment segment : segments.values()) {
+            Long next = bounds.higher(segment.baseOffset());
+            long coveredTo = next == null ? segment.nextOffset() : next;
+            addMissing(missing, from, Math.min(segment.baseOffset(), written.end()));
+            from = Math.max(from, coveredTo);
+        }
+        addMissing(missing, from, written.end());
+        return missing;
+    }
+
+    private static void addMissing(List<LostDataException.Range> missing, long from, long to) {
+        if (to > from) {
+            missing.add(new LostDataException.Range(from, to));
+        }
+    }
+
+    /**
+     * The operator accepted the loss: the log goes on past the missing offsets, so that none is handed
+     * out twice. Missing at the end: a new active segment starts where the log had written up to (Kafka,
+     * finding a log end below its log start, starts the log again at the log start the same way);
+     * missing at the start: the log starts at its first segment; in between: reads go on at the next
+     * segment.
+     */
+    private void goOnPast(List<LostDataException.Range> missing, Written written) throws IOException {
+        openEvents.add("offsets " + LostDataException.describe(missing) + " were written and are not on disk ("
+                + written.describe() + "): the loss is accepted; the log goes on past them, never handing them out"
+                + " again");
+        long end = segments.isEmpty() ? 0 : segments.lastEntry().getValue().nextOffset();
+        if (written.end() > end && !readOnly) {
+            segments.put(written.end(), Segment.create(dir, written.end(), config.indexIntervalBytes()));
+        }
+    }
+
+    /**
+     * Segments wholly below the checkpointed log start: retention wrote the new log start and a crash
+     * came before it deleted them. The deletion is finished.
+     */
+    private void finishInterruptedRetention() throws IOException {
+        while (!readOnly && segments.size() > 1 && segments.higherKey(segments.firstKey()) <= logStartOffset) {
+            Segment below = segments.pollFirstEntry().getValue();
+            below.delete();
+            openEvents.add("removed " + below.logFile().getFileName() + ": below the log start offset "
+                    + logStartOffset + " (a retention a crash interrupted)");
+        }
+    }
+
+    /** After an open: the checkpoints say what the log holds now (written only when they differ). */
+    private void checkpointWritten(Written written) throws IOException {
+        List<Long> bases = List.copyOf(segments.keySet());
+        if (!bases.equals(written.bases()) && (bases.size() > 1 || !written.bases().isEmpty())) {
+            writeCheckpoint(SEGMENT_BASES_FILE, bases);
+        }
+        if (written.start().orElse(0) != logStartOffset) {
+            writeCheckpoint(LOG_START_OFFSET_FILE, List.of(logStartOffset));
+        }
     }
 
     /**
@@ -192,7 +349,9 @@ public final class Log implements Closeable {
             Files.delete(orphan);
             openEvents.add("removed " + orphan.getFileName() + ": an index without its log");
         }
-        Files.deleteIfExists(dir.resolve(RECOVERY_POINT_FILE + ".tmp"));
+        for (String checkpoint : List.of(RECOVERY_POINT_FILE, LOG_START_OFFSET_FILE, SEGMENT_BASES_FILE)) {
+            Files.deleteIfExists(dir.resolve(checkpoint + ".tmp"));
+        }
     }
 
     private static boolean orphanIndex(Path file, String suffix) {
@@ -393,6 +552,8 @@ public final class Log implements Closeable {
             activeSegment().onBecomeInactive();
             activeSegment().flush();
             segments.put(base, Segment.create(dir, base, config.indexIntervalBytes()));
+            // After the segment exists: a recorded base missing from disk is then always a loss.
+            writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.keySet()));
             checkpointRecoveryPoint(base);
         } catch (IOException e) {
             throw goOffline(e);
@@ -454,6 +615,13 @@ public final class Log implements Closeable {
                     + logStartOffset);
         }
         try {
+            if (segments.size() > 1 && segments.lastKey() >= offset) {
+                // Before the files go: a recorded segment that is not on disk would be a loss at the next open.
+                writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.headMap(offset, false).keySet()));
+                if (recoveryPoint > offset) {
+                    checkpointRecoveryPoint(offset);
+                }
+            }
             while (segments.size() > 1 && segments.lastKey() >= offset) {
                 segments.pollLastEntry().getValue().delete();
             }
@@ -494,10 +662,18 @@ public final class Log implements Closeable {
         if (segment == activeSegment()) {
             throw new IllegalArgumentException("the active segment is never deleted");
         }
-        if (segments.remove(segment.baseOffset()) != segment) {
+        if (segments.get(segment.baseOffset()) != segment) {
             throw new IllegalArgumentException("segment " + segment.baseOffset() + " is not part of this log");
         }
         try {
+            // The new log start and the remaining segments first: files that start later than the
+            // checkpointed log start, or a recorded segment missing, are a loss at the next open.
+            long newStart = Math.max(logStartOffset, segments.higherKey(segment.baseOffset()));
+            if (segment.baseOffset() == segments.firstKey() && newStart > logStartOffset) {
+                writeCheckpoint(LOG_START_OFFSET_FILE, List.of(newStart));
+            }
+            segments.remove(segment.baseOffset());
+            writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.keySet()));
             segment.delete();
         } catch (IOException e) {
             throw goOffline(e);
@@ -617,11 +793,19 @@ public final class Log implements Closeable {
 
     /** Writes the recovery point to a temporary file, forces it, and renames it over the old one (atomic). */
     private void checkpointRecoveryPoint(long point) throws IOException {
-        Path file = dir.resolve(RECOVERY_POINT_FILE);
-        Path tmp = dir.resolve(RECOVERY_POINT_FILE + ".tmp");
+        writeCheckpoint(RECOVERY_POINT_FILE, List.of(point));
+        recoveryPoint = point;
+    }
+
+    /** Writes {@code offsets}, one per line, to a temporary file, forces it, and renames it over {@code name}. */
+    private void writeCheckpoint(String name, List<Long> offsets) throws IOException {
+        Path file = dir.resolve(name);
+        Path tmp = dir.resolve(name + ".tmp");
+        StringBuilder lines = new StringBuilder();
+        offsets.forEach(offset -> lines.append(offset).append('\n'));
         try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer text = ByteBuffer.wrap((point + "\n").getBytes(StandardCharsets.UTF_8));
+            ByteBuffer text = ByteBuffer.wrap(lines.toString().getBytes(StandardCharsets.UTF_8));
             while (text.hasRemaining()) {
                 out.write(text);
             }
@@ -634,7 +818,6 @@ public final class Log implements Closeable {
         } catch (IOException e) {
             throw new StorageException(file, e);
         }
-        recoveryPoint = point;
     }
 
     /**

@@ -94,11 +94,12 @@ final class LogFixture {
         return all.array();
     }
 
-    /** The file names in {@code dir}, sorted, but for chapter 3's recovery point and clean-shutdown marker. */
+    /** The file names in {@code dir}, sorted, but for chapter 3's checkpoints and clean-shutdown marker. */
     static List<String> files(Path dir) throws IOException {
         try (Stream<Path> list = Files.list(dir)) {
             return list.map(p -> p.getFileName().toString())
-                    .filter(name -> !name.equals(Log.RECOVERY_POINT_FILE) && !name.equals(Log.CLEAN_SHUTDOWN_FILE))
+                    .filter(name -> !List.of(Log.RECOVERY_POINT_FILE, Log.LOG_START_OFFSET_FILE, Log.SEGMENT_BASES_FILE,
+                            Log.CLEAN_SHUTDOWN_FILE).contains(name))
                     .sorted().toList();
         }
     }

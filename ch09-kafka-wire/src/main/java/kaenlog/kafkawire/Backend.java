@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import kaenlog.broker.Broker;
+import kaenlog.broker.Partition;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.PartitionNames;
@@ -138,6 +139,14 @@ public final class Backend {
             topics.put(t.name(), present);
         }
         return topics;
+    }
+
+    /**
+     * True when the partition exists and its log is offline (it could not be opened, or a write to it
+     * failed): Metadata then lists its one replica offline and gives it no leader.
+     */
+    public boolean isOffline(String topic, int partition) throws IOException {
+        return broker.existingPartition(partitionName(topic, partition)).map(Partition::isOffline).orElse(false);
     }
 
     /** Looking creates nothing: only CreateTopics or Metadata's auto-create makes a partition on this port. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import kaenlog.log.Segment;
+import kaenlog.log.StorageException;
 
 /**
  * ListOffsets (key 2), v1..v7: where a consumer starts. Timestamp -2 (EARLIEST) is the log start
@@ -92,10 +93,24 @@ public final class ListOffsets {
         return topics;
     }
 
+    /**
+     * One partition's answer. A partition whose log is offline is answered KAFKA_STORAGE_ERROR in its
+     * own entry and the others are answered as usual: Kafka's {@code KafkaApis.handleListOffsetRequest}
+     * catches a KafkaStorageException per partition ({@code Errors.forException(e)}), it never closes
+     * the connection for one partition's trouble.
+     */
     private static PartitionResponse answerOne(String topic, PartitionRequest p, Backend backend) throws IOException {
         if (!backend.exists(topic, p.partition())) {
             return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1);
         }
+        try {
+            return lookUp(topic, p, backend);
+        } catch (StorageException offline) {
+            return new PartitionResponse(p.partition(), KafkaErrors.KAFKA_STORAGE_ERROR, -1);
+        }
+    }
+
+    private static PartitionResponse lookUp(String topic, PartitionRequest p, Backend backend) throws IOException {
         long[] startAndHw = backend.startAndHighWatermark(Backend.partitionName(topic, p.partition()));
         if (p.timestamp() == EARLIEST) {
             return new PartitionResponse(p.partition(), KafkaErrors.NONE, startAndHw[0]);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import kaenlog.wire.PartitionNames;
 
@@ -23,8 +24,13 @@ public final class Metadata {
     public record Request(List<String> topics, boolean allowAutoTopicCreation) {
     }
 
-    public record TopicMetadata(short errorCode, String name, TreeSet<Integer> partitions) {
+    /** {@code offline}: the partitions whose log is offline on this broker (their one replica is offline). */
+    public record TopicMetadata(short errorCode, String name, TreeSet<Integer> partitions, Set<Integer> offline) {
+        public TopicMetadata(short errorCode, String name, TreeSet<Integer> partitions) {
+            this(errorCode, name, partitions, Set.of());
+        }
     }
+
 
     private Metadata() {
     }
@@ -54,13 +60,15 @@ public final class Metadata {
         Map<String, TreeSet<Integer>> existing = backend.topics();
         List<TopicMetadata> answer = new ArrayList<>();
         if (request.topics() == null) {
-            existing.forEach((name, partitions) -> answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions)));
+            for (Map.Entry<String, TreeSet<Integer>> topic : existing.entrySet()) {
+                answer.add(existingTopic(topic.getKey(), topic.getValue(), backend));
+            }
             return answer;
         }
         for (String name : request.topics()) {
             TreeSet<Integer> partitions = existing.get(name);
             if (partitions != null) {
-                answer.add(new TopicMetadata(KafkaErrors.NONE, name, partitions));
+                answer.add(existingTopic(name, partitions, backend));
             } else if (PartitionNames.isInternal(name) || PartitionNames.topicProblem(name) != null) {
                 answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, new TreeSet<>()));
             } else {
@@ -68,6 +76,24 @@ public final class Metadata {
             }
         }
         return answer;
+    }
+
+    /**
+     * A topic on disk, with the partitions whose log is offline. Kafka's MetadataCache answers such a
+     * partition with its replica in offline_replicas and, its only replica being offline, no leader
+     * (leader -1, LEADER_NOT_AVAILABLE); it never answers KAFKA_STORAGE_ERROR in Metadata. A client
+     * then sends nothing for that partition and goes on with the others.
+     */
+    private static TopicMetadata existingTopic(String name, TreeSet<Integer> partitions, Backend backend)
+            throws IOException {
+        Set<Integer> offline = new TreeSet<>();
+        for (int partition : partitions) {
+            if (backend.isOffline(name, partition)) {
+                offline.add(partition);
+            }
+            backend.partitionsDone();
+        }
+        return new TopicMetadata(KafkaErrors.NONE, name, partitions, offline);
     }
 
     /** A topic that does not exist: created if the client and the broker allow it, else UNKNOWN_TOPIC_OR_PARTITION. */
@@ -97,12 +123,13 @@ public final class Metadata {
         for (TopicMetadata topic : topics) {
             out.int16(topic.errorCode()).nullableString(topic.name()).bool(false); // is_internal
             // every partition 0..N-1: a topic's count is its highest partition + 1, and a partition with
-            // no directory below it is answered LEADER_NOT_AVAILABLE, leader -1, its one replica offline
-            // (so a keyed producer's murmur2(key) % N keeps N, and no record goes to the wrong partition)
+            // no directory below it, or whose log is offline, is answered LEADER_NOT_AVAILABLE, leader -1,
+            // its one replica offline (so a keyed producer's murmur2(key) % N keeps N, and no record goes
+            // to the wrong partition)
             int count = topic.partitions().isEmpty() ? 0 : topic.partitions().last() + 1;
             out.arrayLength(count);
             for (int partition = 0; partition < count; partition++) {
-                boolean present = topic.partitions().contains(partition);
+                boolean present = topic.partitions().contains(partition) && !topic.offline().contains(partition);
                 out.int16(present ? KafkaErrors.NONE : KafkaErrors.LEADER_NOT_AVAILABLE).int32(partition)
                         .int32(present ? NODE_ID : -1);
                 if (version >= 7) {

@@ -67,6 +67,7 @@ public final class ReliabilityReport {
         BoundedBroker.Result bounded = BoundedBroker.run(Files.createDirectories(root.resolve("bounded")), options,
                 bounds);
         scenarios.add(bounded);
+        scenarios.add(OfflineNeighbour.run(Files.createDirectories(root.resolve("neighbour")), options));
 
         String header = String.format("%-44s %9s %9s %8s %6s %6s %8s  %s", "scenario", "runs", "records", "faults",
                 "lost", "dups", "crashes", "verdict");
@@ -84,6 +85,9 @@ public final class ReliabilityReport {
         out.println();
         StorageFaults.Result storage = StorageFaults.run(Files.createDirectories(root.resolve("storage")), options);
         storage.table().forEach(out::println);
+        out.println();
+        LostFiles.Result lostFiles = LostFiles.run(Files.createDirectories(root.resolve("lost-files")), options);
+        lostFiles.table().forEach(out::println);
         for (Figures f : scenarios) {
             out.println();
             out.println(f.title() + ":");
@@ -93,6 +97,9 @@ public final class ReliabilityReport {
         out.println();
         out.println("storage faults:");
         storage.details().forEach(line -> out.println("  " + line));
+        out.println();
+        out.println("files lost after a clean stop:");
+        lostFiles.details().forEach(line -> out.println("  " + line));
 
         out.println();
         out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
@@ -118,7 +125,7 @@ public final class ReliabilityReport {
                 + utf8.keyThrew() + ", OffsetCommitValue.decode (metadata) threw " + utf8.valueThrew()
                 + " (expected: CorruptOffsetRecordException naming the field)");
 
-        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok();
+        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok() && lostFiles.ok();
         out.println();
         out.println(ok ? "every scenario of the issue held" : "SOME SCENARIOS FAILED: see FAILED above");
         return ok ? 0 : 1;

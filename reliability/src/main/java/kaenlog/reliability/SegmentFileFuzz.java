@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
+import kaenlog.log.LostDataException;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.CorruptRecordException;
@@ -30,7 +31,9 @@ import kaenlog.log.OffsetOutOfRangeException;
  * offset checks can catch it), then the log is opened ({@code Log.open}: recovery) and read from
  * its start to its end. Allowed: a {@link CorruptBatchException} (a closed segment is trusted
  * only as far as its batch headers), a {@link CorruptRecordException} (damage inside a batch
- * surfaces when it is read, with the batch's offsets) and an {@link OffsetOutOfRangeException}. Anything else, or a hang, is a finding.
+ * surfaces when it is read, with the batch's offsets), an {@link OffsetOutOfRangeException}, and a
+ * {@link LostDataException} (a file cut below the recovery point holds fewer offsets than were
+ * flushed: the log names them and refuses to open). Anything else, or a hang, is a finding.
  */
 public final class SegmentFileFuzz {
     static final LogConfig CONFIG = new LogConfig(700, 100);
@@ -183,7 +186,7 @@ public final class SegmentFileFuzz {
                 offset = next;
             }
             return "ok";
-        } catch (CorruptBatchException | CorruptRecordException | OffsetOutOfRangeException typed) {
+        } catch (CorruptBatchException | CorruptRecordException | OffsetOutOfRangeException | LostDataException typed) {
             return "typed";
         } catch (Throwable t) {
             return t.toString();

@@ -1,6 +1,7 @@
 package kaenlog.broker;
 
 import java.util.List;
+import java.util.Set;
 import kaenlog.log.LogConfig;
 
 /** Chapter 3's own configs: the storage settings of {@link LogConfig}, per partition. */
@@ -16,6 +17,14 @@ public final class LogConfigKeys implements BrokerExtension {
      */
     public static final String MAX_PARTITIONS = "max.partitions";
     public static final long DEFAULT_MAX_PARTITIONS = 10_000;
+    /**
+     * The operator accepts that a partition's files hold fewer offsets than it wrote (a segment file
+     * deleted, a directory restored from an old copy): it opens anyway and goes on past the missing
+     * offsets, instead of staying offline. kaen-log's own key ({@code klog serve --accept-data-loss P}
+     * sets it for one partition); Kafka, finding a log end below its log start, deletes the segments
+     * and starts again at the log start without asking.
+     */
+    public static final String ACCEPT_DATA_LOSS = "accept.data.loss";
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -31,6 +40,9 @@ public final class LogConfigKeys implements BrokerExtension {
                         "fsync when the oldest unflushed record is this old (Kafka's default: never)"),
                 ConfigKey.whole(MAX_PARTITIONS, DEFAULT_MAX_PARTITIONS, 1, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 3,
                         "partitions the broker holds; a produce that would create one more is answered"
-                                + " UNKNOWN_PARTITION and leaves nothing on disk (kaen-log's own limit: Kafka has none)"));
+                                + " UNKNOWN_PARTITION and leaves nothing on disk (kaen-log's own limit: Kafka has none)"),
+                ConfigKey.choice(ACCEPT_DATA_LOSS, "false", Set.of("true", "false"), ConfigKey.Scope.PARTITION, 3,
+                        "true: a partition whose files hold fewer offsets than it wrote opens anyway, past the"
+                                + " missing ones (default: it stays offline, its one log line names them)"));
     }
 }
