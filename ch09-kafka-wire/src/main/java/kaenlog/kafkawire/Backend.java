@@ -128,4 +128,9 @@ public final class Backend {
     public boolean exists(String topic, int partition) throws IOException {
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
     }
+
+    /** The broker's time (for the rate limit of the Kafka port's log lines). */
+    public long nowMs() {
+        return broker.nowMs();
+    }
 }
