@@ -47,4 +47,11 @@ public interface BrokerContext {
     /** A request was refused a new partition (max.partitions): one rate-limited line in the broker's log. */
     default void refusedCreation(String why) {
     }
+
+    /**
+     * Something a client's request ran into that the operator must hear of (a damaged internal log),
+     * which every request can run into again: one line per {@code kind} per interval in the broker's log.
+     */
+    default void trouble(String kind, String line) {
+    }
 }
