@@ -65,8 +65,14 @@ public final class KafkaApis {
             case FETCH -> Optional.of(Fetch.response(Fetch.answer(Fetch.parse(in, version), backend), version));
             case LIST_OFFSETS -> Optional.of(ListOffsets.response(
                     ListOffsets.answer(ListOffsets.parse(in, version), backend), version));
-            case INIT_PRODUCER_ID -> Optional.of(InitProducerIdApi.answer(InitProducerIdApi.parse(in, version),
-                    backend));
+            case INIT_PRODUCER_ID -> {
+                InitProducerIdApi.Request init = InitProducerIdApi.parse(in, version);
+                if (init.transactionalId() != null) {
+                    notBuilt(header, "transactions (InitProducerId for transactional.id "
+                            + LogText.quote(init.transactionalId()) + ")", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED");
+                }
+                yield Optional.of(InitProducerIdApi.answer(init, backend));
+            }
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
@@ -88,6 +94,12 @@ public final class KafkaApis {
         troubles.println("kafka-not-answered", "kafka: client " + LogText.quote(header.clientId()) + " asked for "
                 + asked + ": closing its connection, as Kafka does", backend == null ? 0 : backend.nowMs());
         throw new CloseConnectionException("kafka: " + asked + " is not answered here");
+    }
+
+    /** One rate-limited line: a client asked for something this broker does not build, and what it was answered. */
+    private void notBuilt(RequestHeader header, String what, String answer) {
+        troubles.println("kafka-not-built", "kafka: client " + LogText.quote(header.clientId()) + " asked for " + what
+                + ", which this broker does not build: answered " + answer, backend == null ? 0 : backend.nowMs());
     }
 
     /** Response header v0 is the correlation id; v1 adds (empty) tagged fields. */
