@@ -40,7 +40,9 @@ import kaenlog.wire.ProduceResponse;
  * <li>the broker under a pids limit (a cgroup's pids.max): threads that cannot start;</li>
  * <li>the broker under a low file-descriptor limit (prlimit --nofile): accept fails with EMFILE;</li>
  * <li>thousands of fetches for partitions that do not exist;</li>
- * <li>writes to the broker's own partitions and produces with producer ids it never issued.</li>
+ * <li>writes to the broker's own partitions and produces with producer ids it never issued;</li>
+ * <li>produces that create partitions past max.partitions;</li>
+ * <li>client strings in the log, and too large as an answer ({@link AnswersNotDisconnects}: both ports).</li>
  * </ol>
  */
 public final class BoundedBroker {
@@ -142,6 +144,10 @@ public final class BoundedBroker {
         probes.add(unknownFetches(Files.createDirectories(dir.resolve("unknown")), options, config));
         probes.add(internalAndUnissued(Files.createDirectories(dir.resolve("internal")), options));
         probes.add(partitionFlood(Files.createDirectories(dir.resolve("flood")), options, config));
+        AnswersNotDisconnects.Config answers = config.equals(Config.quick()) ? AnswersNotDisconnects.Config.quick()
+                : AnswersNotDisconnects.Config.full();
+        probes.add(AnswersNotDisconnects.clientStrings(Files.createDirectories(dir.resolve("strings")), options, answers));
+        probes.add(AnswersNotDisconnects.tooLarge(Files.createDirectories(dir.resolve("large")), options, answers));
         return new Result(stalled, probes);
     }
 
@@ -492,7 +498,7 @@ public final class BoundedBroker {
     private static final String GOOD = "good-0";
 
     /** The well-behaved client, started and past its first rounds before an attack begins. */
-    private static SteadyClient steadyClient(BrokerProcess broker, Ledger ledger) {
+    static SteadyClient steadyClient(BrokerProcess broker, Ledger ledger) {
         SteadyClient good = SteadyClient.start(broker, new LedgerProducer(1, GOOD, ProduceRequest.ACKS_LEADER, 5, 11,
                 ledger));
         good.awaitRounds(3, 30_000);

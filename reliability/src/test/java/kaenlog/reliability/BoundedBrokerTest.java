@@ -74,4 +74,14 @@ class BoundedBrokerTest {
     void producesToNewPartitionsPastMaxPartitionsAreRefusedAndLeaveNothingOnDisk() {
         assertThat(result.probe("6g").ok()).as("%s", details()).isTrue();
     }
+
+    @Test
+    void clientStringsReachTheLogEscapedCutAndRateLimited() {
+        assertThat(result.probe("6h").ok()).as("%s", details()).isTrue();
+    }
+
+    @Test
+    void tooLargeIsAnAnswerOnBothPortsAndOnlyAnOversizedFrameClosesItsConnection() {
+        assertThat(result.probe("6i").ok()).as("%s", details()).isTrue();
+    }
 }
