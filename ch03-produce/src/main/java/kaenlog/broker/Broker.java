@@ -249,6 +249,11 @@ public final class Broker implements BrokerContext, Closeable {
     }
 
     @Override
+    public void trouble(String kind, String line) {
+        troubles.println(kind, line, clock.nowMs());
+    }
+
+    @Override
     public void refusedCreation(String why) {
         troubles.println("max.partitions", why, clock.nowMs());
     }

@@ -73,4 +73,11 @@ public interface BrokerContext {
     default void deletePartition(String name) throws IOException {
         throw new UnsupportedOperationException("this broker does not delete partitions");
     }
+
+    /**
+     * Something a client's request ran into that the operator must hear of (a damaged internal log),
+     * which every request can run into again: one line per {@code kind} per interval in the broker's log.
+     */
+    default void trouble(String kind, String line) {
+    }
 }

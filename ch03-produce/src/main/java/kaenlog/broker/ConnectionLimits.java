@@ -1,7 +1,5 @@
 package kaenlog.broker;
 
-import kaenlog.wire.Frames;
-
 /**
  * What the broker holds at once, whatever its clients do: each limit a hostile client could reach is
  * bounded here, with Kafka's name where Kafka has one.
@@ -29,8 +27,14 @@ public record ConnectionLimits(int maxConnections, long connectionsMaxIdleMs, lo
     public static final int DEFAULT_MAX_CONNECTIONS = 1000;
     /** Kafka's default connections.max.idle.ms. */
     public static final long DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
-    /** Sixteen frames of the largest size (Kafka's default is unbounded). */
-    public static final long DEFAULT_QUEUED_MAX_REQUEST_BYTES = 16L * Frames.DEFAULT_MAX_FRAME_BYTES;
+    /**
+     * 16 MiB (Kafka's default is unbounded): two frames of the largest default size
+     * ({@link BrokerConfig#DEFAULT_SOCKET_REQUEST_MAX_BYTES}), sixteen of the 1 MiB a producer sends by default.
+     * Like Kafka's SimpleMemoryPool (whose largest single allocation is socket.request.max.bytes and
+     * may not exceed the pool), the pool must hold one frame of the largest size: a frame the pool
+     * could never hold would wait for ever, so the broker refuses to start with such a pair.
+     */
+    public static final long DEFAULT_QUEUED_MAX_REQUEST_BYTES = 16L << 20;
     public static final int DEFAULT_MAX_OPEN_PARTITIONS = 1000;
 
     public ConnectionLimits {

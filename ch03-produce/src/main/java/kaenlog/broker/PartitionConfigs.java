@@ -96,6 +96,16 @@ public final class PartitionConfigs {
         return entry(partition, key(name)).value();
     }
 
+    /** Where {@code partition}'s value of a partition key comes from (its own, every partition's, Kafka's default). */
+    public Source source(String partition, String name) {
+        return entry(partition, key(name)).source();
+    }
+
+    /** True when some extension declared {@code name}. */
+    public boolean has(String name) {
+        return keys.containsKey(name);
+    }
+
     /** The value of a broker key. */
     public String brokerValue(String name) {
         ConfigKey key = key(name);

@@ -105,6 +105,8 @@ public final class ServeCommand implements Subcommand {
                 .withStartNowMs(time.getAsLong())
                 .withClock(flags.has("now-ms") ? null : time)
                 .withConfigs(configs(flags));
+        // socket.request.max.bytes is a --config key; the pool (--queued-max-request-bytes) must hold one such frame.
+        config = config.withMaxFrameBytes((int) config.configs().brokerLong(LogConfigKeys.SOCKET_REQUEST_MAX_BYTES));
         ConnectionLimits limits = limits(flags, config);
         Broker broker;
         try {

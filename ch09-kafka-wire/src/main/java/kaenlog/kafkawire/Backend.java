@@ -156,4 +156,9 @@ public final class Backend {
         }
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
     }
+
+    /** The broker's time (for the rate limit of the Kafka port's log lines). */
+    public long nowMs() {
+        return broker.nowMs();
+    }
 }

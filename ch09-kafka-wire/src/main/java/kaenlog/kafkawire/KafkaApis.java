@@ -4,22 +4,31 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Optional;
+import kaenlog.broker.CloseConnectionException;
+import kaenlog.broker.LogText;
+import kaenlog.broker.RateLimitedLog;
+import kaenlog.broker.SocketServer;
 
 /**
  * One Kafka request in, one Kafka response out (or none, for acks=0): read the header, check the
  * api key and version against {@link ApiKey}, let the request's class parse it and answer it
  * through the kaen-log broker, and put the response header in front.
  *
- * <p>An api key or version this listener does not answer gets Kafka's UNSUPPORTED_VERSION (35) in
- * ApiVersions' v0 layout, with the table of what it does answer: the documented fallback for an
- * ApiVersions request too new for the broker, and a word instead of a dropped connection for
- * anything else. The connection stays open: frames are length-prefixed, so the next one is found.
+ * <p>What this listener does not answer gets Kafka's answer for it. An ApiVersions request at a
+ * version too new is answered UNSUPPORTED_VERSION (35) in ApiVersions' v0 layout, with the table of
+ * what is answered (Kafka's {@code ApiVersionsRequest.getErrorResponse}): the client asks again at the
+ * highest version listed. Any other api key or version outside the table closes the connection, as
+ * Kafka's SocketServer does (its RequestContext cannot parse the request: an InvalidRequestException
+ * closes the channel); a client that follows ApiVersions never sends one. Either way the broker's log
+ * gets one line naming the client (escaped, {@link LogText}) and what it asked for, rate limited: a
+ * client can send such requests as fast as it likes.
  */
 public final class KafkaApis {
     private final Backend backend;
     private volatile String host;
     private volatile int port;
     private final PrintStream log;
+    private final RateLimitedLog troubles;
 
     /** {@code host} and {@code port} are what Metadata advertises: where clients reach this listener. */
     public KafkaApis(Backend backend, String host, int port, PrintStream log) {
@@ -27,6 +36,7 @@ public final class KafkaApis {
         this.host = host;
         this.port = port;
         this.log = log;
+        this.troubles = new RateLimitedLog(log, SocketServer.TROUBLE_LOG_INTERVAL_MS);
     }
 
     /** Where Metadata tells clients to connect from now on (a proxy in front of this listener, say). */
@@ -39,12 +49,7 @@ public final class KafkaApis {
         KafkaReader in = new KafkaReader(frame);
         RequestHeader header = RequestHeader.parse(in);
         if (!header.supported()) {
-            if (header.key() != ApiKey.API_VERSIONS) {
-                log.println("kafka: api key " + header.apiKey() + " v" + header.apiVersion() + " from client '"
-                        + header.clientId() + "' is not answered here: UNSUPPORTED_VERSION");
-            }
-            return Optional.of(withHeader(header.correlationId(), false,
-                    ApiVersions.response((short) 0, KafkaErrors.UNSUPPORTED_VERSION)));
+            return Optional.of(notAnswered(header));
         }
         ApiKey key = header.requireKey();
         short version = header.apiVersion();
@@ -60,8 +65,14 @@ public final class KafkaApis {
             case FETCH -> Optional.of(Fetch.response(Fetch.answer(Fetch.parse(in, version), backend), version));
             case LIST_OFFSETS -> Optional.of(ListOffsets.response(
                     ListOffsets.answer(ListOffsets.parse(in, version), backend), version));
-            case INIT_PRODUCER_ID -> Optional.of(InitProducerIdApi.answer(InitProducerIdApi.parse(in, version),
-                    backend));
+            case INIT_PRODUCER_ID -> {
+                InitProducerIdApi.Request init = InitProducerIdApi.parse(in, version);
+                if (init.transactionalId() != null) {
+                    notBuilt(header, "transactions (InitProducerId for transactional.id "
+                            + LogText.quote(init.transactionalId()) + ")", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED");
+                }
+                yield Optional.of(InitProducerIdApi.answer(init, backend));
+            }
             case CREATE_TOPICS -> Optional.of(CreateTopics.response(
                     CreateTopics.answer(CreateTopics.parse(in, version), backend), version));
             case DELETE_TOPICS -> Optional.of(DeleteTopics.response(
@@ -69,6 +80,30 @@ public final class KafkaApis {
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
+    }
+
+    /**
+     * An api key or version outside {@link ApiKey}: ApiVersions' fallback (no line: kafka-clients 4.1.1
+     * asks v4 first on every connection, and this is the protocol working), else one rate-limited line
+     * and the connection closed, as Kafka does.
+     */
+    private byte[] notAnswered(RequestHeader header) {
+        if (header.key() == ApiKey.API_VERSIONS) {
+            return withHeader(header.correlationId(), false,
+                    ApiVersions.response((short) 0, KafkaErrors.UNSUPPORTED_VERSION));
+        }
+        String asked = header.key() != null ? header.key() + " v" + header.apiVersion() + " (this broker answers v"
+                + header.key().minVersion + ".." + header.key().maxVersion + ")"
+                : "api key " + header.apiKey() + " v" + header.apiVersion() + " (not one this broker answers)";
+        troubles.println("kafka-not-answered", "kafka: client " + LogText.quote(header.clientId()) + " asked for "
+                + asked + ": closing its connection, as Kafka does", backend == null ? 0 : backend.nowMs());
+        throw new CloseConnectionException("kafka: " + asked + " is not answered here");
+    }
+
+    /** One rate-limited line: a client asked for something this broker does not build, and what it was answered. */
+    private void notBuilt(RequestHeader header, String what, String answer) {
+        troubles.println("kafka-not-built", "kafka: client " + LogText.quote(header.clientId()) + " asked for " + what
+                + ", which this broker does not build: answered " + answer, backend == null ? 0 : backend.nowMs());
     }
 
     /** Response header v0 is the correlation id; v1 adds (empty) tagged fields. */

@@ -122,17 +122,6 @@ class ApiVersionsTest {
     }
 
     @Test
-    void anotherRequestAtAVersionNotAnsweredGetsAWordNotADroppedConnection() throws Exception {
-        byte[] frame = new KafkaWriter().int16(ApiKey.PRODUCE.id).int16(9).int32(11).nullableString("c").noTaggedFields()
-                .toByteArray();
-        byte[] answer = new KafkaApis(null, "127.0.0.1", 9093, NOWHERE).handle(frame).orElseThrow();
-        ByteBuffer in = ByteBuffer.wrap(answer);
-        assertThat(in.getInt()).as("correlation id 11 is answered").isEqualTo(11);
-        assertThat(in.getShort()).as("Produce v9 is not answered here: UNSUPPORTED_VERSION (35)")
-                .isEqualTo(KafkaErrors.UNSUPPORTED_VERSION);
-    }
-
-    @Test
     void theFallbackListsEveryApiKeyWithItsRange() {
         ByteBuffer body = ByteBuffer.wrap(ApiVersions.response((short) 0, KafkaErrors.UNSUPPORTED_VERSION));
         ApiVersionsResponseData data = new ApiVersionsResponseData(new ByteBufferAccessor(body), (short) 0);

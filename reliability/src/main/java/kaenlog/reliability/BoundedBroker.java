@@ -40,7 +40,9 @@ import kaenlog.wire.ProduceResponse;
  * <li>the broker under a pids limit (a cgroup's pids.max): threads that cannot start;</li>
  * <li>the broker under a low file-descriptor limit (prlimit --nofile): accept fails with EMFILE;</li>
  * <li>thousands of fetches for partitions that do not exist;</li>
- * <li>writes to the broker's own partitions and produces with producer ids it never issued.</li>
+ * <li>writes to the broker's own partitions and produces with producer ids it never issued;</li>
+ * <li>produces that create partitions past max.partitions;</li>
+ * <li>client strings in the log, and too large as an answer ({@link AnswersNotDisconnects}: both ports).</li>
  * </ol>
  */
 public final class BoundedBroker {
@@ -143,6 +145,10 @@ public final class BoundedBroker {
         probes.add(internalAndUnissued(Files.createDirectories(dir.resolve("internal")), options));
         probes.add(partitionFlood(Files.createDirectories(dir.resolve("flood")), options, config));
         probes.add(KafkaPartitionFlood.run(Files.createDirectories(dir.resolve("kafka-flood")), options));
+        AnswersNotDisconnects.Config answers = config.equals(Config.quick()) ? AnswersNotDisconnects.Config.quick()
+                : AnswersNotDisconnects.Config.full();
+        probes.add(AnswersNotDisconnects.clientStrings(Files.createDirectories(dir.resolve("strings")), options, answers));
+        probes.add(AnswersNotDisconnects.tooLarge(Files.createDirectories(dir.resolve("large")), options, answers));
         return new Result(stalled, probes);
     }
 

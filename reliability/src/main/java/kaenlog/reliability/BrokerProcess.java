@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
  */
 public final class BrokerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
+    private static final Pattern KAFKA_PORT = Pattern.compile("kafka protocol on (\\S+):(\\d+)");
     private static final Pattern JDWP = Pattern.compile("Listening for transport dt_socket at address: (\\d+)");
     private static final int MAX_LOG_LINES = 200_000;
     private static final long START_TIMEOUT_MS = 60_000;
@@ -101,6 +102,8 @@ public final class BrokerProcess implements AutoCloseable {
     private final int debugPort;
     private final List<String> log;
     private final Thread[] drains;
+    /** What the broker printed on stdout (its listening lines); set once, right after start. */
+    private List<String> stdout = List.of();
 
     private BrokerProcess(Process process, String host, int port, int debugPort, List<String> log, Thread[] drains) {
         this.process = process;
@@ -141,8 +144,10 @@ public final class BrokerProcess implements AutoCloseable {
                 }
             }
             Matcher jdwp = firstMatch(stdout, JDWP);
-            return new BrokerProcess(process, listening.group(1), Integer.parseInt(listening.group(2)),
+            BrokerProcess started = new BrokerProcess(process, listening.group(1), Integer.parseInt(listening.group(2)),
                     jdwp == null ? -1 : Integer.parseInt(jdwp.group(1)), stderr, drains);
+            started.stdout = stdout;
+            return started;
         } catch (IOException | RuntimeException e) {
             process.destroyForcibly();
             throw e;
@@ -192,6 +197,22 @@ public final class BrokerProcess implements AutoCloseable {
 
     public String host() {
         return host;
+    }
+
+    /** The Kafka port of a broker started with {@code --kafka-port 0} (chapter 9 on the classpath); waits for its line. */
+    public int kafkaPort() throws IOException {
+        Deadline deadline = Deadline.in(START_TIMEOUT_MS);
+        while (true) {
+            Matcher m = firstMatch(stdout, KAFKA_PORT);
+            if (m != null) {
+                return Integer.parseInt(m.group(2));
+            }
+            if (!process.isAlive() || deadline.passed()) {
+                throw new IOException("no 'kafka protocol on' line: start the broker with --kafka-port 0 and chapter 9"
+                        + " on the classpath; stdout " + snapshot(stdout));
+            }
+            Deadline.pause(5);
+        }
     }
 
     public int port() {

@@ -253,9 +253,10 @@ public final class HostileClients {
     }
 
     /**
-     * Frames that stop halfway: half of them declare the largest frame the broker accepts (1 MiB,
-     * allocated by the broker as soon as it reads the length), half a small one. They stay open
-     * while the well-behaved client does its rounds; then they leave.
+     * Frames that stop halfway: half of them declare 1 MiB (a default producer's largest request;
+     * the broker accepts up to socket.request.max.bytes, 8 MiB), reserved by the broker as soon as it
+     * reads the length, half a small one. They stay open while the well-behaved client does its
+     * rounds; then they leave.
      */
     private Attack halfFrames(Config config, SteadyClient good) throws IOException {
         int logMark = broker.log().size();

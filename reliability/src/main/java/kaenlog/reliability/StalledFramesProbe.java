@@ -11,7 +11,7 @@ import kaenlog.wire.Frames;
 import kaenlog.wire.ProduceRequest;
 
 /**
- * Clients that each send a whole frame of the largest size (1 MiB) but its last byte, and then wait,
+ * Clients that each send a whole 1 MiB frame (a default producer's largest request) but its last byte, and then wait,
  * against a broker with a 64 MiB heap run WITHOUT {@code -XX:+ExitOnOutOfMemoryError} (so running
  * out would kill a thread, maybe the acceptor, and leave the process limping, not exit it), while a
  * well-behaved client produces and consumes. Each staller holds a megabyte of the broker's memory

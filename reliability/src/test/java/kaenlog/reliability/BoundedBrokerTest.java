@@ -79,4 +79,14 @@ class BoundedBrokerTest {
     void onTheKafkaPortAProduceCreatesNothingAndMetadataAutoCreatesOnlyUpToMaxPartitions() {
         assertThat(result.probe("6h").ok()).as("%s", details()).isTrue();
     }
+
+    @Test
+    void clientStringsReachTheLogEscapedCutAndRateLimited() {
+        assertThat(result.probe("6i").ok()).as("%s", details()).isTrue();
+    }
+
+    @Test
+    void tooLargeIsAnAnswerOnBothPortsAndOnlyAnOversizedFrameClosesItsConnection() {
+        assertThat(result.probe("6j").ok()).as("%s", details()).isTrue();
+    }
 }

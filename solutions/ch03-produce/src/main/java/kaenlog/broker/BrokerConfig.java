@@ -3,7 +3,6 @@ package kaenlog.broker;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
 import kaenlog.log.LogConfig;
-import kaenlog.wire.Frames;
 import kaenlog.wire.RequestEnvelope;
 
 /**
@@ -17,7 +16,8 @@ import kaenlog.wire.RequestEnvelope;
  * @param tickMs        how often (real milliseconds) the ticker advances the virtual time by as much;
  *                      0 = no ticker, time moves only by {@link Broker#advanceTime} (tests)
  * @param logConfig     segment.bytes and index.interval.bytes of every partition
- * @param maxFrameBytes the largest request frame accepted (Kafka's socket.request.max.bytes)
+ * @param maxFrameBytes the largest request frame accepted (Kafka's socket.request.max.bytes; {@code klog
+ *                      serve --config socket.request.max.bytes=N}); default {@value #DEFAULT_SOCKET_REQUEST_MAX_BYTES}
  * @param clock         null: the broker's time is virtual (the ticker adds {@code tickMs}); otherwise the
  *                      ticker moves time to what this returns, never backwards ({@code klog serve} passes
  *                      chapter 1's wall clock: chapter code reads none)
@@ -28,6 +28,12 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
                            int maxFrameBytes, LongSupplier clock, PartitionConfigs configs) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_TICK_MS = 10;
+    /**
+     * 8 MiB: room for a batch well over {@code message.max.bytes} (a producer whose max.request.size is
+     * larger gets MESSAGE_TOO_LARGE, not a dropped connection), and two such frames in the default
+     * request memory pool. Kafka's default is 100 MiB with no pool at all (queued.max.request.bytes -1).
+     */
+    public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 8 << 20;
 
     public BrokerConfig {
         if (port < 0 || port > 65535) {
@@ -44,10 +50,10 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
         }
     }
 
-    /** Loopback, a free port, time 0 ticking every 10 ms, Kafka's log defaults, 1 MiB frames. */
+    /** Loopback, a free port, time 0 ticking every 10 ms, Kafka's log defaults, frames up to 8 MiB. */
     public static BrokerConfig of(Path dataDir) {
         return new BrokerConfig(dataDir, DEFAULT_HOST, 0, 0, DEFAULT_TICK_MS, LogConfig.defaults(),
-                Frames.DEFAULT_MAX_FRAME_BYTES, null, PartitionConfigs.load());
+                DEFAULT_SOCKET_REQUEST_MAX_BYTES, null, PartitionConfigs.load());
     }
 
     public BrokerConfig withHost(String newHost) {
@@ -72,6 +78,11 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
 
     public BrokerConfig withClock(LongSupplier newClock) {
         return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, newClock, configs);
+    }
+
+    /** socket.request.max.bytes: the largest request frame. */
+    public BrokerConfig withMaxFrameBytes(int bytes) {
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, bytes, clock, configs);
     }
 
     public BrokerConfig withConfigs(PartitionConfigs newConfigs) {

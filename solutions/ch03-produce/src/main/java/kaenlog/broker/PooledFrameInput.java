@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import kaenlog.wire.MalformedMessageException;
 
 /**
  * The stream a connection reads its request frames from. It follows the frames as they pass (an
@@ -19,7 +20,8 @@ import java.nio.ByteBuffer;
  *     for the pool, the clock stops ({@link Turns}).</li>
  * </ul>
  *
- * A length the frame reader will refuse (negative, over the maximum) reserves nothing.
+ * A negative length reserves nothing (the frame reader refuses it); a length over
+ * {@code socket.request.max.bytes} is refused here, before anything is reserved or read.
  */
 final class PooledFrameInput extends InputStream {
     /** Told when the client's turn starts (the idle clock runs) and when the broker's starts. */
@@ -91,7 +93,12 @@ final class PooledFrameInput extends InputStream {
         headerRead += n;
         if (headerRead == header.length) {
             int length = ByteBuffer.wrap(header).getInt();
-            if (length >= 0 && length <= maxFrameBytes) {
+            if (length > maxFrameBytes) {
+                // Kafka's NetworkReceive: "Invalid receive (size = N larger than M)", and the channel is closed.
+                throw new MalformedMessageException("frame length " + length + " is over the maximum of "
+                        + maxFrameBytes + " bytes (socket.request.max.bytes)");
+            }
+            if (length >= 0) {
                 turns.brokersTurn();
                 pool.reserve(length);
                 reserved = length;

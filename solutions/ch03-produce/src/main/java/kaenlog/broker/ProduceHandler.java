@@ -15,7 +15,8 @@ import kaenlog.wire.ProduceResponse;
  *
  * <p>Before anything is opened or written, {@link ClientRules} refuses what a client may not
  * produce: a name that is not a partition name, the broker's own partitions, control and
- * transactional batches. Only a produce creates a partition.
+ * transactional batches; then a batch over {@code message.max.bytes} ({@link MessageSizeLimit}).
+ * Only a produce creates a partition.
  *
  * <p>A later chapter extends this path instead of copying it: a {@link Validation} of its own runs
  * after chapter 3's refusals (chapter 7: a producer id this broker never handed out), and a step in
@@ -87,6 +88,9 @@ public final class ProduceHandler implements RequestHandler {
 
     private ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {
         ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        if (refused == ErrorCode.NONE) {
+            refused = MessageSizeLimit.refusal(request, broker.configs());
+        }
         return refused != ErrorCode.NONE ? refused : validation.refusal(request, broker);
     }
 }

@@ -7,20 +7,21 @@ import java.util.Map;
 /**
  * One line per kind of trouble per interval of the broker's time, with the count of the lines it
  * held back: a failure that repeats as fast as a loop can run (accept at the fd limit, a thread that
- * cannot start) must not fill the disk with its log.
+ * cannot start, a request a client sends in a loop) must not fill the disk with its log. What a
+ * client sent goes into the line through {@link LogText}.
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
     private final PrintStream out;
     private final long intervalMs;
     private final Map<String, long[]> lastAndHeld = new HashMap<>();
 
-    RateLimitedLog(PrintStream out, long intervalMs) {
+    public RateLimitedLog(PrintStream out, long intervalMs) {
         this.out = out;
         this.intervalMs = intervalMs;
     }
 
     /** Prints {@code line} unless a line of this {@code kind} was printed less than an interval ago. */
-    synchronized void println(String kind, String line, long nowMs) {
+    public synchronized void println(String kind, String line, long nowMs) {
         long[] state = lastAndHeld.get(kind);
         if (state != null && nowMs - state[0] < intervalMs) {
             state[1]++;

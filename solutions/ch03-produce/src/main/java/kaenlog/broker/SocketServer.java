@@ -313,9 +313,10 @@ public final class SocketServer {
             if (connection.closeReason != null) {
                 reason = connection.closeReason;
             }
-            // Log first, close second: whoever sees the connection closed can already read why.
+            // Log first, close second: whoever sees the connection closed can already read why. The reason
+            // may quote what the client sent (a parse error): one line, escaped and cut (LogText).
             if (reason != null && !closed) {
-                log.println("connection " + connection.id + " (" + connection.peer + ") closed: " + reason);
+                log.println("connection " + connection.id + " (" + connection.peer + ") closed: " + LogText.clean(reason));
             }
             closeQuietly(connection.socket);
             if (in != null) {

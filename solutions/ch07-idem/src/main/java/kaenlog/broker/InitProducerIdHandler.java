@@ -8,10 +8,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
+import kaenlog.log.CorruptRecordException;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
+import kaenlog.log.StorageException;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.InitProducerId;
 
@@ -31,6 +34,8 @@ import kaenlog.wire.InitProducerId;
  * partitions), and it is still read as untrusted bytes: every record must be a decimal id above the
  * one before it, or {@link #lastWritten} throws {@link CorruptProducerIdException} naming its offset
  * and INIT_PRODUCER_ID answers CORRUPT_PRODUCER_ID_RECORD: no id twice, no overflow to a negative id.
+ * A log damaged on disk (a batch whose CRC fails, files that cannot be opened) is answered the same,
+ * with one rate-limited line in the broker's log ({@code CorruptProducerIdLogTest}).
  * The ids handed out so far are also the only ones a produce may carry ({@link #wasIssued}).
  */
 public final class InitProducerIdHandler implements RequestHandler {
@@ -53,7 +58,12 @@ public final class InitProducerIdHandler implements RequestHandler {
         try {
             long producerId = broker.partition(PARTITION).locked(InitProducerIdHandler::issue);
             return Optional.of(new InitProducerId.Response(ErrorCode.NONE, producerId, EPOCH).encode());
-        } catch (CorruptProducerIdException e) {
+        } catch (CorruptProducerIdException | CorruptBatchException | CorruptRecordException | StorageException e) {
+            // A bad record, a batch whose CRC fails, files that cannot be read: the last id is unknown, so
+            // none is handed out. An answer, not a closed connection, which every idempotent producer
+            // would meet again on every reconnect.
+            broker.trouble(PARTITION, "INIT_PRODUCER_ID answered CORRUPT_PRODUCER_ID_RECORD: " + PARTITION + " cannot"
+                    + " be read: " + LogText.clean(e.getMessage()));
             return Optional.of(new InitProducerId.Response(ErrorCode.CORRUPT_PRODUCER_ID_RECORD, -1, (short) -1)
                     .encode());
         }

@@ -22,6 +22,8 @@ public final class KafkaErrors {
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
+    /** Kafka's answer when this client may not use a transactional id here (kafka-clients: TransactionalIdAuthorizationException). */
+    public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
     public static final short KAFKA_STORAGE_ERROR = 56;
     public static final short UNKNOWN_PRODUCER_ID = 59;
     public static final short INVALID_RECORD = 87;
