@@ -20,6 +20,7 @@ public final class KafkaApis {
     private volatile String host;
     private volatile int port;
     private final PrintStream log;
+    private final ClassicGroups groups;
 
     /** {@code host} and {@code port} are what Metadata advertises: where clients reach this listener. */
     public KafkaApis(Backend backend, String host, int port, PrintStream log) {
@@ -27,6 +28,12 @@ public final class KafkaApis {
         this.host = host;
         this.port = port;
         this.log = log;
+        this.groups = new ClassicGroups(ClassicGroups.Limits.of(backend), backend.nowMs(), log);
+    }
+
+    /** The group coordinator behind this listener's group requests. */
+    public ClassicGroups groups() {
+        return groups;
     }
 
     /** Where Metadata tells clients to connect from now on (a proxy in front of this listener, say). */
@@ -62,6 +69,9 @@ public final class KafkaApis {
                     ListOffsets.answer(ListOffsets.parse(in, version), backend), version));
             case INIT_PRODUCER_ID -> Optional.of(InitProducerIdApi.answer(InitProducerIdApi.parse(in, version),
                     backend));
+            case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
+                 DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
+                    groups, backend, host, port));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
