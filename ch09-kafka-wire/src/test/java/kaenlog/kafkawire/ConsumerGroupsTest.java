@@ -80,7 +80,7 @@ class ConsumerGroupsTest {
 
     @BeforeEach
     void start() throws Exception {
-        // The coordinator calls task 7 for every change of state: a TODO fails here, not as a client timeout.
+        // The coordinator calls task 7 (GroupStateTest) for every change of state: a TODO fails here, not as a timeout.
         GroupTransitions.next(GroupState.EMPTY, GroupState.Event.MEMBER_JOINS);
         PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
         PartitionConfigs configs = PartitionConfigs.load().with(GroupConfigKeys.MIN_SESSION_TIMEOUT_MS + "=500")
