@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +87,7 @@ class ClassicGroupsTest {
     }
 
     @Test
+    @PassesOnSkeleton("given code: requests the coordinator refuses or answers MEMBER_ID_REQUIRED, which change no state")
     void aSessionTimeoutOutsideTheBrokersBoundsIsRefused() {
         ClassicGroups groups = coordinator(1000, 100);
         for (int session : new int[] {5_999, 1_800_001}) {
@@ -161,6 +163,7 @@ class ClassicGroupsTest {
     }
 
     @Test
+    @PassesOnSkeleton("given code: requests the coordinator refuses or answers MEMBER_ID_REQUIRED, which change no state")
     void membersPerGroupAndGroupsAreBounded() {
         ClassicGroups groups = coordinator(2, 3);
         newMember(groups, "g");
@@ -176,6 +179,7 @@ class ClassicGroupsTest {
     }
 
     @Test
+    @PassesOnSkeleton("given code: requests the coordinator refuses or answers MEMBER_ID_REQUIRED, which change no state")
     void aPendingMemberIdThatIsNeverUsedExpires() {
         ClassicGroups groups = coordinator(1, 100);
         String a = newMember(groups, "g");

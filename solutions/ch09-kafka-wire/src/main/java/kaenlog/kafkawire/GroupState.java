@@ -5,14 +5,26 @@ package kaenlog.kafkawire;
  * DescribeGroups and ListGroups answer as text).
  *
  * <pre>
- *              a member joins                      every member joined, or the rebalance timeout
- *   Empty ─────────────────────► PreparingRebalance ──────────────────────────► CompletingRebalance
- *     ▲                           ▲  │  ▲                                          │   │
- *     │ the join phase ends       │  │  │ a member joins, leaves or expires        │   │ the leader's
- *     │ with no member            │  │  └──────────────────────────────────────────┘   │ SyncGroup
- *     └───────────────────────────┼──┘                                                 ▼
- *                                 └──────── a member joins, leaves or expires ──────  Stable
- *   any state ── the group is removed ──► Dead (final: nothing moves it again)
+ *                       a member joins
+ *    +-------+  -----------------------------------------> +--------------------+
+ *    | Empty |                                              | PreparingRebalance | <------+
+ *    +-------+  <-----------------------------------------  +--------------------+        |
+ *        ^       the join phase ends with no member            |          ^               |
+ *        |                                                      | the join |               |
+ *        |                                                      | phase    | a member     |
+ *        |                                                      | ends     | joins, leaves|
+ *        |                                                      v          | or expires   |
+ *        |                                              +---------------------+           |
+ *        |                                              | CompletingRebalance | ----------+
+ *        |                                              +---------------------+   a member joins,
+ *        |                                                      |                 leaves or expires
+ *        |                                                      | the leader's SyncGroup
+ *        |                                                      v
+ *        |                                                  +--------+
+ *        |                                                  | Stable | ---> PreparingRebalance
+ *        |                                                  +--------+   (a member joins, leaves
+ *        |                                                                or expires)
+ *    any state --- the group is removed ---> Dead (final)
  * </pre>
  */
 public enum GroupState {

@@ -20,7 +20,7 @@ public final class KafkaApis {
     private volatile String host;
     private volatile int port;
     private final PrintStream log;
-    private final ClassicGroups groups;
+    private ClassicGroups groups;
 
     /** {@code host} and {@code port} are what Metadata advertises: where clients reach this listener. */
     public KafkaApis(Backend backend, String host, int port, PrintStream log) {
@@ -28,11 +28,13 @@ public final class KafkaApis {
         this.host = host;
         this.port = port;
         this.log = log;
-        this.groups = new ClassicGroups(ClassicGroups.Limits.of(backend), backend.nowMs(), log);
     }
 
-    /** The group coordinator behind this listener's group requests. */
-    public ClassicGroups groups() {
+    /** The group coordinator behind this listener's group requests (made at its first use). */
+    public synchronized ClassicGroups groups() {
+        if (groups == null) {
+            groups = new ClassicGroups(ClassicGroups.Limits.of(backend), backend.nowMs(), log);
+        }
         return groups;
     }
 
@@ -71,7 +73,7 @@ public final class KafkaApis {
                     backend));
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
                  DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
-                    groups, backend, host, port));
+                    groups(), backend, host, port));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
