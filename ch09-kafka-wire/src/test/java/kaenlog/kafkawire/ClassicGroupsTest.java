@@ -28,7 +28,7 @@ class ClassicGroupsTest {
     private long now = 1_000_000;
 
     private ClassicGroups coordinator(int maxSize, int maxGroups) {
-        return new ClassicGroups(new ClassicGroups.Limits(6_000, 1_800_000, DELAY_MS, maxSize, maxGroups), now,
+        return new ClassicGroups(new ClassicGroups.Limits(6_000, 1_800_000, DELAY_MS, maxSize, maxGroups, 1_000_000), now,
                 new PrintStream(log, true, StandardCharsets.UTF_8));
     }
 
@@ -203,5 +203,21 @@ class ClassicGroupsTest {
         assertThat(groups.leave("g", a, now)).as("leaving twice: UNKNOWN_MEMBER_ID").isEqualTo(KafkaErrors.UNKNOWN_MEMBER_ID);
         assertThat(groups.describe("nobody").state()).as("DescribeGroups of an unknown group: Dead, Kafka's answer"
                 + " before v6").isEqualTo(GroupState.DEAD);
+    }
+
+    @Test
+    void theBytesAllGroupsHoldTogetherAreBounded() {
+        ClassicGroups groups = coordinator(1000, 100);
+        List<ClassicGroups.Protocol> huge = List.of(new ClassicGroups.Protocol("range", new byte[600_000]));
+        String a = done(groups.join("g", "client", "", SESSION_MS, REBALANCE_MS, "consumer", huge, true, now)).memberId();
+        groups.join("g", "client", a, SESSION_MS, REBALANCE_MS, "consumer", huge, true, now);
+        assertThat(groups.heldBytes()).as("a member's subscription is held in memory").isGreaterThanOrEqualTo(600_000);
+        assertThat(done(groups.join("h", "client", "", SESSION_MS, REBALANCE_MS, "consumer", huge, true, now)).error())
+                .as("max.group.bytes (here 1,000,000): another 600,000 bytes of metadata do not fit,"
+                        + " COORDINATOR_NOT_AVAILABLE").isEqualTo(KafkaErrors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(groups.leave("g", a, now)).isEqualTo(KafkaErrors.NONE);
+        assertThat(groups.heldBytes()).as("a member that left holds nothing").isLessThan(600_000);
+        assertThat(done(groups.join("h", "client", "", SESSION_MS, REBALANCE_MS, "consumer", huge, true, now)).error())
+                .as("with the room freed, the join goes on").isEqualTo(KafkaErrors.MEMBER_ID_REQUIRED);
     }
 }

@@ -32,13 +32,14 @@ import java.util.stream.Collectors;
 public final class ClassicGroups {
     /** The bounds, from the broker's configs ({@link GroupConfigKeys}). */
     public record Limits(long minSessionMs, long maxSessionMs, long initialRebalanceDelayMs, int maxSize,
-                         int maxGroups) {
+                         int maxGroups, long maxHeldBytes) {
         static Limits of(Backend backend) {
             return new Limits(backend.brokerLong(GroupConfigKeys.MIN_SESSION_TIMEOUT_MS),
                     backend.brokerLong(GroupConfigKeys.MAX_SESSION_TIMEOUT_MS),
                     backend.brokerLong(GroupConfigKeys.INITIAL_REBALANCE_DELAY_MS),
                     (int) backend.brokerLong(GroupConfigKeys.MAX_SIZE),
-                    (int) backend.brokerLong(GroupConfigKeys.MAX_GROUPS));
+                    (int) backend.brokerLong(GroupConfigKeys.MAX_GROUPS),
+                    backend.brokerLong(GroupConfigKeys.MAX_HELD_BYTES));
         }
     }
 
@@ -109,6 +110,8 @@ public final class ClassicGroups {
         boolean initialDelay;
         long initialDelayRemainingMs;
         boolean joinedDuringDelay;
+        /** What this group holds in memory: member ids, metadata, assignments, pending ids (bytes). */
+        long heldBytes;
 
         Group(String id) {
             this.id = id;
@@ -124,6 +127,8 @@ public final class ClassicGroups {
     private final long startMs;
     private final Map<String, Group> groups = new TreeMap<>();
     private long membersIssued;
+    /** The bytes every group holds together, bounded by {@link Limits#maxHeldBytes}. */
+    private long heldBytes;
 
     /** {@code startMs} (the broker's time at start) makes member ids unique across restarts: it never goes back. */
     public ClassicGroups(Limits limits, long startMs, PrintStream log) {
@@ -157,6 +162,42 @@ public final class ClassicGroups {
                                                            List<Protocol> protocols, boolean requireKnownMemberId,
                                                            long nowMs) {
         tick(nowMs);
+        long incoming = bytes(protocols) + 2L * (clientId == null ? 0 : clientId.length()) + memberId.length() + 64;
+        if (heldBytes + incoming > limits.maxHeldBytes()) {
+            // every member's subscription is held in memory: a client sending huge ones must not fill the heap
+            log.println("kafka: a JoinGroup of group '" + groupId + "' refused: the groups hold " + heldBytes
+                    + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")");
+            return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
+        }
+        CompletableFuture<JoinResult> answer = doJoin(groupId, clientId, memberId, sessionMs, rebalanceMs,
+                protocolType, protocols, requireKnownMemberId, nowMs);
+        account(groups.get(groupId));
+        return answer;
+    }
+
+    private static long bytes(List<Protocol> protocols) {
+        return protocols.stream().mapToLong(p -> p.name().length() + p.metadata().length).sum();
+    }
+
+    /** Brings {@link #heldBytes} up to date with one group (its members are bounded by group.max.size). */
+    private void account(Group group) {
+        if (group == null) {
+            return;
+        }
+        long now = 0;
+        for (Member m : group.members.values()) {
+            now += m.id.length() + bytes(m.protocols) + m.assignment.length;
+        }
+        for (String pending : group.pending.keySet()) {
+            now += pending.length();
+        }
+        heldBytes += now - group.heldBytes;
+        group.heldBytes = now;
+    }
+
+    private CompletableFuture<JoinResult> doJoin(String groupId, String clientId, String memberId, int sessionMs,
+                                                 int rebalanceMs, String protocolType, List<Protocol> protocols,
+                                                 boolean requireKnownMemberId, long nowMs) {
         if (groupId.isEmpty()) {
             return done(JoinResult.error(KafkaErrors.INVALID_GROUP_ID, memberId));
         }
@@ -421,6 +462,19 @@ public final class ClassicGroups {
     public synchronized CompletableFuture<SyncResult> sync(String groupId, int generationId, String memberId,
                                                            Map<String, byte[]> assignments, long nowMs) {
         tick(nowMs);
+        long incoming = assignments.values().stream().mapToLong(a -> a.length).sum();
+        if (heldBytes + incoming > limits.maxHeldBytes()) {
+            log.println("kafka: a SyncGroup of group '" + groupId + "' refused: the groups hold " + heldBytes
+                    + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")");
+            return done(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
+        }
+        CompletableFuture<SyncResult> answer = doSync(groupId, generationId, memberId, assignments, nowMs);
+        account(groups.get(groupId));
+        return answer;
+    }
+
+    private CompletableFuture<SyncResult> doSync(String groupId, int generationId, String memberId,
+                                                 Map<String, byte[]> assignments, long nowMs) {
         Group group = groups.get(groupId);
         if (group == null) {
             return done(new SyncResult(KafkaErrors.UNKNOWN_MEMBER_ID, NOTHING));
@@ -504,6 +558,7 @@ public final class ClassicGroups {
         }
         if (group.pending.remove(memberId) != null) {
             maybeCompleteJoin(group, nowMs);
+            account(group);
             return KafkaErrors.NONE;
         }
         Member member = group.members.get(memberId);
@@ -511,6 +566,7 @@ public final class ClassicGroups {
             return KafkaErrors.UNKNOWN_MEMBER_ID;
         }
         remove(group, member, nowMs);
+        account(group);
         return KafkaErrors.NONE;
     }
 
@@ -586,6 +642,7 @@ public final class ClassicGroups {
             if (pendingExpired || group.state == GroupState.PREPARING_REBALANCE) {
                 maybeCompleteJoin(group, nowMs);
             }
+            account(group);
         }
     }
 
@@ -609,6 +666,11 @@ public final class ClassicGroups {
 
     public synchronized int groupCount() {
         return groups.size();
+    }
+
+    /** The bytes the groups hold (member ids, metadata, assignments), bounded by {@link Limits#maxHeldBytes}. */
+    public synchronized long heldBytes() {
+        return heldBytes;
     }
 
     /** Answers every waiting request: the broker is going away. */
