@@ -29,6 +29,7 @@ public final class KafkaApis {
     private volatile int port;
     private final PrintStream log;
     private final RateLimitedLog troubles;
+    private ClassicGroups groups;
 
     /** {@code host} and {@code port} are what Metadata advertises: where clients reach this listener. */
     public KafkaApis(Backend backend, String host, int port, PrintStream log) {
@@ -37,6 +38,14 @@ public final class KafkaApis {
         this.port = port;
         this.log = log;
         this.troubles = new RateLimitedLog(log, SocketServer.TROUBLE_LOG_INTERVAL_MS);
+    }
+
+    /** The group coordinator behind this listener's group requests (made at its first use). */
+    public synchronized ClassicGroups groups() {
+        if (groups == null) {
+            groups = new ClassicGroups(ClassicGroups.Limits.of(backend), backend.nowMs(), log);
+        }
+        return groups;
     }
 
     /** Where Metadata tells clients to connect from now on (a proxy in front of this listener, say). */
@@ -77,6 +86,9 @@ public final class KafkaApis {
                     CreateTopics.answer(CreateTopics.parse(in, version), backend), version));
             case DELETE_TOPICS -> Optional.of(DeleteTopics.response(
                     DeleteTopics.answer(DeleteTopics.parse(in, version), backend), version));
+            case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
+                 DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
+                    groups(), backend, host, port));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));

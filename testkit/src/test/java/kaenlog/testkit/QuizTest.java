@@ -34,7 +34,7 @@ class QuizTest {
             "ch06-compaction", List.of("a", "c", "b", "a"),
             "ch07-idem", List.of("b", "c", "a"),
             "ch08-replication", List.of("b", "a", "c"),
-            "ch09-kafka-wire", List.of("b", "a", "c")));
+            "ch09-kafka-wire", List.of("b", "a", "c", "a")));
 
     @TempDir
     static Path classes;

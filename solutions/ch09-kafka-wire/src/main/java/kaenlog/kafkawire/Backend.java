@@ -157,8 +157,43 @@ public final class Backend {
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
     }
 
-    /** The broker's time (for the rate limit of the Kafka port's log lines). */
+    /** The broker's time (the group coordinator's deadlines are on it). */
     public long nowMs() {
         return broker.nowMs();
+    }
+
+    /** A broker config, as a number (chapter 9's group configs, say). */
+    public long brokerLong(String name) {
+        return broker.configs().brokerLong(name);
+    }
+
+    /** Waits for an answer another request or the broker's time completes; given up when the broker closes. */
+    public <T> T await(java.util.concurrent.CompletableFuture<T> answer) {
+        return broker.await(answer);
+    }
+
+    /**
+     * One commit through kaen-log's own OFFSET_COMMIT handler (chapter 6): the same record in the same
+     * {@code __consumer_offsets} log as {@code klog consume --group}'s, so the two are one group.
+     */
+    public short commitOffset(String group, String topic, int partition, long offset) throws IOException {
+        byte[] answer = call(kaenlog.wire.ApiKeys.OFFSET_COMMIT,
+                new kaenlog.wire.OffsetCommit.Request(group, partitionName(topic, partition), offset).encode())
+                .orElseThrow(() -> new IOException("OFFSET_COMMIT gave no answer"));
+        return KafkaErrors.of(kaenlog.wire.OffsetCommit.Response.decode(answer).error());
+    }
+
+    /** Every latest commit of {@code group}, topic to partition to offset, from chapter 6's offsets log (one replay). */
+    public Map<String, Map<Integer, Long>> committedOffsets(String group) throws IOException {
+        Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
+        broker.partition(kaenlog.coordinator.GroupCoordinator.OFFSETS_PARTITION)
+                .locked(log -> new kaenlog.groups.GroupOffsetsLog(log).committedOffsets())
+                .forEach((key, committed) -> {
+                    if (key.group().equals(group)) {
+                        offsets.computeIfAbsent(key.topic(), t -> new TreeMap<>())
+                                .put(key.partition(), committed.value().offset());
+                    }
+                });
+        return offsets;
     }
 }

@@ -19,6 +19,13 @@ public final class KafkaErrors {
     public static final short INVALID_TOPIC_EXCEPTION = 17;
     public static final short NOT_ENOUGH_REPLICAS = 19;
     public static final short NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20;
+    public static final short COORDINATOR_NOT_AVAILABLE = 15;
+    public static final short ILLEGAL_GENERATION = 22;
+    public static final short INCONSISTENT_GROUP_PROTOCOL = 23;
+    public static final short INVALID_GROUP_ID = 24;
+    public static final short UNKNOWN_MEMBER_ID = 25;
+    public static final short INVALID_SESSION_TIMEOUT = 26;
+    public static final short REBALANCE_IN_PROGRESS = 27;
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
@@ -26,6 +33,8 @@ public final class KafkaErrors {
     public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
     public static final short KAFKA_STORAGE_ERROR = 56;
     public static final short UNKNOWN_PRODUCER_ID = 59;
+    public static final short MEMBER_ID_REQUIRED = 79;
+    public static final short GROUP_MAX_SIZE_REACHED = 81;
     public static final short INVALID_RECORD = 87;
     /** Kafka's answer for an error it has no better code for. */
     public static final short UNKNOWN_SERVER_ERROR = -1;

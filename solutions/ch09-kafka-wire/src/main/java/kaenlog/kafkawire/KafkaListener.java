@@ -21,10 +21,12 @@ import kaenlog.wire.Frames;
 public final class KafkaListener implements Closeable {
     private final SocketServer.Listener listener;
     private final KafkaApis apis;
+    private final GroupTicker groupTicker;
 
-    private KafkaListener(SocketServer.Listener listener, KafkaApis apis) {
+    private KafkaListener(SocketServer.Listener listener, KafkaApis apis, GroupTicker groupTicker) {
         this.listener = listener;
         this.apis = apis;
+        this.groupTicker = groupTicker;
     }
 
     /** Listens on {@code host:port} (0 = any free port) beside {@code broker}, answering through it. */
@@ -34,7 +36,7 @@ public final class KafkaListener implements Closeable {
         SocketServer.Listener listener = broker.listen(host, port, (in, out) -> serve(in, out, apis, maxFrameBytes));
         apis.advertise(host, listener.port());
         new TopicStore(broker).holes().forEach(log::println);
-        return new KafkaListener(listener, apis);
+        return new KafkaListener(listener, apis, GroupTicker.start(broker, apis.groups(), log));
     }
 
     /** One connection: a request frame in, a response frame out (none for acks=0), until the client hangs up. */
@@ -51,6 +53,11 @@ public final class KafkaListener implements Closeable {
         }
     }
 
+    /** The group coordinator behind this port. */
+    public ClassicGroups groups() {
+        return apis.groups();
+    }
+
     public int port() {
         return listener.port();
     }
@@ -62,6 +69,8 @@ public final class KafkaListener implements Closeable {
 
     @Override
     public void close() {
+        groupTicker.close();
+        apis.groups().close();
         listener.close();
     }
 }

@@ -1,0 +1,100 @@
+package kaenlog.kafkawire;
+
+import static kaenlog.kafkawire.GroupState.COMPLETING_REBALANCE;
+import static kaenlog.kafkawire.GroupState.DEAD;
+import static kaenlog.kafkawire.GroupState.EMPTY;
+import static kaenlog.kafkawire.GroupState.PREPARING_REBALANCE;
+import static kaenlog.kafkawire.GroupState.STABLE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import kaenlog.kafkawire.GroupState.Event;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Task 7: the classic group's state machine, {@link GroupTransitions#next}. The group coordinator
+ * (given) calls it for every change of state, so the real consumers of {@code ConsumerGroupsTest}
+ * split their partitions only once it is right. The oracle is Kafka's {@code ClassicGroupState}:
+ * which state may follow which.
+ */
+@Order(7)
+class GroupStateTest {
+
+    @Test
+    void aMemberJoiningStartsARebalanceFromEveryLiveState() {
+        for (GroupState from : new GroupState[] {EMPTY, STABLE, COMPLETING_REBALANCE, PREPARING_REBALANCE}) {
+            assertThat(GroupTransitions.next(from, Event.MEMBER_JOINS))
+                    .as("a member joins a group in %s: every member must rejoin, so the group is PreparingRebalance"
+                            + " (a join while a rebalance is being prepared only adds to it)", from)
+                    .isEqualTo(PREPARING_REBALANCE);
+        }
+    }
+
+    @Test
+    void theJoinPhaseEndsInCompletingRebalanceOrEmpty() {
+        assertThat(GroupTransitions.next(PREPARING_REBALANCE, Event.JOIN_PHASE_ENDS))
+                .as("the join phase ends with members: the leader has their metadata and computes the assignment,"
+                        + " the group waits for it in CompletingRebalance (not Stable: nobody has an assignment yet)")
+                .isEqualTo(COMPLETING_REBALANCE);
+        assertThat(GroupTransitions.next(PREPARING_REBALANCE, Event.JOIN_PHASE_ENDS_EMPTY))
+                .as("the join phase ends with no member left: the group is Empty, not CompletingRebalance with"
+                        + " no leader to wait for")
+                .isEqualTo(EMPTY);
+    }
+
+    @Test
+    void onlyTheLeadersSyncInCompletingRebalanceMakesTheGroupStable() {
+        assertThat(GroupTransitions.next(COMPLETING_REBALANCE, Event.LEADER_SYNCS))
+                .as("the leader's SyncGroup brings the assignment: CompletingRebalance becomes Stable")
+                .isEqualTo(STABLE);
+        assertThat(GroupTransitions.next(PREPARING_REBALANCE, Event.LEADER_SYNCS))
+                .as("a SyncGroup of an old generation while a rebalance is being prepared changes nothing (it is"
+                        + " answered REBALANCE_IN_PROGRESS): Stable is entered only from CompletingRebalance")
+                .isEqualTo(PREPARING_REBALANCE);
+        assertThat(GroupTransitions.next(STABLE, Event.LEADER_SYNCS))
+                .as("a SyncGroup in Stable is answered with the assignment it already has: the group stays Stable")
+                .isEqualTo(STABLE);
+    }
+
+    @Test
+    void aMemberLeavingOrExpiringStartsARebalance() {
+        for (GroupState from : new GroupState[] {STABLE, COMPLETING_REBALANCE, PREPARING_REBALANCE}) {
+            assertThat(GroupTransitions.next(from, Event.MEMBER_LEAVES))
+                    .as("a member leaves a group in %s (LeaveGroup, or its session timeout passed): its partitions"
+                            + " must go to the others, so the group is PreparingRebalance", from)
+                    .isEqualTo(PREPARING_REBALANCE);
+        }
+        assertThat(GroupTransitions.next(EMPTY, Event.MEMBER_LEAVES))
+                .as("an Empty group has no member to lose: it stays Empty (a rebalance of nobody would wait for"
+                        + " nobody)")
+                .isEqualTo(EMPTY);
+    }
+
+    @Test
+    void theJoinPhaseCannotEndOutsidePreparingRebalance() {
+        for (GroupState from : new GroupState[] {EMPTY, STABLE, COMPLETING_REBALANCE}) {
+            assertThat(GroupTransitions.next(from, Event.JOIN_PHASE_ENDS))
+                    .as("CompletingRebalance is entered only from PreparingRebalance: in %s no join phase is running,"
+                            + " the event changes nothing", from)
+                    .isEqualTo(from);
+            assertThat(GroupTransitions.next(from, Event.JOIN_PHASE_ENDS_EMPTY))
+                    .as("Empty is entered only from PreparingRebalance: in %s no join phase is running, the event"
+                            + " changes nothing", from)
+                    .isEqualTo(from);
+        }
+    }
+
+    @Test
+    void deadIsFinalAndReachableFromEveryState() {
+        for (GroupState from : GroupState.values()) {
+            assertThat(GroupTransitions.next(from, Event.GROUP_REMOVED))
+                    .as("a group removed in %s is Dead", from).isEqualTo(DEAD);
+        }
+        for (Event event : Event.values()) {
+            assertThat(GroupTransitions.next(DEAD, event))
+                    .as("Dead is final: %s does not bring a removed group back (a new member of that name joins a new"
+                            + " group)", event)
+                    .isEqualTo(DEAD);
+        }
+    }
+}

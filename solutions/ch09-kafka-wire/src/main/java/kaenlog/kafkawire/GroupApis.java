@@ -1,0 +1,309 @@
+package kaenlog.kafkawire;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import kaenlog.wire.MalformedMessageException;
+
+/**
+ * The group requests on the Kafka port, read and answered in their classic layouts (the versions
+ * {@link ApiKey} lists all stop below each request's first flexible version, which kafka-clients
+ * 4.1.1 and librdkafka 2.0.2 both accept): FindCoordinator v0-2, JoinGroup v2-5, SyncGroup v0-3,
+ * Heartbeat v0-3, LeaveGroup v0-2, OffsetCommit v2-7, OffsetFetch v1-5, DescribeGroups v0-4,
+ * ListGroups v0-2. Layouts: kafka-clients 4.1.1's {@code common/message/*.json}. The decisions are
+ * {@link ClassicGroups}'; the offsets are chapter 6's ({@link Backend#commitOffset}).
+ */
+public final class GroupApis {
+    /** FindCoordinator's key_type: a group (0) or a transactional id (1). */
+    static final byte KEY_TYPE_GROUP = 0;
+    static final byte KEY_TYPE_TRANSACTION = 1;
+    /** The words a transactional KafkaProducer's exception carries (FindCoordinator's error_message). */
+    public static final String NO_TRANSACTIONS = "kaen-log has no transactions: there is no transaction coordinator";
+
+    private GroupApis() {
+    }
+
+    /** The answer body for one group request (its header already read). */
+    static byte[] answer(ApiKey key, KafkaReader in, short version, String clientId, ClassicGroups groups,
+                         Backend backend, String host, int port) throws IOException {
+        return switch (key) {
+            case FIND_COORDINATOR -> findCoordinator(in, version, host, port);
+            case JOIN_GROUP -> joinGroup(in, version, clientId, groups, backend);
+            case SYNC_GROUP -> syncGroup(in, version, groups, backend);
+            case HEARTBEAT -> heartbeat(in, version, groups, backend);
+            case LEAVE_GROUP -> leaveGroup(in, version, groups, backend);
+            case OFFSET_COMMIT -> offsetCommit(in, version, groups, backend);
+            case OFFSET_FETCH -> offsetFetch(in, version, backend);
+            case DESCRIBE_GROUPS -> describeGroups(in, version, groups);
+            case LIST_GROUPS -> listGroups(in, version, groups);
+            default -> throw new MalformedMessageException(key + " is not a group request");
+        };
+    }
+
+    /**
+     * key · key_type (v1+) → throttle_time_ms (v1+) · error_code · error_message (v1+) · node_id · host
+     * · port. One broker: it coordinates every group. A transactional id is refused with
+     * INVALID_REQUEST and a message; kafka-clients' TransactionManager makes it a fatal
+     * "Could not find a coordinator with type TRANSACTION ... due to unexpected error: (the message)"
+     * instead of retrying, as it would COORDINATOR_NOT_AVAILABLE, forever.
+     */
+    static byte[] findCoordinator(KafkaReader in, short version, String host, int port) {
+        in.string("key");
+        byte keyType = version >= 1 ? in.int8("key_type") : KEY_TYPE_GROUP;
+        in.end("FindCoordinator v" + version + " request");
+        KafkaWriter out = new KafkaWriter();
+        if (version >= 1) {
+            out.int32(0);
+        }
+        boolean group = keyType == KEY_TYPE_GROUP;
+        out.int16(group ? KafkaErrors.NONE : KafkaErrors.INVALID_REQUEST);
+        if (version >= 1) {
+            out.nullableString(group ? null : keyType == KEY_TYPE_TRANSACTION ? NO_TRANSACTIONS
+                    : "unknown coordinator key type " + keyType);
+        }
+        return out.int32(group ? Metadata.NODE_ID : -1).nullableString(group ? host : "").int32(group ? port : -1)
+                .toByteArray();
+    }
+
+    static byte[] joinGroup(KafkaReader in, short version, String clientId, ClassicGroups groups, Backend backend) {
+        String groupId = in.string("group_id");
+        int sessionMs = in.int32("session_timeout_ms");
+        int rebalanceMs = in.int32("rebalance_timeout_ms");
+        String memberId = in.string("member_id");
+        if (version >= 5) {
+            in.nullableString("group_instance_id"); // static membership (KIP-345) is not built: a dynamic member
+        }
+        String protocolType = in.string("protocol_type");
+        int count = in.arrayLength("protocols");
+        List<ClassicGroups.Protocol> protocols = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            protocols.add(new ClassicGroups.Protocol(in.string("protocols.name"), bytes(in, "protocols.metadata")));
+        }
+        in.end("JoinGroup v" + version + " request");
+        ClassicGroups.JoinResult result = backend.await(groups.join(groupId, clientId, memberId, sessionMs,
+                rebalanceMs, protocolType, protocols, version >= 4, backend.nowMs()));
+        KafkaWriter out = new KafkaWriter().int32(0).int16(result.error()).int32(result.generationId())
+                .nullableString(result.protocolName()).nullableString(result.leader())
+                .nullableString(result.memberId()).arrayLength(result.members().size());
+        for (ClassicGroups.JoinedMember m : result.members()) {
+            out.nullableString(m.memberId());
+            if (version >= 5) {
+                out.nullableString(null);
+            }
+            out.nullableBytes(ByteBuffer.wrap(m.metadata()));
+        }
+        return out.toByteArray();
+    }
+
+    static byte[] syncGroup(KafkaReader in, short version, ClassicGroups groups, Backend backend) {
+        String groupId = in.string("group_id");
+        int generationId = in.int32("generation_id");
+        String memberId = in.string("member_id");
+        if (version >= 3) {
+            in.nullableString("group_instance_id");
+        }
+        int count = in.arrayLength("assignments");
+        Map<String, byte[]> assignments = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            assignments.put(in.string("assignments.member_id"), bytes(in, "assignments.assignment"));
+        }
+        in.end("SyncGroup v" + version + " request");
+        ClassicGroups.SyncResult result = backend.await(groups.sync(groupId, generationId, memberId, assignments,
+                backend.nowMs()));
+        KafkaWriter out = new KafkaWriter();
+        if (version >= 1) {
+            out.int32(0);
+        }
+        return out.int16(result.error()).nullableBytes(ByteBuffer.wrap(result.assignment())).toByteArray();
+    }
+
+    static byte[] heartbeat(KafkaReader in, short version, ClassicGroups groups, Backend backend) {
+        String groupId = in.string("group_id");
+        int generationId = in.int32("generation_id");
+        String memberId = in.string("member_id");
+        if (version >= 3) {
+            in.nullableString("group_instance_id");
+        }
+        in.end("Heartbeat v" + version + " request");
+        short error = groups.heartbeat(groupId, generationId, memberId, backend.nowMs());
+        return withThrottle(version >= 1).int16(error).toByteArray();
+    }
+
+    static byte[] leaveGroup(KafkaReader in, short version, ClassicGroups groups, Backend backend) {
+        String groupId = in.string("group_id");
+        String memberId = in.string("member_id");
+        in.end("LeaveGroup v" + version + " request");
+        short error = groups.leave(groupId, memberId, backend.nowMs());
+        return withThrottle(version >= 1).int16(error).toByteArray();
+    }
+
+    /**
+     * group_id · generation_id · member_id · group_instance_id (v7+) · retention_time_ms (v2-4) · topics
+     * [name · partitions [partition_index · committed_offset · committed_leader_epoch (v6+) ·
+     * committed_metadata]] → throttle_time_ms (v3+) · topics [name · partitions [partition_index ·
+     * error_code]]. The metadata string is not kept (kaen-log's commit has none), nor a retention time.
+     */
+    static byte[] offsetCommit(KafkaReader in, short version, ClassicGroups groups, Backend backend)
+            throws IOException {
+        String groupId = in.string("group_id");
+        int generationId = in.int32("generation_id");
+        String memberId = in.string("member_id");
+        if (version >= 7) {
+            in.nullableString("group_instance_id");
+        }
+        if (version <= 4) {
+            in.int64("retention_time_ms");
+        }
+        record Commit(int partition, long offset) {
+        }
+        Map<String, List<Commit>> topics = new LinkedHashMap<>();
+        int topicCount = in.arrayLength("topics");
+        for (int t = 0; t < topicCount; t++) {
+            List<Commit> commits = topics.computeIfAbsent(in.string("topics.name"), n -> new ArrayList<>());
+            int partitionCount = in.arrayLength("topics.partitions");
+            for (int p = 0; p < partitionCount; p++) {
+                int partition = in.int32("partition_index");
+                long offset = in.int64("committed_offset");
+                if (version >= 6) {
+                    in.int32("committed_leader_epoch");
+                }
+                in.nullableString("committed_metadata");
+                commits.add(new Commit(partition, offset));
+            }
+        }
+        in.end("OffsetCommit v" + version + " request");
+        short verdict = groups.validateCommit(groupId, generationId, memberId, backend.nowMs());
+        KafkaWriter out = withThrottle(version >= 3).arrayLength(topics.size());
+        for (Map.Entry<String, List<Commit>> topic : topics.entrySet()) {
+            out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
+            for (Commit c : topic.getValue()) {
+                short error = verdict;
+                if (error == KafkaErrors.NONE) {
+                    error = groupId.isEmpty() ? KafkaErrors.INVALID_GROUP_ID
+                            : c.offset() < 0 ? KafkaErrors.INVALID_REQUEST
+                            : backend.commitOffset(groupId, topic.getKey(), c.partition(), c.offset());
+                }
+                out.int32(c.partition()).int16(error);
+            }
+        }
+        backend.partitionsDone();
+        return out.toByteArray();
+    }
+
+    /**
+     * group_id · topics [name · partition_indexes [int32]] (null from v2: every partition the group
+     * committed) → throttle_time_ms (v3+) · topics [name · partitions [partition_index ·
+     * committed_offset · committed_leader_epoch (v5+) · metadata · error_code]] · error_code (v2+).
+     * A partition the group never committed is -1, as Kafka answers.
+     */
+    static byte[] offsetFetch(KafkaReader in, short version, Backend backend) throws IOException {
+        String groupId = in.string("group_id");
+        int topicCount = in.arrayLength("topics");
+        if (topicCount < 0 && version < 2) {
+            throw new MalformedMessageException("OffsetFetch v" + version + ": topics is null before v2");
+        }
+        Map<String, List<Integer>> asked = null;
+        if (topicCount >= 0) {
+            asked = new LinkedHashMap<>();
+            for (int t = 0; t < topicCount; t++) {
+                List<Integer> partitions = asked.computeIfAbsent(in.string("topics.name"), n -> new ArrayList<>());
+                int count = in.arrayLength("topics.partition_indexes");
+                for (int p = 0; p < count; p++) {
+                    partitions.add(in.int32("partition_index"));
+                }
+            }
+        }
+        in.end("OffsetFetch v" + version + " request");
+        Map<String, Map<Integer, Long>> committed = groupId.isEmpty() ? Map.of() : backend.committedOffsets(groupId);
+        if (asked == null) {
+            asked = new LinkedHashMap<>();
+            for (Map.Entry<String, Map<Integer, Long>> topic : committed.entrySet()) {
+                asked.put(topic.getKey(), new ArrayList<>(topic.getValue().keySet()));
+            }
+        }
+        KafkaWriter out = withThrottle(version >= 3).arrayLength(asked.size());
+        for (Map.Entry<String, List<Integer>> topic : asked.entrySet()) {
+            out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
+            Map<Integer, Long> offsets = committed.getOrDefault(topic.getKey(), Map.of());
+            for (int partition : topic.getValue()) {
+                out.int32(partition).int64(offsets.getOrDefault(partition, -1L));
+                if (version >= 5) {
+                    out.int32(-1); // committed_leader_epoch: kaen-log keeps none
+                }
+                out.nullableString("").int16(KafkaErrors.NONE);
+            }
+        }
+        if (version >= 2) {
+            out.int16(KafkaErrors.NONE);
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * groups [string] · include_authorized_operations (v3+) → throttle_time_ms (v1+) · groups
+     * [error_code · group_id · group_state · protocol_type · protocol_data · members [member_id ·
+     * group_instance_id (v4+) · client_id · client_host · member_metadata · member_assignment] ·
+     * authorized_operations (v3+)].
+     */
+    static byte[] describeGroups(KafkaReader in, short version, ClassicGroups groups) {
+        int count = in.arrayLength("groups");
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            names.add(in.string("groups"));
+        }
+        if (version >= 3) {
+            in.bool("include_authorized_operations");
+        }
+        in.end("DescribeGroups v" + version + " request");
+        KafkaWriter out = withThrottle(version >= 1).arrayLength(names.size());
+        for (String name : names) {
+            ClassicGroups.GroupView group = groups.describe(name);
+            out.int16(KafkaErrors.NONE).nullableString(name).nullableString(group.state().kafkaName)
+                    .nullableString(group.protocolType()).nullableString(group.protocolName())
+                    .arrayLength(group.members().size());
+            for (ClassicGroups.MemberView m : group.members()) {
+                out.nullableString(m.memberId());
+                if (version >= 4) {
+                    out.nullableString(null);
+                }
+                // client_host: this listener does not hand the peer's address down; Kafka answers "/1.2.3.4"
+                out.nullableString(m.clientId() == null ? "" : m.clientId()).nullableString("")
+                        .nullableBytes(ByteBuffer.wrap(m.metadata())).nullableBytes(ByteBuffer.wrap(m.assignment()));
+            }
+            if (version >= 3) {
+                out.int32(Integer.MIN_VALUE); // authorized_operations: not asked for, or no ACLs here
+            }
+        }
+        return out.toByteArray();
+    }
+
+    /** Nothing (v0-2) → throttle_time_ms (v1+) · error_code · groups [group_id · protocol_type]. */
+    static byte[] listGroups(KafkaReader in, short version, ClassicGroups groups) {
+        in.end("ListGroups v" + version + " request");
+        List<ClassicGroups.GroupView> all = groups.list();
+        KafkaWriter out = withThrottle(version >= 1).int16(KafkaErrors.NONE).arrayLength(all.size());
+        for (ClassicGroups.GroupView g : all) {
+            out.nullableString(g.groupId()).nullableString(g.protocolType());
+        }
+        return out.toByteArray();
+    }
+
+    private static KafkaWriter withThrottle(boolean throttle) {
+        KafkaWriter out = new KafkaWriter();
+        return throttle ? out.int32(0) : out;
+    }
+
+    /** Classic non-null bytes, copied out of the request. */
+    private static byte[] bytes(KafkaReader in, String field) {
+        ByteBuffer view = in.nullableBytes(field);
+        if (view == null) {
+            throw new MalformedMessageException(field + ": null where bytes are required");
+        }
+        byte[] copy = new byte[view.remaining()];
+        view.get(copy);
+        return copy;
+    }
+}
