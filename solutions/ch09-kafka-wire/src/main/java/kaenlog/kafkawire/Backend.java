@@ -124,6 +124,16 @@ public final class Backend {
         return topics;
     }
 
+    /** The partition of this kaen-log name, if it exists (looking creates nothing). */
+    public Optional<kaenlog.broker.Partition> existingPartition(String name) throws IOException {
+        return broker.existingPartition(name);
+    }
+
+    /** The broker's fetch.max.bytes: the most one Fetch answer carries (but for one batch). */
+    public int fetchMaxBytes() {
+        return (int) broker.configs().brokerLong(KafkaConfigKeys.FETCH_MAX_BYTES);
+    }
+
     /** Looking creates nothing: only a produce (or Metadata's auto-creation) makes a partition. */
     public boolean exists(String topic, int partition) throws IOException {
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
