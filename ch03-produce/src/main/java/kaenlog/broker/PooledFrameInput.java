@@ -28,6 +28,10 @@ final class PooledFrameInput extends InputStream {
         void clientsTurn();
 
         void brokersTurn();
+
+        /** The pool holds bytes for a frame whose payload has not all arrived (true), or no longer (false). */
+        default void holdsPartialFrame(boolean holds) {
+        }
     }
 
     private final InputStream in;
@@ -77,6 +81,7 @@ final class PooledFrameInput extends InputStream {
             }
             payloadLeft -= n;
             if (payloadLeft == 0) {
+                turns.holdsPartialFrame(false);
                 turns.brokersTurn();
             }
         }
@@ -105,6 +110,7 @@ final class PooledFrameInput extends InputStream {
                 turns.brokersTurn();
                 pool.reserve(length);
                 reserved = length;
+                turns.holdsPartialFrame(length > 0);
                 turns.clientsTurn();
             }
             payloadLeft = Math.max(length, 0);

@@ -45,6 +45,8 @@ public final class SocketServer {
     /** The acceptor's pause after a failure doubles from the first to the last. */
     static final long FIRST_BACKOFF_MS = 10;
     static final long MAX_BACKOFF_MS = 1_000;
+    /** A request that waited this long (broker time) for room in the full pool sheds the oldest unfinished frame. */
+    public static final long SHED_AFTER_MS = 1_000;
 
     /**
      * How the connections of one listener are served. The broker's own port speaks kaen-log's
@@ -87,6 +89,8 @@ public final class SocketServer {
     private List<Connection> closedConnections = List.of();
     private volatile boolean closed;
     private Thread acceptor;
+    /** Since when (broker time) the idle check has seen a request waiting for room in the pool; -1 if none. */
+    private volatile long poolWaitSeenMs = -1;
 
     /** One client connection and the thread that serves it. */
     private static final class Connection {
@@ -98,6 +102,8 @@ public final class SocketServer {
         volatile long clientsTurnSinceMs;
         /** Set by whoever closes the connection from outside (the idle check), for its log line. */
         volatile String closeReason;
+        /** Since when (broker time) the pool holds bytes for a frame of this client that has not all arrived; -1 if none. */
+        volatile long partialFrameSinceMs = -1;
         /** While a response is being written: when (broker time) its last byte moved; -1 otherwise. */
         volatile long writeProgressMs = -1;
 
@@ -425,11 +431,52 @@ public final class SocketServer {
             public void brokersTurn() {
                 connection.clientsTurnSinceMs = -1;
             }
+
+            @Override
+            public void holdsPartialFrame(boolean holds) {
+                connection.partialFrameSinceMs = holds ? clock.getAsLong() : -1;
+            }
         };
+    }
+
+    /**
+     * While the pool is full and a request waits for room, one connection at a time is shed: every
+     * {@link #SHED_AFTER_MS} of broker time that a request waited, the connection whose unfinished
+     * frame has held its pool bytes the longest is closed (a client that announced a frame and sends
+     * nothing more is the one that loses, not the next client that asks). Kafka mutes a channel when
+     * its pool is empty and leaves a stalled frame to connections.max.idle.ms (10 minutes by default).
+     */
+    private void shedTheOldestPartialFrame(long nowMs) {
+        if (pool.waiting() == 0) {
+            poolWaitSeenMs = -1;
+            return;
+        }
+        if (poolWaitSeenMs < 0) {
+            poolWaitSeenMs = nowMs;
+            return;
+        }
+        if (nowMs - poolWaitSeenMs < SHED_AFTER_MS) {
+            return;
+        }
+        poolWaitSeenMs = nowMs;
+        Connection oldest = null;
+        for (Connection connection : connections) {
+            long since = connection.partialFrameSinceMs;
+            if (since >= 0 && (oldest == null || since < oldest.partialFrameSinceMs)) {
+                oldest = connection;
+            }
+        }
+        if (oldest != null) {
+            oldest.closeReason = "shed: its unfinished frame held pool bytes for " + (nowMs - oldest.partialFrameSinceMs)
+                    + " ms, the longest, while another request waited " + SHED_AFTER_MS + " ms for room"
+                    + " (queued.max.request.bytes " + pool.capacity() + ")";
+            closeQuietly(oldest.socket);
+        }
     }
 
     /** connections.max.idle.ms: a connection whose client has owed a whole request that long is closed. */
     void closeIdleConnections(long nowMs) {
+        shedTheOldestPartialFrame(nowMs);
         for (Connection connection : connections) {
             long moved = connection.writeProgressMs;
             if (moved >= 0 && nowMs - moved >= limits.writeStallMaxMs()) {

@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
  */
 public final class BrokerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
+    private static final Pattern KAFKA = Pattern.compile("kafka protocol on (\\S+):(\\d+)");
     private static final Pattern JDWP = Pattern.compile("Listening for transport dt_socket at address: (\\d+)");
     private static final int MAX_LOG_LINES = 200_000;
     private static final long START_TIMEOUT_MS = 60_000;
@@ -101,6 +102,7 @@ public final class BrokerProcess implements AutoCloseable {
     private final int debugPort;
     private final List<String> log;
     private final Thread[] drains;
+    private List<String> stdout = List.of();
 
     private BrokerProcess(Process process, String host, int port, int debugPort, List<String> log, Thread[] drains) {
         this.process = process;
@@ -141,8 +143,10 @@ public final class BrokerProcess implements AutoCloseable {
                 }
             }
             Matcher jdwp = firstMatch(stdout, JDWP);
-            return new BrokerProcess(process, listening.group(1), Integer.parseInt(listening.group(2)),
+            BrokerProcess broker = new BrokerProcess(process, listening.group(1), Integer.parseInt(listening.group(2)),
                     jdwp == null ? -1 : Integer.parseInt(jdwp.group(1)), stderr, drains);
+            broker.stdout = stdout;
+            return broker;
         } catch (IOException | RuntimeException e) {
             process.destroyForcibly();
             throw e;
@@ -196,6 +200,22 @@ public final class BrokerProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The Kafka listener's port, when it was started with {@code --kafka-port} (chapter 9 on the classpath). */
+    public int kafkaPort() throws IOException {
+        Deadline deadline = Deadline.in(START_TIMEOUT_MS);
+        while (true) {
+            Matcher kafka = firstMatch(stdout, KAFKA);
+            if (kafka != null) {
+                return Integer.parseInt(kafka.group(2));
+            }
+            if (!process.isAlive() || deadline.passed()) {
+                throw new IOException("no 'kafka protocol on' line: start klog serve with --kafka-port and chapter 9"
+                        + " on the classpath; stdout " + snapshot(stdout));
+            }
+            Deadline.pause(5);
+        }
     }
 
     /** The JDWP port when started with a debugger agent at address 0, else -1. */

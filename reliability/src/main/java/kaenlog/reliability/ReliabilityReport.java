@@ -67,6 +67,8 @@ public final class ReliabilityReport {
         BoundedBroker.Result bounded = BoundedBroker.run(Files.createDirectories(root.resolve("bounded")), options,
                 bounds);
         scenarios.add(bounded);
+        scenarios.add(ResponsePath.run(Files.createDirectories(root.resolve("response")), options,
+                quick ? ResponsePath.Config.quick() : ResponsePath.Config.full()));
 
         String header = String.format("%-44s %9s %9s %8s %6s %6s %8s  %s", "scenario", "runs", "records", "faults",
                 "lost", "dups", "crashes", "verdict");
