@@ -183,8 +183,10 @@ public final class FileSlice implements Closeable {
             windowChannel = null;
             int size = segment.size();
             int position = start;
+            // Reading past the budget (and one more header) is wasted: a fetch of one small batch reads it alone.
+            long wanted = (long) start + Math.max(budget, 0) + BatchHeader.SIZE;
             while (position < size) {
-                if (!load(channel, position, BatchHeader.SIZE, size)) {
+                if (!load(channel, position, BatchHeader.SIZE, size, wanted)) {
                     return firstOrStop(segment, position, start);
                 }
                 int at = (int) (position - windowStart);
@@ -202,7 +204,7 @@ public final class FileSlice implements Closeable {
                 if (!fits) {
                     return position;
                 }
-                if (!crcHolds(channel, position, batchBytes, storedCrc, size)) {
+                if (!crcHolds(channel, position, batchBytes, storedCrc, size, wanted)) {
                     return firstOrStop(segment, position, start);
                 }
                 position += batchBytes;
@@ -221,13 +223,18 @@ public final class FileSlice implements Closeable {
             return position;
         }
 
-        /** Makes the window hold {@code [position, position + length)}; false when the file ends first. */
-        private boolean load(FileChannel channel, long position, int length, int size) throws IOException {
+        /**
+         * Makes the window hold {@code [position, position + length)}, reading up to {@code wanted} (the
+         * fetch's budget) when that is more; false when the file ends first.
+         */
+        private boolean load(FileChannel channel, long position, int length, int size, long wanted)
+                throws IOException {
             if (windowChannel == channel && position >= windowStart
                     && position + length <= windowStart + window.limit()) {
                 return true;
             }
-            window.clear().limit((int) Math.min(WINDOW_BYTES, size - position));
+            long read = Math.max(length, wanted - position);
+            window.clear().limit((int) Math.min(Math.min(WINDOW_BYTES, size - position), read));
             while (window.hasRemaining()) {
                 if (channel.read(window, position + window.position()) < 0) {
                     break;
@@ -240,13 +247,13 @@ public final class FileSlice implements Closeable {
         }
 
         /** CRC-32C of the batch from its attributes to its end, as stored after the header's crc field. */
-        private boolean crcHolds(FileChannel channel, long position, int batchBytes, int storedCrc, int size)
-                throws IOException {
+        private boolean crcHolds(FileChannel channel, long position, int batchBytes, int storedCrc, int size,
+                                 long wanted) throws IOException {
             crc.reset();
             long from = position + BatchHeader.ATTRIBUTES_OFFSET;
             long end = position + batchBytes;
             while (from < end) {
-                if (!load(channel, from, 1, size)) {
+                if (!load(channel, from, 1, size, Math.max(wanted, end))) {
                     return false;
                 }
                 int at = (int) (from - windowStart);
