@@ -28,6 +28,8 @@ public final class BenchMain {
         new Pair("BatchBench.validateKaen", "BatchBench.decodeKafka", "kafka-clients", 0.0),
         new Pair("LogBench.appendLog", "LogBench.appendRaw", "raw FileChannel write", 0.7),
         new Pair("LogBench.fetchLog", "LogBench.fetchRaw", "raw FileChannel read", 0.0),
+        new Pair("LogBench.fetchSend", "LogBench.fetchRaw", "raw FileChannel read", 0.9),
+        new Pair("LogBench.fetchSend", "LogBench.fetchRawSend", "raw transferTo", 0.0),
     };
 
     private BenchMain() {

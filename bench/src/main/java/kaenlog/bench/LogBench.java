@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.log.FetchIsolation;
+import kaenlog.log.FileSlice;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,6 +54,8 @@ public class LogBench {
     private Log readLog;
     private FileChannel readRaw;
     private long[] fetchOffsets;
+    /** Where the send benchmarks write: /dev/null, so that what is measured is the broker's side of a send. */
+    private FileChannel sink;
     private int recordsPerBatch;
 
     @Setup(Level.Iteration)
@@ -75,6 +78,7 @@ public class LogBench {
             readLog.append(batch.duplicate());
         }
         readRaw = FileChannel.open(readLog.segments().get(0).logFile(), StandardOpenOption.READ);
+        sink = FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE);
         Random random = new Random(7);
         fetchOffsets = new long[appends];
         for (int i = 0; i < appends; i++) {
@@ -88,6 +92,7 @@ public class LogBench {
         raw.close();
         readLog.close();
         readRaw.close();
+        sink.close();
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
@@ -138,6 +143,37 @@ public class LogBench {
                 }
             }
             total += bytes.flip().remaining();
+        }
+        return total;
+    }
+
+    /**
+     * The broker's fetch path since #25 (FileSlice: the same batches as {@link #fetchLog}, each CRC
+     * checked through a direct buffer, then transferTo), to /dev/null.
+     */
+    @Benchmark
+    public long fetchSend() throws IOException {
+        long bytes = 0;
+        for (long offset : fetchOffsets) {
+            try (FileSlice slice = FileSlice.read(readLog, offset, batch.remaining(), FetchIsolation.LOG_END, true)) {
+                slice.writeTo(sink, () -> { });
+                bytes += slice.sizeInBytes();
+            }
+        }
+        return bytes;
+    }
+
+    /** transferTo of the same byte ranges at known positions, to /dev/null: no index, no check. */
+    @Benchmark
+    public long fetchRawSend() throws IOException {
+        long total = 0;
+        int size = batch.remaining();
+        for (long offset : fetchOffsets) {
+            long position = offset / recordsPerBatch * size;
+            for (long sent = 0; sent < size; ) {
+                sent += readRaw.transferTo(position + sent, size - sent, sink);
+            }
+            total += size;
         }
         return total;
     }

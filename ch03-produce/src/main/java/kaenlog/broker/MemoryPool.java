@@ -26,6 +26,7 @@ public final class MemoryPool {
     private final long capacity;
     private long available;
     private int smallWaiting;
+    private int waiting;
     private boolean closed;
 
     public MemoryPool(long capacity) {
@@ -50,7 +51,12 @@ public final class MemoryPool {
         }
         try {
             while ((available < bytes || !small && smallWaiting > 0) && !closed) {
-                wait();
+                waiting++;
+                try {
+                    wait();
+                } finally {
+                    waiting--;
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -74,6 +80,11 @@ public final class MemoryPool {
         }
         available += bytes;
         notifyAll();
+    }
+
+    /** Requests waiting for room right now (the broker sheds a stalled one when this stays above 0). */
+    public synchronized int waiting() {
+        return waiting;
     }
 
     public synchronized long available() {

@@ -14,6 +14,7 @@ import kaenlog.batch.CorruptBatchException;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.CorruptRecordException;
+import kaenlog.log.FileSlice;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.LostDataException;
@@ -344,6 +345,35 @@ public final class Partition implements Closeable {
             return new FetchResponse(name, ErrorCode.CORRUPT_BATCH, log.highWatermark(), log.logStartOffset(), e.batch());
         } catch (StorageException e) {
             return FetchResponse.error(name, wentOffline(e)); // a parked fetch re-read after the failure, too
+        }
+    }
+
+    /**
+     * Given code, the zero-copy twin of {@link #fetch}: the same read, answered at once (never
+     * parked), with the records as file ranges a connection sends with transferTo
+     * ({@link FileSlice}); {@code minOneMessage} as Kafka's (only the first partition of a fetch
+     * with data may exceed its limits, by one batch). The broker's fetch handlers (both ports) try
+     * this first and park through {@link #fetch} only when it finds nothing.
+     */
+    public FetchSlice slice(FetchRequest request, boolean minOneMessage) throws IOException {
+        if (offline || log == null) {
+            return FetchSlice.error(name, ErrorCode.STORAGE_ERROR);
+        }
+        lock.lock();
+        try {
+            FileSlice records = FileSlice.read(log, request.fetchOffset(), request.maxBytes(), request.isolation(),
+                    minOneMessage);
+            return new FetchSlice(name, ErrorCode.NONE, log.highWatermark(), log.logStartOffset(), records, null);
+        } catch (OffsetOutOfRangeException e) {
+            return new FetchSlice(name, ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark(), log.logStartOffset(),
+                    FileSlice.EMPTY, null);
+        } catch (CorruptRecordException e) {
+            return new FetchSlice(name, ErrorCode.CORRUPT_BATCH, log.highWatermark(), log.logStartOffset(),
+                    FileSlice.EMPTY, e.batch());
+        } catch (StorageException e) {
+            return FetchSlice.error(name, wentOffline(e));
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -43,6 +43,9 @@ public final class Segment implements Closeable {
     private long nextOffset;
     private long maxTimestamp = BatchHeader.NO_TIMESTAMP;
     private int bytesSinceLastIndexEntry;
+    /** Sends holding the log channel open ({@link #retainForSend}); guarded by this segment's monitor. */
+    private int sends;
+    private boolean closeAfterSends;
 
     private Segment(Path dir, long baseOffset, int indexIntervalBytes) {
         this.dir = dir;
@@ -664,12 +667,44 @@ public final class Segment implements Closeable {
         }
     }
 
+    /**
+     * Holds the segment's file open for a send ({@link FileSlice}): until {@link #releaseSend}, a
+     * close (retention deleting the segment, compaction swapping it, the partition closing) leaves
+     * the channel open, so the bytes a response announced can still be sent; a deleted file stays
+     * readable while a descriptor holds it. Fails once the segment is closed.
+     */
+    synchronized FileChannel retainForSend() throws java.nio.channels.ClosedChannelException {
+        if (closeAfterSends || log == null || !log.isOpen()) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
+        sends++;
+        return log;
+    }
+
+    /** The send is over; the last one closes the channel if the segment was closed meanwhile. */
+    synchronized void releaseSend() {
+        if (--sends == 0 && closeAfterSends) {
+            try {
+                log.close();
+            } catch (IOException ignored) {
+                // nothing was written through this channel since the close that was asked for
+            }
+        }
+    }
+
+    /** Closes the log channel now, or after the last send that holds it. */
+    private synchronized void closeLogChannel() throws IOException {
+        if (sends > 0) {
+            closeAfterSends = true;
+        } else if (log != null) {
+            log.close();
+        }
+    }
+
     @Override
     public void close() throws IOException {
         try {
-            if (log != null) {
-                log.close();
-            }
+            closeLogChannel();
         } finally {
             try {
                 if (index != null) {

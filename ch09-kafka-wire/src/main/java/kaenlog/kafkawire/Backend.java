@@ -141,6 +141,16 @@ public final class Backend {
         return topics;
     }
 
+    /** The partition of this kaen-log name, if it exists (looking creates nothing). */
+    public Optional<kaenlog.broker.Partition> existingPartition(String name) throws IOException {
+        return broker.existingPartition(name);
+    }
+
+    /** The broker's fetch.max.bytes: the most one Fetch answer carries (but for one batch). */
+    public int fetchMaxBytes() {
+        return (int) broker.configs().brokerLong(KafkaConfigKeys.FETCH_MAX_BYTES);
+    }
+
     /**
      * True when the partition exists and its log is offline (it could not be opened, or a write to it
      * failed): Metadata then lists its one replica offline and gives it no leader.

@@ -3,10 +3,17 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import kaenlog.broker.FetchSlice;
+import kaenlog.broker.Partition;
+import kaenlog.broker.Send;
+import kaenlog.log.FileSlice;
+import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
-import kaenlog.wire.FetchResponse;
 
 /**
  * Fetch (key 1), v4..v11. Each partition becomes one kaen-log consumer fetch (replica id -1: up to
@@ -24,8 +31,23 @@ public final class Fetch {
     public record Request(int maxWaitMs, int minBytes, int maxBytes, List<TopicRequest> topics) {
     }
 
+    /** One partition's answer: its records in memory ({@code records}) or as a file range ({@code file}). */
     public record PartitionResponse(int partition, short errorCode, long highWatermark, long logStartOffset,
-                                    ByteBuffer records) {
+                                    ByteBuffer records, FileSlice file) {
+        public PartitionResponse(int partition, short errorCode, long highWatermark, long logStartOffset,
+                                 ByteBuffer records) {
+            this(partition, errorCode, highWatermark, logStartOffset, records, null);
+        }
+
+        public int recordBytes() {
+            return file != null ? file.sizeInBytes() : records == null ? 0 : records.remaining();
+        }
+
+        void close() {
+            if (file != null) {
+                file.close();
+            }
+        }
     }
 
     public record TopicResponse(String topic, List<PartitionResponse> partitions) {
@@ -83,53 +105,145 @@ public final class Fetch {
     /**
      * Reads every partition at once (no waiting); when nothing at all came back and the client
      * allows a wait, the first partition's fetch is parked the way a kaen-log fetch parks, then
-     * every partition is read once more.
+     * every partition is read once more. The records stay in the segment files: see {@link #body}.
      */
     public static List<TopicResponse> answer(Request request, Backend backend) throws IOException {
-        List<TopicResponse> answer = readAll(request, backend, 0);
+        return answer(request, backend, KafkaConfigKeys.DEFAULT_FETCH_MAX_BYTES);
+    }
+
+    /** {@link #answer} with the broker's {@code fetch.max.bytes}. */
+    static List<TopicResponse> answer(Request request, Backend backend, int fetchMaxBytes) throws IOException {
+        List<TopicResponse> answer = readAll(request, backend, fetchMaxBytes);
         if (totalBytes(answer) == 0 && request.maxWaitMs() > 0 && !request.topics().isEmpty()
                 && !request.topics().get(0).partitions().isEmpty()) {
-            answer = readAll(request, backend, request.maxWaitMs());
+            close(answer);
+            parkOnTheFirst(request, backend);
+            answer = readAll(request, backend, fetchMaxBytes);
         }
         return answer;
     }
 
-    private static List<TopicResponse> readAll(Request request, Backend backend, int firstWaitMs) throws IOException {
-        List<TopicResponse> topics = new ArrayList<>();
-        int budget = request.maxBytes();
-        int waitMs = firstWaitMs;
-        for (TopicRequest topic : request.topics()) {
-            List<PartitionResponse> partitions = new ArrayList<>();
+    /**
+     * Waits as chapter 3's fetch waits (until data or the deadline), on the first partition only,
+     * for one batch: the read that wakes it is in memory, the answer is read again from the files.
+     */
+    private static void parkOnTheFirst(Request request, Backend backend) throws IOException {
+        TopicRequest topic = request.topics().get(0);
+        PartitionRequest first = topic.partitions().get(0);
+        String name = Backend.partitionName(topic.topic(), first.partition());
+        if (PartitionNames.problem(name) == null && backend.exists(topic.topic(), first.partition())) {
+            backend.fetch(FetchRequest.consumer(name, first.fetchOffset(), 1, request.maxWaitMs()));
+        }
+    }
+
+    /**
+     * A partition named twice is answered once: Kafka's FetchRequest puts the partitions in a
+     * LinkedHashMap, so a later entry replaces an earlier one's offset and limit and keeps its place.
+     * Partitions of one topic that follow each other form one topic entry, as Kafka's response does.
+     */
+    static List<TopicRequest> distinct(List<TopicRequest> topics) {
+        Map<String, PartitionRequest> byName = new LinkedHashMap<>();
+        Map<String, String> topicOf = new LinkedHashMap<>();
+        for (TopicRequest topic : topics) {
             for (PartitionRequest p : topic.partitions()) {
-                PartitionResponse read = readOne(topic.topic(), p, Math.max(0, Math.min(budget, p.partitionMaxBytes())),
-                        waitMs, backend);
-                waitMs = 0;
-                budget -= read.records().remaining();
-                partitions.add(read);
+                String key = topic.topic() + "\u0000" + p.partition();
+                byName.put(key, p);
+                topicOf.putIfAbsent(key, topic.topic());
             }
-            topics.add(new TopicResponse(topic.topic(), partitions));
+        }
+        List<TopicRequest> merged = new ArrayList<>();
+        for (Map.Entry<String, PartitionRequest> entry : byName.entrySet()) {
+            String topic = topicOf.get(entry.getKey());
+            TopicRequest last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+            if (last == null || !last.topic().equals(topic)) {
+                last = new TopicRequest(topic, new ArrayList<>());
+                merged.add(last);
+            }
+            last.partitions().add(entry.getValue());
+        }
+        return merged;
+    }
+
+    /**
+     * Kafka's ReplicaManager.readFromLocalLog: the response is capped by the request's max_bytes and
+     * the broker's fetch.max.bytes together; each partition by its partition_max_bytes and what is
+     * left; only the first partition that has data may exceed a limit, by one batch (minOneMessage),
+     * so that a consumer always makes progress. At most {@link #MAX_PARTITIONS_WITH_RECORDS} partitions
+     * carry records in one answer (each holds a segment file open until it is sent); the others are
+     * answered without records this time, as if the budget had run out.
+     */
+    private static List<TopicResponse> readAll(Request request, Backend backend, int fetchMaxBytes) throws IOException {
+        List<TopicResponse> topics = new ArrayList<>();
+        long limitBytes = Math.max(0, Math.min(request.maxBytes(), fetchMaxBytes));
+        boolean minOneMessage = true;
+        int withRecords = 0;
+        try {
+            for (TopicRequest topic : distinct(request.topics())) {
+                List<PartitionResponse> partitions = new ArrayList<>();
+                topics.add(new TopicResponse(topic.topic(), partitions));
+                for (PartitionRequest p : topic.partitions()) {
+                    int maxBytes = (int) Math.max(0, Math.min(limitBytes, p.partitionMaxBytes()));
+                    boolean room = withRecords < MAX_PARTITIONS_WITH_RECORDS;
+                    PartitionResponse read = readOne(topic.topic(), p, room ? maxBytes : 0, room && minOneMessage,
+                            backend);
+                    backend.partitionsDone();
+                    partitions.add(read);
+                    int bytes = read.recordBytes();
+                    if (bytes > 0) {
+                        minOneMessage = false;
+                        withRecords++;
+                    }
+                    limitBytes = Math.max(0, limitBytes - bytes);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            close(topics);
+            throw e;
         }
         return topics;
     }
 
-    private static PartitionResponse readOne(String topic, PartitionRequest p, int maxBytes, int waitMs,
+    /** Partitions of one answer that may hold a segment file open for it. */
+    static final int MAX_PARTITIONS_WITH_RECORDS = 256;
+
+    private static PartitionResponse readOne(String topic, PartitionRequest p, int maxBytes, boolean minOneMessage,
                                              Backend backend) throws IOException {
-        if (!backend.exists(topic, p.partition())) {
+        if (PartitionNames.problem(topic, p.partition()) != null) {
+            // no directory can hold it: topic 'alias' partition -5 is never 'alias-' partition 5
             return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1,
                     ByteBuffer.allocate(0));
         }
         String name = Backend.partitionName(topic, p.partition());
-        FetchResponse r = backend.fetch(FetchRequest.consumer(name, p.fetchOffset(), maxBytes, waitMs));
-        ByteBuffer records = r.error() == ErrorCode.NONE ? r.records() : ByteBuffer.allocate(0);
-        return new PartitionResponse(p.partition(), KafkaErrors.of(r.error()), r.highWatermark(), r.logStartOffset(),
-                records);
+        Optional<Partition> partition = backend.existingPartition(name);
+        if (partition.isEmpty()) {
+            return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1,
+                    ByteBuffer.allocate(0));
+        }
+        FetchSlice r = partition.get().slice(FetchRequest.consumer(name, p.fetchOffset(), maxBytes, 0), minOneMessage);
+        if (r.error() != ErrorCode.NONE) {
+            r.close();
+            return new PartitionResponse(p.partition(), KafkaErrors.of(r.error()), r.highWatermark(),
+                    r.logStartOffset(), ByteBuffer.allocate(0));
+        }
+        return new PartitionResponse(p.partition(), KafkaErrors.NONE, r.highWatermark(), r.logStartOffset(), null,
+                r.records());
     }
 
     private static int totalBytes(List<TopicResponse> topics) {
-        return topics.stream().flatMap(t -> t.partitions().stream()).mapToInt(p -> p.records().remaining()).sum();
+        return topics.stream().flatMap(t -> t.partitions().stream()).mapToInt(PartitionResponse::recordBytes).sum();
     }
 
-    public static byte[] response(List<TopicResponse> topics, short version) {
+    /** Lets the segments an unsent answer holds close. */
+    static void close(List<TopicResponse> topics) {
+        topics.forEach(t -> t.partitions().forEach(PartitionResponse::close));
+    }
+
+    /**
+     * The response body as a {@link Send}: the fields in memory, each partition's records as the
+     * file range they are in (written with transferTo, never copied into the heap).
+     */
+    public static Send body(List<TopicResponse> topics, short version) {
+        Send send = new Send();
         KafkaWriter out = new KafkaWriter().int32(0); // throttle_time_ms
         if (version >= 7) {
             out.int16(KafkaErrors.NONE).int32(0); // error_code, session_id 0: no fetch session
@@ -138,18 +252,35 @@ public final class Fetch {
         for (TopicResponse topic : topics) {
             out.nullableString(topic.topic()).arrayLength(topic.partitions().size());
             for (PartitionResponse p : topic.partitions()) {
-                out.int32(p.partition()).int16(p.errorCode()).int64(p.highWatermark());
-                out.int64(p.highWatermark()); // last_stable_offset: no transactions, so the high watermark
-                if (version >= 5) {
-                    out.int64(p.logStartOffset());
+                partitionFields(out, p, version);
+                if (p.file() != null) {
+                    out.int32(p.file().sizeInBytes());
+                    send.bytes(out.toByteArray()).file(p.file());
+                    out = new KafkaWriter();
+                } else {
+                    out.nullableBytes(p.records());
                 }
-                out.arrayLength(-1); // aborted_transactions: null
-                if (version >= 11) {
-                    out.int32(-1); // preferred_read_replica: read from the leader
-                }
-                out.nullableBytes(p.records());
             }
         }
-        return out.toByteArray();
+        return send.bytes(out.toByteArray());
+    }
+
+    private static void partitionFields(KafkaWriter out, PartitionResponse p, short version) {
+        out.int32(p.partition()).int16(p.errorCode()).int64(p.highWatermark());
+        out.int64(p.highWatermark()); // last_stable_offset: no transactions, so the high watermark
+        if (version >= 5) {
+            out.int64(p.logStartOffset());
+        }
+        out.arrayLength(-1); // aborted_transactions: null
+        if (version >= 11) {
+            out.int32(-1); // preferred_read_replica: read from the leader
+        }
+    }
+
+    /** The response body in memory (the records read from the files): for callers without a socket. */
+    public static byte[] response(List<TopicResponse> topics, short version) throws IOException {
+        try (Send body = body(topics, version)) {
+            return body.toByteArray();
+        }
     }
 }

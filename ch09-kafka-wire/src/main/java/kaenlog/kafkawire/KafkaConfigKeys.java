@@ -14,6 +14,10 @@ import kaenlog.broker.ConfigKey;
 public final class KafkaConfigKeys implements BrokerExtension {
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
     public static final String NUM_PARTITIONS = "num.partitions";
+    /** The most a Fetch answer carries, all partitions together, but for one batch (Kafka's fetch.max.bytes). */
+    public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
+    /** Kafka's default fetch.max.bytes: 55 MiB. */
+    public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -21,6 +25,8 @@ public final class KafkaConfigKeys implements BrokerExtension {
                 ConfigKey.choice(AUTO_CREATE_TOPICS_ENABLE, "true", Set.of("true", "false"), ConfigKey.Scope.BROKER, 9,
                         "Metadata creates a topic a client names and may create (allow_auto_topic_creation)"),
                 ConfigKey.whole(NUM_PARTITIONS, 1, 1, 1_000_000, ConfigKey.Scope.BROKER, 9,
-                        "partitions of a topic Metadata creates"));
+                        "partitions of a topic Metadata creates"),
+                ConfigKey.whole(FETCH_MAX_BYTES, DEFAULT_FETCH_MAX_BYTES, 0, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 9,
+                        "the most one Fetch answer carries, all partitions together (but for one batch)"));
     }
 }

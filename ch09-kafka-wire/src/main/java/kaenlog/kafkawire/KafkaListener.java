@@ -7,6 +7,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Optional;
 import kaenlog.broker.Broker;
+import kaenlog.broker.ResponseChannel;
+import kaenlog.broker.Send;
 import kaenlog.broker.SocketServer;
 import kaenlog.wire.Frames;
 
@@ -39,12 +41,24 @@ public final class KafkaListener implements Closeable {
         return new KafkaListener(listener, apis, GroupTicker.start(broker, apis.groups(), log));
     }
 
-    /** One connection: a request frame in, a response frame out (none for acks=0), until the client hangs up. */
+    /**
+     * One connection: a request frame in, a response frame out (none for acks=0), until the client
+     * hangs up. On a broker's connection the response goes to the socket's channel (a Fetch's
+     * records with transferTo, {@link KafkaApis#handleSend}); elsewhere, as bytes to {@code out}.
+     */
     static void serve(InputStream in, OutputStream out, KafkaApis apis, int maxFrameBytes) throws IOException {
+        Optional<ResponseChannel> socket = ResponseChannel.current();
         while (true) {
             byte[] frame = Frames.readFrame(in, maxFrameBytes);
             if (frame == null) {
                 return;
+            }
+            if (socket.isPresent()) {
+                Optional<Send> send = apis.handleSend(frame);
+                if (send.isPresent()) {
+                    socket.get().send(send.get());
+                }
+                continue;
             }
             Optional<byte[]> response = apis.handle(frame);
             if (response.isPresent()) {

@@ -68,6 +68,8 @@ public final class ReliabilityReport {
                 bounds);
         scenarios.add(bounded);
         scenarios.add(OfflineNeighbour.run(Files.createDirectories(root.resolve("neighbour")), options));
+        scenarios.add(ResponsePath.run(Files.createDirectories(root.resolve("response")), options,
+                quick ? ResponsePath.Config.quick() : ResponsePath.Config.full()));
 
         String header = String.format("%-44s %9s %9s %8s %6s %6s %8s  %s", "scenario", "runs", "records", "faults",
                 "lost", "dups", "crashes", "verdict");

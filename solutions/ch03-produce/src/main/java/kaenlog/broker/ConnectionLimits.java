@@ -21,9 +21,14 @@ package kaenlog.broker;
  *                               one unused for the longest is closed, and reopened on its next request.
  *                               Kafka has no such limit (it keeps every log open); kaen-log's partitions
  *                               are created by clients, so it needs one.
+ * @param writeStallMaxMs        a response write that moves no byte for this long, of the broker's time,
+ *                               closes its connection: a client that stops reading holds a thread and a
+ *                               socket, never the broker. Kafka has no separate setting: its selector
+ *                               never blocks on one socket, and a connection whose writes stall is closed
+ *                               by {@code connections.max.idle.ms} like any other.
  */
 public record ConnectionLimits(int maxConnections, long connectionsMaxIdleMs, long queuedMaxRequestBytes,
-                               int maxOpenPartitions) {
+                               int maxOpenPartitions, long writeStallMaxMs) {
     public static final int DEFAULT_MAX_CONNECTIONS = 1000;
     /** Kafka's default connections.max.idle.ms. */
     public static final long DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
@@ -36,6 +41,13 @@ public record ConnectionLimits(int maxConnections, long connectionsMaxIdleMs, lo
      */
     public static final long DEFAULT_QUEUED_MAX_REQUEST_BYTES = 16L << 20;
     public static final int DEFAULT_MAX_OPEN_PARTITIONS = 1000;
+    /** 30 s: far beyond any client that reads, well before connections.max.idle.ms. */
+    public static final long DEFAULT_WRITE_STALL_MAX_MS = 30_000;
+
+    public ConnectionLimits(int maxConnections, long connectionsMaxIdleMs, long queuedMaxRequestBytes,
+                            int maxOpenPartitions) {
+        this(maxConnections, connectionsMaxIdleMs, queuedMaxRequestBytes, maxOpenPartitions, DEFAULT_WRITE_STALL_MAX_MS);
+    }
 
     public ConnectionLimits {
         if (maxConnections < 1) {
@@ -50,6 +62,9 @@ public record ConnectionLimits(int maxConnections, long connectionsMaxIdleMs, lo
         if (maxOpenPartitions < 1) {
             throw new IllegalArgumentException("maxOpenPartitions must be at least 1, not " + maxOpenPartitions);
         }
+        if (writeStallMaxMs < 1) {
+            throw new IllegalArgumentException("writeStallMaxMs must be at least 1, not " + writeStallMaxMs);
+        }
     }
 
     public static ConnectionLimits defaults() {
@@ -58,18 +73,22 @@ public record ConnectionLimits(int maxConnections, long connectionsMaxIdleMs, lo
     }
 
     public ConnectionLimits withMaxConnections(int n) {
-        return new ConnectionLimits(n, connectionsMaxIdleMs, queuedMaxRequestBytes, maxOpenPartitions);
+        return new ConnectionLimits(n, connectionsMaxIdleMs, queuedMaxRequestBytes, maxOpenPartitions, writeStallMaxMs);
     }
 
     public ConnectionLimits withConnectionsMaxIdleMs(long ms) {
-        return new ConnectionLimits(maxConnections, ms, queuedMaxRequestBytes, maxOpenPartitions);
+        return new ConnectionLimits(maxConnections, ms, queuedMaxRequestBytes, maxOpenPartitions, writeStallMaxMs);
     }
 
     public ConnectionLimits withQueuedMaxRequestBytes(long bytes) {
-        return new ConnectionLimits(maxConnections, connectionsMaxIdleMs, bytes, maxOpenPartitions);
+        return new ConnectionLimits(maxConnections, connectionsMaxIdleMs, bytes, maxOpenPartitions, writeStallMaxMs);
     }
 
     public ConnectionLimits withMaxOpenPartitions(int n) {
-        return new ConnectionLimits(maxConnections, connectionsMaxIdleMs, queuedMaxRequestBytes, n);
+        return new ConnectionLimits(maxConnections, connectionsMaxIdleMs, queuedMaxRequestBytes, n, writeStallMaxMs);
+    }
+
+    public ConnectionLimits withWriteStallMaxMs(long ms) {
+        return new ConnectionLimits(maxConnections, connectionsMaxIdleMs, queuedMaxRequestBytes, maxOpenPartitions, ms);
     }
 }

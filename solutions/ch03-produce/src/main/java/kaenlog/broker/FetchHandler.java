@@ -1,6 +1,8 @@
 package kaenlog.broker;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
@@ -36,7 +38,51 @@ public final class FetchHandler implements RequestHandler {
         if (partition.isEmpty()) {
             return Optional.of(FetchResponse.error(request.partition(), ErrorCode.UNKNOWN_PARTITION).encode());
         }
+        Optional<ResponseChannel> connection = ResponseChannel.current().filter(ResponseChannel::servesKaenLog);
+        if (connection.isPresent()) {
+            return sendFromTheFiles(request, partition.get(), broker, connection.get());
+        }
         return Optional.of(broker.await(partition.get().fetch(request, broker.nowMs())).encode());
+    }
+
+    /**
+     * The zero-copy fetch, where the records go from the segment files to the socket with
+     * transferTo (sendfile) instead of through the heap: chapter 3's read decides which batches
+     * ({@link Partition#slice}: the learner's index lookup, the same bounds), and the answer is
+     * their positions. With nothing to return the fetch parks the chapter-3 way ({@link
+     * Partition#fetch}, asking for one batch only: a parked read is in memory) and reads again
+     * once woken. Answered here, on the connection's socket: the handler returns nothing to write.
+     */
+    private static Optional<byte[]> sendFromTheFiles(FetchRequest request, Partition partition, BrokerContext broker,
+                                                     ResponseChannel connection) throws IOException {
+        FetchSlice slice = partition.slice(request, true);
+        if (slice.error() == ErrorCode.NONE && slice.recordBytes() == 0 && request.maxWaitMs() > 0) {
+            slice.close();
+            FetchResponse woken = broker.await(partition.fetch(new FetchRequest(request.replicaId(),
+                    request.partition(), request.fetchOffset(), 1, request.maxWaitMs()), broker.nowMs()));
+            if (woken.error() != ErrorCode.NONE) {
+                return Optional.of(woken.encode());
+            }
+            slice = partition.slice(request, true);
+        }
+        connection.send(frame(connection.kaenLogCorrelationId(), slice));
+        return Optional.empty();
+    }
+
+    /**
+     * The response frame as chapter 3's {@link FetchResponse#encode} lays it out, inside a
+     * {@code ResponseEnvelope}, inside a frame: one buffer from the frame length to the records'
+     * length (one write), then the records.
+     */
+    static Send frame(int correlationId, FetchSlice slice) {
+        byte[] name = slice.partition().getBytes(StandardCharsets.UTF_8);
+        int records = slice.recordBytes();
+        int head = 4 + 4 + 2 + name.length + 2 + 8 + 8 + 4;
+        ByteBuffer header = ByteBuffer.allocate(head).putInt(head - 4 + records).putInt(correlationId)
+                .putShort((short) name.length).put(name).putShort(slice.error().code()).putLong(slice.highWatermark())
+                .putLong(slice.logStartOffset()).putInt(records).flip();
+        Send send = new Send().bytes(header);
+        return slice.corruptBatch() != null ? send.bytes(slice.corruptBatch()) : send.file(slice.records());
     }
 
     /**

@@ -13,8 +13,9 @@ import kaenlog.wire.MalformedMessageException;
  * <ul>
  * <li>Memory: once a frame's length has arrived, and before its payload is read, it reserves that
  *     many bytes of the broker's {@link MemoryPool}, waiting for room if there is none. The bytes go
- *     back when the answer is flushed ({@link #releasingOnFlush}), or when the next frame starts
- *     (an acks=0 produce is never answered; this connection serves one request at a time).</li>
+ *     back once the request is handled, when its answer starts ({@link #releasingOnWrite}: a client
+ *     that never reads its answer must not hold the pool), or when the next frame starts (an acks=0
+ *     produce is never answered; this connection serves one request at a time).</li>
  * <li>Whose turn it is: while the client owes the broker a request (between two frames, or in the
  *     middle of one) the connection's idle clock runs; once a whole request is in, or while it waits
  *     for the pool, the clock stops ({@link Turns}).</li>
@@ -29,6 +30,10 @@ final class PooledFrameInput extends InputStream {
         void clientsTurn();
 
         void brokersTurn();
+
+        /** The pool holds bytes for a frame whose payload has not all arrived (true), or no longer (false). */
+        default void holdsPartialFrame(boolean holds) {
+        }
     }
 
     private final InputStream in;
@@ -40,6 +45,9 @@ final class PooledFrameInput extends InputStream {
     /** Payload bytes still to come; -1 while the length is being read. */
     private int payloadLeft = -1;
     private int reserved;
+    /** The current frame's first payload bytes (a kaen-log envelope's apiKey and correlationId). */
+    private final byte[] prefix = new byte[8];
+    private int prefixRead;
 
     PooledFrameInput(InputStream in, MemoryPool pool, int maxFrameBytes, Turns turns) {
         this.in = in;
@@ -68,8 +76,14 @@ final class PooledFrameInput extends InputStream {
         }
         int n = in.read(b, off, Math.min(len, payloadLeft));
         if (n > 0) {
+            if (prefixRead < prefix.length) {
+                int copy = Math.min(n, prefix.length - prefixRead);
+                System.arraycopy(b, off, prefix, prefixRead, copy);
+                prefixRead += copy;
+            }
             payloadLeft -= n;
             if (payloadLeft == 0) {
+                turns.holdsPartialFrame(false);
                 turns.brokersTurn();
             }
         }
@@ -80,6 +94,7 @@ final class PooledFrameInput extends InputStream {
     private void nextFrame() {
         releaseAll();
         headerRead = 0;
+        prefixRead = 0;
         payloadLeft = -1;
         turns.clientsTurn();
     }
@@ -102,6 +117,7 @@ final class PooledFrameInput extends InputStream {
                 turns.brokersTurn();
                 pool.reserve(length);
                 reserved = length;
+                turns.holdsPartialFrame(length > 0);
                 turns.clientsTurn();
             }
             payloadLeft = Math.max(length, 0);
@@ -112,28 +128,35 @@ final class PooledFrameInput extends InputStream {
         return n;
     }
 
+    /** The int at {@code at} of the current frame's payload (0 when the frame is shorter). */
+    int currentFrameInt(int at) {
+        return at + 4 <= prefixRead ? ByteBuffer.wrap(prefix).getInt(at) : 0;
+    }
+
     /**
-     * The connection's output: flushing an answer gives the answered request's bytes back to the pool
-     * (the frame reader flushes once per answer; a request is answered only once it has all arrived).
+     * The connection's output: the answer's first byte gives the answered request's bytes back to
+     * the pool. The request was decoded and handled; only its answer is left, and a client that
+     * does not read it must not hold the pool while the write waits (a request is answered only
+     * once it has all arrived, so payloadLeft is 0 then).
      */
-    OutputStream releasingOnFlush(OutputStream out) {
+    OutputStream releasingOnWrite(OutputStream out) {
         return new OutputStream() {
             @Override
             public void write(int b) throws IOException {
+                releaseAnswered();
                 out.write(b);
             }
 
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
+                releaseAnswered();
                 out.write(b, off, len);
             }
 
             @Override
             public void flush() throws IOException {
+                releaseAnswered();
                 out.flush();
-                if (payloadLeft == 0) {
-                    releaseAll();
-                }
             }
 
             @Override
@@ -141,6 +164,12 @@ final class PooledFrameInput extends InputStream {
                 out.close();
             }
         };
+    }
+
+    private void releaseAnswered() {
+        if (payloadLeft == 0) {
+            releaseAll();
+        }
     }
 
     /** Gives the current frame's reservation back (answered, the next frame starts, or the connection ends). */

@@ -42,7 +42,7 @@ public final class ServeCommand implements Subcommand {
                 + " [--segment-bytes N] [--config KEY=VALUE]... [--partition-config PARTITION:KEY=VALUE]..."
                 + " [--flush-messages N] [--flush-ms MS] (flush: default never, as in Kafka)"
                 + " [--max-connections N] [--connections-max-idle-ms MS] [--queued-max-request-bytes N]"
-                + " [--max-open-partitions N] [--accept-data-loss PARTITION]... (open a partition whose files"
+                + " [--max-open-partitions N] [--write-stall-max-ms MS] [--accept-data-loss PARTITION]... (open a partition whose files"
                 + " hold fewer offsets than it wrote, past the missing ones; without it, it stays offline)"
                 + extensionUsage() + "   (klog configs shows every key)";
     }
@@ -91,7 +91,7 @@ public final class ServeCommand implements Subcommand {
         List<ServeExtension> extensions = extensions();
         Set<String> valued = new HashSet<>(Set.of("dir", "port", "host", "now-ms", "segment-bytes", "flush-messages",
                 "flush-ms", "max-connections", "connections-max-idle-ms", "queued-max-request-bytes",
-                "max-open-partitions"));
+                "max-open-partitions", "write-stall-max-ms"));
         extensions.forEach(extension -> valued.addAll(extension.flags()));
         Flags flags = Flags.parse(args, valued, Set.of(), Set.of("config", "partition-config",
                 "accept-data-loss")).noPositional();
@@ -156,7 +156,8 @@ public final class ServeCommand implements Subcommand {
                 flags.longValue("connections-max-idle-ms", defaults.connectionsMaxIdleMs(), 1, Long.MAX_VALUE),
                 flags.longValue("queued-max-request-bytes", defaults.queuedMaxRequestBytes(), config.maxFrameBytes(),
                         Long.MAX_VALUE),
-                flags.intValue("max-open-partitions", defaults.maxOpenPartitions(), 1, Integer.MAX_VALUE));
+                flags.intValue("max-open-partitions", defaults.maxOpenPartitions(), 1, Integer.MAX_VALUE),
+                flags.longValue("write-stall-max-ms", defaults.writeStallMaxMs(), 1, Long.MAX_VALUE));
     }
 
     /** The extensions later chapters registered (none in chapter 3 alone). */

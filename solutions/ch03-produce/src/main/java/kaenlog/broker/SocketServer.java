@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -44,6 +45,8 @@ public final class SocketServer {
     /** The acceptor's pause after a failure doubles from the first to the last. */
     static final long FIRST_BACKOFF_MS = 10;
     static final long MAX_BACKOFF_MS = 1_000;
+    /** A request that waited this long (broker time) for room in the full pool sheds the oldest unfinished frame. */
+    public static final long SHED_AFTER_MS = 1_000;
 
     /**
      * How the connections of one listener are served. The broker's own port speaks kaen-log's
@@ -86,6 +89,8 @@ public final class SocketServer {
     private List<Connection> closedConnections = List.of();
     private volatile boolean closed;
     private Thread acceptor;
+    /** Since when (broker time) the idle check has seen a request waiting for room in the pool; -1 if none. */
+    private volatile long poolWaitSeenMs = -1;
 
     /** One client connection and the thread that serves it. */
     private static final class Connection {
@@ -97,6 +102,10 @@ public final class SocketServer {
         volatile long clientsTurnSinceMs;
         /** Set by whoever closes the connection from outside (the idle check), for its log line. */
         volatile String closeReason;
+        /** Since when (broker time) the pool holds bytes for a frame of this client that has not all arrived; -1 if none. */
+        volatile long partialFrameSinceMs = -1;
+        /** While a response is being written: when (broker time) its last byte moved; -1 otherwise. */
+        volatile long writeProgressMs = -1;
 
         Connection(int id, Socket socket) {
             this.id = id;
@@ -139,8 +148,13 @@ public final class SocketServer {
         }
     }
 
+    /**
+     * A listening socket opened as a channel's (ServerSocketChannel): the sockets it accepts have a
+     * SocketChannel, which a fetch's records need to go out with transferTo ({@link Send}); served in
+     * blocking mode, as before, through the socket's streams.
+     */
     private static ServerSocket bindSocket(String host, int port) throws IOException {
-        ServerSocket socket = new ServerSocket();
+        ServerSocket socket = ServerSocketChannel.open().socket();
         try {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(InetAddress.getByName(host), port));
@@ -166,7 +180,7 @@ public final class SocketServer {
 
     /** Starts the broker's own acceptor, serving its connections with {@code protocol}. */
     void startAccepting(ConnectionProtocol protocol) {
-        acceptor = new Thread(() -> acceptLoop(server, protocol), "klog-broker-" + port() + "-acceptor");
+        acceptor = new Thread(() -> acceptLoop(server, protocol, true), "klog-broker-" + port() + "-acceptor");
         acceptor.setDaemon(true);
         acceptor.start();
     }
@@ -178,7 +192,7 @@ public final class SocketServer {
 
         private Listener(ServerSocket socket, ConnectionProtocol protocol) {
             this.socket = socket;
-            this.thread = new Thread(() -> acceptLoop(socket, protocol), "klog-broker-" + socket.getLocalPort()
+            this.thread = new Thread(() -> acceptLoop(socket, protocol, false), "klog-broker-" + socket.getLocalPort()
                     + "-acceptor");
             this.thread.setDaemon(true);
         }
@@ -219,7 +233,7 @@ public final class SocketServer {
      * (once per interval) and the loop goes on; after a failure it pauses, longer each time in a row,
      * so that a lasting one (no file descriptor left: EMFILE) does not spin a core.
      */
-    private void acceptLoop(ServerSocket listening, ConnectionProtocol protocol) {
+    private void acceptLoop(ServerSocket listening, ConnectionProtocol protocol, boolean kaenLogPort) {
         long backoffMs = 0;
         while (!closed && !listening.isClosed()) {
             Socket socket;
@@ -232,7 +246,7 @@ public final class SocketServer {
                 backoffMs = backOff(backoffMs, "accept", "accept failed: " + e.getMessage());
                 continue;
             }
-            backoffMs = admit(socket, protocol) ? 0 : backOff(backoffMs, "thread", null);
+            backoffMs = admit(socket, protocol, kaenLogPort) ? 0 : backOff(backoffMs, "thread", null);
         }
     }
 
@@ -242,7 +256,7 @@ public final class SocketServer {
      * nproc limit) as {@code OutOfMemoryError: unable to create native thread}; it is caught here,
      * around the start only, and costs this connection, not the acceptor. False when a thread failed.
      */
-    private synchronized boolean admit(Socket socket, ConnectionProtocol protocol) {
+    private synchronized boolean admit(Socket socket, ConnectionProtocol protocol, boolean kaenLogPort) {
         if (closed) {
             closeQuietly(socket);
             return true;
@@ -262,12 +276,12 @@ public final class SocketServer {
         }
         connection.clientsTurnSinceMs = clock.getAsLong();
         connections.add(connection);
-        return startThread(connection, protocol);
+        return startThread(connection, protocol, kaenLogPort);
     }
 
     /** With the monitor held: starts the connection's thread, or closes the connection if it cannot start. */
-    private boolean startThread(Connection connection, ConnectionProtocol protocol) {
-        Thread thread = connectionThreads.newThread(() -> runConnection(connection, protocol));
+    private boolean startThread(Connection connection, ConnectionProtocol protocol, boolean kaenLogPort) {
+        Thread thread = connectionThreads.newThread(() -> runConnection(connection, protocol, kaenLogPort));
         thread.setName("klog-broker-" + port() + "-connection-" + connection.id);
         thread.setDaemon(true);
         connection.thread = thread;
@@ -298,7 +312,7 @@ public final class SocketServer {
     }
 
     /** The connection thread: serve until the client hangs up, or log why the connection is closed. */
-    private void runConnection(Connection connection, ConnectionProtocol protocol) {
+    private void runConnection(Connection connection, ConnectionProtocol protocol, boolean kaenLogPort) {
         scope.enter();
         String reason = null;
         PooledFrameInput in = null;
@@ -306,7 +320,12 @@ public final class SocketServer {
             connection.socket.setTcpNoDelay(true);
             in = new PooledFrameInput(new BufferedInputStream(connection.socket.getInputStream()), pool,
                     maxFrameBytes, turnsOf(connection));
-            protocol.serve(in, in.releasingOnFlush(new BufferedOutputStream(connection.socket.getOutputStream())));
+            OutputStream out = in.releasingOnWrite(new BufferedOutputStream(
+                    new WatchedOutput(connection.socket.getOutputStream(), () -> writing(connection),
+                            () -> notWriting(connection)), 64 * 1024));
+            ResponseChannel.bind(new ResponseChannel(connection.socket.getChannel(), out, in, kaenLogPort,
+                    in::releaseAll, () -> writing(connection), () -> notWriting(connection)));
+            protocol.serve(in, out);
         } catch (IOException | RuntimeException e) {
             reason = whyClosed(e);
         } finally {
@@ -323,7 +342,62 @@ public final class SocketServer {
                 in.releaseAll();
             }
             connections.remove(connection);
+            ResponseChannel.unbind();
             scope.exit();
+        }
+    }
+
+    /** A response write moved bytes (or starts): its stall clock starts again. */
+    private void writing(Connection connection) {
+        connection.writeProgressMs = clock.getAsLong();
+    }
+
+    private static void notWriting(Connection connection) {
+        connection.writeProgressMs = -1;
+    }
+
+    /**
+     * The socket's output, in chunks, telling the connection when a write starts and ends: a client
+     * that stops reading blocks a write inside the kernel, where no timeout of Java's blocking
+     * sockets reaches; {@link #closeIdleConnections} sees the write's clock and closes the socket.
+     */
+    private static final class WatchedOutput extends OutputStream {
+        private static final int CHUNK_BYTES = 64 * 1024;
+        private final OutputStream out;
+        private final Runnable progress;
+        private final Runnable done;
+
+        WatchedOutput(OutputStream out, Runnable progress, Runnable done) {
+            this.out = out;
+            this.progress = progress;
+            this.done = done;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                for (int at = off; at < off + len; at += CHUNK_BYTES) {
+                    progress.run();
+                    out.write(b, at, Math.min(CHUNK_BYTES, off + len - at));
+                }
+            } finally {
+                done.run();
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            out.close();
         }
     }
 
@@ -358,12 +432,60 @@ public final class SocketServer {
             public void brokersTurn() {
                 connection.clientsTurnSinceMs = -1;
             }
+
+            @Override
+            public void holdsPartialFrame(boolean holds) {
+                connection.partialFrameSinceMs = holds ? clock.getAsLong() : -1;
+            }
         };
+    }
+
+    /**
+     * While the pool is full and a request waits for room, one connection at a time is shed: every
+     * {@link #SHED_AFTER_MS} of broker time that a request waited, the connection whose unfinished
+     * frame has held its pool bytes the longest is closed (a client that announced a frame and sends
+     * nothing more is the one that loses, not the next client that asks). Kafka mutes a channel when
+     * its pool is empty and leaves a stalled frame to connections.max.idle.ms (10 minutes by default).
+     */
+    private void shedTheOldestPartialFrame(long nowMs) {
+        if (pool.waiting() == 0) {
+            poolWaitSeenMs = -1;
+            return;
+        }
+        if (poolWaitSeenMs < 0) {
+            poolWaitSeenMs = nowMs;
+            return;
+        }
+        if (nowMs - poolWaitSeenMs < SHED_AFTER_MS) {
+            return;
+        }
+        poolWaitSeenMs = nowMs;
+        Connection oldest = null;
+        for (Connection connection : connections) {
+            long since = connection.partialFrameSinceMs;
+            if (since >= 0 && (oldest == null || since < oldest.partialFrameSinceMs)) {
+                oldest = connection;
+            }
+        }
+        if (oldest != null) {
+            oldest.closeReason = "shed: its unfinished frame held pool bytes for " + (nowMs - oldest.partialFrameSinceMs)
+                    + " ms, the longest, while another request waited " + SHED_AFTER_MS + " ms for room"
+                    + " (queued.max.request.bytes " + pool.capacity() + ")";
+            closeQuietly(oldest.socket);
+        }
     }
 
     /** connections.max.idle.ms: a connection whose client has owed a whole request that long is closed. */
     void closeIdleConnections(long nowMs) {
+        shedTheOldestPartialFrame(nowMs);
         for (Connection connection : connections) {
+            long moved = connection.writeProgressMs;
+            if (moved >= 0 && nowMs - moved >= limits.writeStallMaxMs()) {
+                connection.closeReason = "the client reads nothing: a response write moved no byte for "
+                        + (nowMs - moved) + " ms (write.stall.max.ms " + limits.writeStallMaxMs() + ")";
+                closeQuietly(connection.socket);
+                continue;
+            }
             long since = connection.clientsTurnSinceMs;
             if (since >= 0 && nowMs - since >= limits.connectionsMaxIdleMs()) {
                 connection.closeReason = "idle: no whole request for " + (nowMs - since) + " ms"

@@ -797,6 +797,12 @@ public final class Log implements Closeable {
         return segments.lastEntry().getValue();
     }
 
+    /** The segments from the one holding {@code offset} on, oldest first (a view: read it under the partition's lock). */
+    public java.util.Collection<Segment> segmentsFrom(long offset) {
+        Long floor = segments.floorKey(offset);
+        return segments.tailMap(floor == null ? segments.firstKey() : floor).values();
+    }
+
     /** Every segment, oldest first; the last is the active one. */
     public List<Segment> segments() {
         return List.copyOf(segments.values());

@@ -2,12 +2,14 @@ package kaenlog.kafkawire;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
 import kaenlog.broker.CloseConnectionException;
 import kaenlog.broker.LogText;
 import kaenlog.broker.RateLimitedLog;
 import kaenlog.broker.SocketServer;
+import kaenlog.broker.Send;
 
 /**
  * One Kafka request in, one Kafka response out (or none, for acks=0): read the header, check the
@@ -71,7 +73,8 @@ public final class KafkaApis {
                     host, port, version));
             case PRODUCE -> Produce.answer(Produce.parse(in, version), backend)
                     .map(topics -> Produce.response(topics, version));
-            case FETCH -> Optional.of(Fetch.response(Fetch.answer(Fetch.parse(in, version), backend), version));
+            case FETCH -> Optional.of(Fetch.response(Fetch.answer(Fetch.parse(in, version), backend,
+                    backend.fetchMaxBytes()), version));
             case LIST_OFFSETS -> Optional.of(ListOffsets.response(
                     ListOffsets.answer(ListOffsets.parse(in, version), backend), version));
             case INIT_PRODUCER_ID -> {
@@ -116,6 +119,36 @@ public final class KafkaApis {
     private void notBuilt(RequestHeader header, String what, String answer) {
         troubles.println("kafka-not-built", "kafka: client " + LogText.quote(header.clientId()) + " asked for " + what
                 + ", which this broker does not build: answered " + answer, backend == null ? 0 : backend.nowMs());
+    }
+
+    /**
+     * {@link #handle} as a {@link Send} that includes the frame's length, for a connection's socket:
+     * a Fetch's records go from the segment files to the socket with transferTo, never through the
+     * heap (Kafka's FileRecords.writeTo); the frame length and the response header leave in one write.
+     */
+    public Optional<Send> handleSend(byte[] frame) throws IOException {
+        KafkaReader in = new KafkaReader(frame);
+        RequestHeader header = RequestHeader.parse(in);
+        if (!header.supported() || header.requireKey() != ApiKey.FETCH) {
+            return handle(frame).map(response -> new Send().bytes(ByteBuffer.allocate(4).putInt(response.length).flip())
+                    .bytes(response));
+        }
+        short version = header.apiVersion();
+        List<Fetch.TopicResponse> answer = Fetch.answer(Fetch.parse(in, version), backend, backend.fetchMaxBytes());
+        Send body;
+        try {
+            body = Fetch.body(answer, version);
+        } catch (RuntimeException e) {
+            Fetch.close(answer);
+            throw e;
+        }
+        KafkaWriter head = new KafkaWriter().int32(header.correlationId());
+        if (ApiKey.FETCH.responseHeaderVersion(version) >= 1) {
+            head.noTaggedFields();
+        }
+        byte[] headBytes = head.toByteArray();
+        return Optional.of(new Send().bytes(ByteBuffer.allocate(4 + headBytes.length)
+                .putInt(Math.toIntExact(headBytes.length + body.sizeInBytes())).put(headBytes).flip()).then(body));
     }
 
     /** Response header v0 is the correlation id; v1 adds (empty) tagged fields. */
