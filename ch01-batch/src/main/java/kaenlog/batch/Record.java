@@ -66,6 +66,20 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
      * copies to validate it (Kafka's LogValidator reads records as views of the request buffer).
      */
     static Record read(ByteBuffer in, long baseOffset, long baseTimestamp, int index, boolean keep) {
+        try {
+            return readFields(in, baseOffset, baseTimestamp, keep);
+        } catch (CorruptBatchException bad) {
+            // Only a bad record is named: a "record[" + index + "]" built for each good one was most of a
+            // broker's produce time for small records.
+            throw bad.within("record[" + index + "]");
+        }
+    }
+
+    /**
+     * {@link #read} without the record's number: every field is named relative to the record
+     * ({@code "length"}, {@code "key"}, {@code "header[0].key"}) and {@link #read} adds which record.
+     */
+    private static Record readFields(ByteBuffer in, long baseOffset, long baseTimestamp, boolean keep) {
         throw new Todo("ch01 task 2: read a record from untrusted bytes (RecordTest)");
     }
 
@@ -79,6 +93,20 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         } else {
             Varint.writeVarint(bytes.length, out);
             out.put(bytes);
+        }
+    }
+
+    /** The name of a header's field, {@code "header[0].key"}: built only for an error. */
+    private static String header(int index, String part) {
+        return "header[" + index + "]." + part;
+    }
+
+    /** {@link #readBytes} for a header's key or value; the header's number is added only when it is bad. */
+    private static byte[] readHeaderBytes(ByteBuffer body, int bodyStart, int index, String part, boolean keep) {
+        try {
+            return readBytes(body, bodyStart, part, keep);
+        } catch (CorruptBatchException bad) {
+            throw bad.within("header[" + index + "]");
         }
     }
 

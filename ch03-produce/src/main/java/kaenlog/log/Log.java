@@ -89,9 +89,10 @@ public final class Log implements Closeable {
     /**
      * A step a later chapter puts in front of every leader append of this log, with the state it keeps
      * for the log (chapter 7: the producer state and the idempotent append; Kafka's {@code UnifiedLog}
-     * owns its {@code ProducerStateManager} the same way). It appends through {@code log.append},
-     * which from inside the hook is the plain append, or answers without writing (a duplicate's
-     * offsets), or throws to refuse the batch.
+     * owns its {@code ProducerStateManager} the same way). It validates the bytes once
+     * ({@code log.validate}) and appends the proof through {@code log.append}, which from inside the
+     * hook is the plain append, or answers without writing (a duplicate's offsets), or throws to
+     * refuse the batch.
      */
     @FunctionalInterface
     public interface AppendHook {
@@ -420,23 +421,53 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Appends a producer's batch as the leader: validates it, assigns its offsets by rewriting
-     * baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the leader epoch
-     * when one is given (>= 0), rolls a new segment when the batch would not fit, and writes it.
-     * The producer never chooses offsets; whatever baseOffset it sent is overwritten. The buffer
-     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce), and it is changed
-     * in place: validation copies no record and the offsets are written into the producer's own
-     * bytes, as Kafka's broker does with a request's records (no copy of the batch is made).
+     * Appends a producer's batch as the leader: validates it ({@link #validate}), assigns its offsets
+     * by rewriting baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the
+     * leader epoch when one is given (>= 0), rolls a new segment when the batch would not fit, and
+     * writes it. The producer never chooses offsets; whatever baseOffset it sent is overwritten. The
+     * buffer is changed in place: validation copies no record and the offsets are written into the
+     * producer's own bytes, as Kafka's broker does with a request's records (no copy of the batch is
+     * made). With a hook (chapter 7) the hook validates, judges and appends the proof itself.
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
         ensureWritable("append");
         if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
             return appendThroughHook(batch, leaderEpoch);
         }
+        return append(validate(batch), leaderEpoch);
+    }
+
+    /**
+     * Checks a producer's batch as a leader append does, without writing anything: a valid v2 batch
+     * (chapter 1's {@code RecordBatch.validate}, every record walked, none copied), exactly one (as
+     * Kafka's LogValidator requires of a v2 produce), claiming exactly as many offsets as it has
+     * records. The buffer is not moved. Returns the proof that {@link #append(ValidatedBatch, int)} takes.
+     *
+     * @throws CorruptBatchException when it is not such a batch
+     */
+    public ValidatedBatch validate(ByteBuffer batch) {
+        throw new Todo("ch03 task 3: validate a producer's batch (LogAppendTest)");
+    }
+
+    /**
+     * {@link #append(ByteBuffer, int)} for a batch already validated: its records are not walked
+     * again. From outside a hook the hook still runs (it validates the bytes once more); from inside
+     * it (chapter 7's idempotent append), this is the plain append of the batch the hook judged.
+     */
+    public AppendInfo append(ValidatedBatch valid, int leaderEpoch) throws IOException {
+        ensureWritable("append");
+        if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
+            return appendThroughHook(valid.bytes(), leaderEpoch);
+        }
         if (hookLeaderEpoch != NOT_IN_HOOK && leaderEpoch < 0) {
             leaderEpoch = hookLeaderEpoch; // the hook's own append is the one it stands in for
         }
         throw new Todo("ch03 task 3: append as the leader, assigning offsets (LogAppendTest)");
+    }
+
+    /** {@link #append(ValidatedBatch, int)} without a leader epoch. */
+    public AppendInfo append(ValidatedBatch valid) throws IOException {
+        return append(valid, BatchHeader.NO_PARTITION_LEADER_EPOCH);
     }
 
     private AppendInfo appendThroughHook(ByteBuffer batch, int leaderEpoch) throws IOException {

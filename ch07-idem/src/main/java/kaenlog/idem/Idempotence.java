@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Objects;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
-import kaenlog.batch.RecordBatch;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.Log;
+import kaenlog.log.ValidatedBatch;
 import kaenlog.workbook.Todo;
 
 /**

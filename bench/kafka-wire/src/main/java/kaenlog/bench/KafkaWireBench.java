@@ -75,7 +75,7 @@ public final class KafkaWireBench {
         rows.forEach(System.out::println);
     }
 
-    private static KafkaClusterTestKit startKafka(Path dir) throws Exception {
+    static KafkaClusterTestKit startKafka(Path dir) throws Exception {
         KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
                 .setNumBrokerNodes(1).setNumControllerNodes(1).setBaseDirectory(dir).build())
                 .setConfigProp("log.flush.interval.messages", Long.MAX_VALUE)

@@ -91,46 +91,58 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
      * copies to validate it (Kafka's LogValidator reads records as views of the request buffer).
      */
     static Record read(ByteBuffer in, long baseOffset, long baseTimestamp, int index, boolean keep) {
+        try {
+            return readFields(in, baseOffset, baseTimestamp, keep);
+        } catch (CorruptBatchException bad) {
+            // Only a bad record is named: a "record[" + index + "]" built for each good one was most of a
+            // broker's produce time for small records.
+            throw bad.within("record[" + index + "]");
+        }
+    }
+
+    /**
+     * {@link #read} without the record's number: every field is named relative to the record
+     * ({@code "length"}, {@code "key"}, {@code "header[0].key"}) and {@link #read} adds which record.
+     */
+    private static Record readFields(ByteBuffer in, long baseOffset, long baseTimestamp, boolean keep) {
         // BEGIN-SOLUTION ch01 task 2: read a record from untrusted bytes (RecordTest)
-        String name = "record[" + index + "]";
         int start = in.position();
-        int length = Varint.readVarint(in, name + ".length");
+        int length = Varint.readVarint(in, "length");
         if (length < 0 || length > in.remaining()) {
-            throw new CorruptBatchException(name + ".length", start,
+            throw new CorruptBatchException("length", start,
                     "length " + length + " but " + in.remaining() + " byte(s) remain");
         }
         ByteBuffer body = in.slice(in.position(), length);
         int bodyStart = in.position();
         in.position(bodyStart + length);
         if (!body.hasRemaining()) {
-            throw new CorruptBatchException(name + ".attributes", bodyStart, "record is empty");
+            throw new CorruptBatchException("attributes", bodyStart, "record is empty");
         }
         body.get(); // attributes: unused in v2
-        long timestampDelta = Varint.readVarlong(body, name + ".timestampDelta");
-        int offsetDelta = Varint.readVarint(body, name + ".offsetDelta");
-        byte[] key = readBytes(body, bodyStart, name + ".key", keep);
-        byte[] value = readBytes(body, bodyStart, name + ".value", keep);
+        long timestampDelta = Varint.readVarlong(body, "timestampDelta");
+        int offsetDelta = Varint.readVarint(body, "offsetDelta");
+        byte[] key = readBytes(body, bodyStart, "key", keep);
+        byte[] value = readBytes(body, bodyStart, "value", keep);
         int countAt = bodyStart + body.position();
-        int headerCount = Varint.readVarint(body, name + ".headerCount");
+        int headerCount = Varint.readVarint(body, "headerCount");
         if (headerCount < 0 || headerCount > body.remaining() / 2) {
-            throw new CorruptBatchException(name + ".headerCount", countAt,
+            throw new CorruptBatchException("headerCount", countAt,
                     "header count " + headerCount + " cannot fit in " + body.remaining() + " byte(s)");
         }
         List<RecordHeader> headers = new ArrayList<>(headerCount);
         for (int h = 0; h < headerCount; h++) {
-            String field = name + ".header[" + h + "]";
             int keyAt = bodyStart + body.position();
-            byte[] headerKey = readBytes(body, bodyStart, field + ".key", keep);
+            byte[] headerKey = readHeaderBytes(body, bodyStart, h, "key", keep);
             if (headerKey == null) {
-                throw new CorruptBatchException(field + ".key", keyAt, "header key is null");
+                throw new CorruptBatchException(header(h, "key"), keyAt, "header key is null");
             }
-            byte[] headerValue = readBytes(body, bodyStart, field + ".value", keep);
+            byte[] headerValue = readHeaderBytes(body, bodyStart, h, "value", keep);
             if (keep) {
                 headers.add(new RecordHeader(new String(headerKey, StandardCharsets.UTF_8), headerValue));
             }
         }
         if (body.hasRemaining()) {
-            throw new CorruptBatchException(name + ".length", start,
+            throw new CorruptBatchException("length", start,
                     "length " + length + " but the fields end " + body.remaining() + " byte(s) early");
         }
         return new Record(baseOffset + offsetDelta, baseTimestamp + timestampDelta, key, value, headers);
@@ -147,6 +159,20 @@ public record Record(long offset, long timestamp, byte[] key, byte[] value, List
         } else {
             Varint.writeVarint(bytes.length, out);
             out.put(bytes);
+        }
+    }
+
+    /** The name of a header's field, {@code "header[0].key"}: built only for an error. */
+    private static String header(int index, String part) {
+        return "header[" + index + "]." + part;
+    }
+
+    /** {@link #readBytes} for a header's key or value; the header's number is added only when it is bad. */
+    private static byte[] readHeaderBytes(ByteBuffer body, int bodyStart, int index, String part, boolean keep) {
+        try {
+            return readBytes(body, bodyStart, part, keep);
+        } catch (CorruptBatchException bad) {
+            throw bad.within("header[" + index + "]");
         }
     }
 

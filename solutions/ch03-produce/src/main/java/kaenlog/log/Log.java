@@ -88,9 +88,10 @@ public final class Log implements Closeable {
     /**
      * A step a later chapter puts in front of every leader append of this log, with the state it keeps
      * for the log (chapter 7: the producer state and the idempotent append; Kafka's {@code UnifiedLog}
-     * owns its {@code ProducerStateManager} the same way). It appends through {@code log.append},
-     * which from inside the hook is the plain append, or answers without writing (a duplicate's
-     * offsets), or throws to refuse the batch.
+     * owns its {@code ProducerStateManager} the same way). It validates the bytes once
+     * ({@code log.validate}) and appends the proof through {@code log.append}, which from inside the
+     * hook is the plain append, or answers without writing (a duplicate's offsets), or throws to
+     * refuse the batch.
      */
     @FunctionalInterface
     public interface AppendHook {
@@ -419,23 +420,32 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Appends a producer's batch as the leader: validates it, assigns its offsets by rewriting
-     * baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the leader epoch
-     * when one is given (>= 0), rolls a new segment when the batch would not fit, and writes it.
-     * The producer never chooses offsets; whatever baseOffset it sent is overwritten. The buffer
-     * holds exactly one batch (as Kafka's LogValidator requires of a v2 produce), and it is changed
-     * in place: validation copies no record and the offsets are written into the producer's own
-     * bytes, as Kafka's broker does with a request's records (no copy of the batch is made).
+     * Appends a producer's batch as the leader: validates it ({@link #validate}), assigns its offsets
+     * by rewriting baseOffset to the log end offset (chapter 1: the CRC stays valid), stamps the
+     * leader epoch when one is given (>= 0), rolls a new segment when the batch would not fit, and
+     * writes it. The producer never chooses offsets; whatever baseOffset it sent is overwritten. The
+     * buffer is changed in place: validation copies no record and the offsets are written into the
+     * producer's own bytes, as Kafka's broker does with a request's records (no copy of the batch is
+     * made). With a hook (chapter 7) the hook validates, judges and appends the proof itself.
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
         ensureWritable("append");
         if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
             return appendThroughHook(batch, leaderEpoch);
         }
-        if (hookLeaderEpoch != NOT_IN_HOOK && leaderEpoch < 0) {
-            leaderEpoch = hookLeaderEpoch; // the hook's own append is the one it stands in for
-        }
-        // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
+        return append(validate(batch), leaderEpoch);
+    }
+
+    /**
+     * Checks a producer's batch as a leader append does, without writing anything: a valid v2 batch
+     * (chapter 1's {@code RecordBatch.validate}, every record walked, none copied), exactly one (as
+     * Kafka's LogValidator requires of a v2 produce), claiming exactly as many offsets as it has
+     * records. The buffer is not moved. Returns the proof that {@link #append(ValidatedBatch, int)} takes.
+     *
+     * @throws CorruptBatchException when it is not such a batch
+     */
+    public ValidatedBatch validate(ByteBuffer batch) {
+        // BEGIN-SOLUTION ch03 task 3: validate a producer's batch (LogAppendTest)
         BatchHeader header = RecordBatch.validate(batch.duplicate());
         if (header.sizeInBytes() != batch.remaining()) {
             throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "a produce carries exactly one"
@@ -448,6 +458,26 @@ public final class Log implements Closeable {
                     + " of " + header.recordCount() + " record(s) must have lastOffsetDelta " + (header.recordCount() - 1)
                     + ", not " + header.lastOffsetDelta());
         }
+        return new ValidatedBatch(batch, header);
+        // END-SOLUTION
+    }
+
+    /**
+     * {@link #append(ByteBuffer, int)} for a batch already validated: its records are not walked
+     * again. From outside a hook the hook still runs (it validates the bytes once more); from inside
+     * it (chapter 7's idempotent append), this is the plain append of the batch the hook judged.
+     */
+    public AppendInfo append(ValidatedBatch valid, int leaderEpoch) throws IOException {
+        ensureWritable("append");
+        if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
+            return appendThroughHook(valid.bytes(), leaderEpoch);
+        }
+        if (hookLeaderEpoch != NOT_IN_HOOK && leaderEpoch < 0) {
+            leaderEpoch = hookLeaderEpoch; // the hook's own append is the one it stands in for
+        }
+        // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
+        ByteBuffer batch = valid.bytes();
+        BatchHeader header = valid.header();
         long firstOffset = logEndOffset();
         RecordBatch.assignBaseOffset(batch, firstOffset);
         if (leaderEpoch >= 0) {
@@ -456,6 +486,11 @@ public final class Log implements Closeable {
         write(batch.duplicate());
         return new AppendInfo(firstOffset, firstOffset + header.lastOffsetDelta(), header.recordCount());
         // END-SOLUTION
+    }
+
+    /** {@link #append(ValidatedBatch, int)} without a leader epoch. */
+    public AppendInfo append(ValidatedBatch valid) throws IOException {
+        return append(valid, BatchHeader.NO_PARTITION_LEADER_EPOCH);
     }
 
     private AppendInfo appendThroughHook(ByteBuffer batch, int leaderEpoch) throws IOException {
