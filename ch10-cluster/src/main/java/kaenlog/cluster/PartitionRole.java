@@ -1,0 +1,58 @@
+package kaenlog.cluster;
+
+import kaenlog.replication.Replica;
+import kaenlog.workbook.Todo;
+
+/**
+ * One broker's part in one partition, driven by the partition's state znode (a broker watches
+ * the state znodes of its partitions and hands each new state here). The broker pulls its role
+ * from ZooKeeper, as a KRaft broker pulls it from the metadata log, where Kafka's ZooKeeper-era
+ * controller pushed it (LeaderAndIsr requests). The role itself is chapter 8's {@link Replica}:
+ * this class only decides, from the leader and the leader epoch the state names, what the replica
+ * becomes, and refuses a state whose leader epoch is not newer than the last one it acted on (a
+ * late watch, a read that raced a newer write): roles only move forward.
+ */
+public final class PartitionRole {
+    /** What a state asked of this broker. */
+    public enum Decision {
+        /** This broker leads, at the state's leader epoch. */
+        LEADER,
+        /** Another broker leads: this one follows it (it fetches from {@link #leader()}). */
+        FOLLOWER,
+        /** No leader (the partition is offline): take no writes, fetch from nobody. */
+        OFFLINE,
+        /** The state's leader epoch is not newer than one already acted on: nothing changes. */
+        IGNORED
+    }
+
+    /** No state acted on yet. */
+    public static final int NO_EPOCH = -1;
+    private final int brokerId;
+    private final Replica replica;
+    private int leaderEpoch = NO_EPOCH;
+    private int leader = PartitionState.NO_LEADER;
+
+    public PartitionRole(int brokerId, Replica replica) {
+        this.brokerId = brokerId;
+        this.replica = replica;
+    }
+
+    /** Acts on a state read from the partition's state znode; returns what it decided. */
+    public Decision onState(PartitionState state) {
+        throw new Todo("ch10 task 6: lead, follow or stop, by the state's leader; ignore an epoch that is not newer (PartitionRoleTest)");
+    }
+
+    /** The leader this broker last learnt, or -1. */
+    public int leader() {
+        return leader;
+    }
+
+    /** The leader epoch this broker last acted on: a follower's fetch carries it (current_leader_epoch). */
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    public Replica replica() {
+        return replica;
+    }
+}

@@ -1,0 +1,110 @@
+package kaenlog.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/** Task 1: the znodes' codecs, with the keys and value types of Kafka 3.9's ZkData.scala. */
+@Order(1)
+@SuppressWarnings("unchecked")
+class ZNodeCodecsTest {
+    private static final long NOW_MS = 1_700_000_000_000L;
+
+    @Test
+    void aBrokerRegistersBothListenersAsKafkasVersionFive() {
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeBroker(new BrokerInfo(2, "10.0.0.2", 9092, 9093), NOW_MS));
+        assertThat(json.get("version")).as("BrokerIdZNode's current version is 5, a JSON number").isEqualTo(5L);
+        assertThat(json.get("timestamp"))
+                .as("Kafka writes the registration time as a STRING of milliseconds (Time.milliseconds().toString)")
+                .isEqualTo("1700000000000");
+        assertThat(json.get("jmx_port")).as("no JMX port is -1, a number Kafka's decoder requires").isEqualTo(-1L);
+        assertThat((List<Object>) json.get("endpoints")).as("every listener as NAME://host:port")
+                .containsExactlyInAnyOrder("PLAINTEXT://10.0.0.2:9093", "KAENLOG://10.0.0.2:9092");
+        assertThat(json.get("listener_security_protocol_map"))
+                .as("each listener name with its security protocol, or Kafka cannot parse the endpoints")
+                .isEqualTo(Map.of("PLAINTEXT", "PLAINTEXT", "KAENLOG", "PLAINTEXT"));
+        assertThat(json.get("host")).as("the top-level host is the first endpoint's (for old clients)").isEqualTo("10.0.0.2");
+        assertThat(json.get("port")).as("the top-level port is Kafka's PLAINTEXT listener when there is one").isEqualTo(9093L);
+        assertThat(json.get("features")).as("no supported features: an empty object").isEqualTo(Map.of());
+    }
+
+    @Test
+    void aBrokerWithoutAKafkaPortRegistersOnlyItsKaenlogListener() {
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeBroker(new BrokerInfo(1, "h", 9100, BrokerInfo.NO_PORT), NOW_MS));
+        assertThat((List<Object>) json.get("endpoints")).as("no Kafka port: no PLAINTEXT endpoint at all")
+                .containsExactly("KAENLOG://h:9100");
+        assertThat(json.get("port")).as("the top-level port is then the kaen-log listener's").isEqualTo(9100L);
+    }
+
+    @Test
+    void aBrokerIsReadBackByItsListenerNamesNotByTheTopLevelPort() {
+        byte[] kafkaOrder = ("{\"features\":{},\"listener_security_protocol_map\":{\"KAENLOG\":\"PLAINTEXT\","
+                + "\"PLAINTEXT\":\"PLAINTEXT\"},\"endpoints\":[\"KAENLOG://h3:7000\",\"PLAINTEXT://h3:7001\"],"
+                + "\"jmx_port\":-1,\"port\":7001,\"host\":\"h3\",\"version\":5,\"timestamp\":\"1\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        assertThat(ZNodes.decodeBroker(3, kafkaOrder))
+                .as("the kaen-log port is the KAENLOG listener's, whatever the top-level port and the order of the"
+                        + " endpoints say")
+                .isEqualTo(new BrokerInfo(3, "h3", 7000, 7001));
+        BrokerInfo broker = new BrokerInfo(3, "10.0.0.3", 9300, 9301);
+        assertThat(ZNodes.decodeBroker(3, ZNodes.encodeBroker(broker, NOW_MS))).as("what is written reads back")
+                .isEqualTo(broker);
+    }
+
+    @Test
+    void theControllerZNodeIsVersionTwoWithATimestampString() {
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeController(4, NOW_MS));
+        assertThat(json).as("ControllerZNode v2: version, brokerid, timestamp (a string), kraftControllerEpoch -1 (never"
+                + " migrated to KRaft)").isEqualTo(Map.of("version", 2L, "brokerid", 4L, "timestamp", "1700000000000",
+                "kraftControllerEpoch", -1L));
+        assertThat(ZNodes.decodeController(ZNodes.encodeController(4, NOW_MS))).as("the controller's broker id").isEqualTo(4);
+    }
+
+    @Test
+    void theControllerEpochIsBareDigitsNotJson() {
+        assertThat(new String(ZNodes.encodeControllerEpoch(17), StandardCharsets.UTF_8))
+                .as("/controller_epoch holds the epoch as plain digits (ControllerEpochZNode: epoch.toString)")
+                .isEqualTo("17");
+        assertThat(ZNodes.decodeControllerEpoch("17".getBytes(StandardCharsets.UTF_8))).as("and reads them back").isEqualTo(17);
+    }
+
+    @Test
+    void aTopicIsItsAssignmentByPartitionNumber() {
+        SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
+        for (int p = 0; p < 12; p++) {
+            assignment.put(p, List.of(p % 3 + 1, (p + 1) % 3 + 1));
+        }
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeTopic(assignment));
+        assertThat(json.get("version")).as("TopicZNode's version in Kafka 3.9 is 3").isEqualTo(3L);
+        assertThat(json.get("adding_replicas")).as("no reassignment under way: an empty object").isEqualTo(Map.of());
+        assertThat(json.get("removing_replicas")).as("no reassignment under way: an empty object").isEqualTo(Map.of());
+        assertThat(Json.objectField(json, "partitions").get("10"))
+                .as("partitions are keyed by the partition number as a STRING, to the replicas in assignment order")
+                .isEqualTo(List.of(2L, 3L));
+        SortedMap<Integer, List<Integer>> back = ZNodes.decodeTopic(ZNodes.encodeTopic(assignment));
+        assertThat(back).as("the assignment reads back").isEqualTo(assignment);
+        assertThat(List.copyOf(back.keySet())).as("by partition NUMBER: partition 10 comes after partition 9, not after 1")
+                .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+    }
+
+    @Test
+    void aPartitionStateKeepsItsTwoEpochsApart() {
+        PartitionState state = new PartitionState(2, 7, List.of(2, 3, 1), 4);
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeState(state));
+        assertThat(json).as("TopicPartitionStateZNode v1: version 1, leader, leader_epoch, controller_epoch, isr")
+                .isEqualTo(Map.of("version", 1L, "leader", 2L, "leader_epoch", 7L, "controller_epoch", 4L,
+                        "isr", List.of(2L, 3L, 1L)));
+        byte[] kafkaOrder = "{\"controller_epoch\":4,\"leader\":2,\"version\":1,\"leader_epoch\":7,\"isr\":[2,3,1]}"
+                .getBytes(StandardCharsets.UTF_8);
+        assertThat(ZNodes.decodeState(kafkaOrder))
+                .as("read by name: leader_epoch 7 (the leader's, chapter 8's) is not controller_epoch 4 (the writer's);"
+                        + " the ISR keeps its order")
+                .isEqualTo(state);
+    }
+}

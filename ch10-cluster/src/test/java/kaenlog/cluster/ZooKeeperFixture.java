@@ -1,0 +1,72 @@
+package kaenlog.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A real ZooKeeper server for one test class, in the test JVM (ZooKeeperServerEmbedded: a warm
+ * start takes tens of milliseconds), emptied before each test; every session a test opens with
+ * {@link #connect()} is closed after it. Register it as
+ * {@code @RegisterExtension static final ZooKeeperFixture ZK = new ZooKeeperFixture();}.
+ */
+final class ZooKeeperFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+    /** ZooKeeper's tick in the tests: a session may time out after 2 ticks, so 400 ms is allowed. */
+    static final int TICK_MS = 200;
+    static final int SESSION_MS = 4_000;
+    private final List<ZkClient> sessions = new ArrayList<>();
+    private Path dir;
+    private EmbeddedZooKeeper server;
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException {
+        dir = Files.createTempDirectory("klog-zk-test");
+        server = EmbeddedZooKeeper.start(dir, 0, TICK_MS);
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) throws Exception {
+        try (ZkClient cleaner = ZkClient.connect(server.connectString(), SESSION_MS)) {
+            cleaner.deleteRecursive("/");
+        }
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        sessions.forEach(ZkClient::close);
+        sessions.clear();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws IOException {
+        server.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** A new session (a broker, the controller, an administrator), closed after the test. */
+    ZkClient connect() {
+        try {
+            ZkClient session = ZkClient.connect(server.connectString(), SESSION_MS);
+            sessions.add(session);
+            return session;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String connectString() {
+        return server.connectString();
+    }
+}

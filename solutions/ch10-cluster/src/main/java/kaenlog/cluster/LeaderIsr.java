@@ -1,0 +1,138 @@
+package kaenlog.cluster;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import kaenlog.replication.IsrState;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The leader's own changes to its ISR, written to the partition's state znode conditionally on the
+ * zkVersion it last read (ZooKeeper-era Kafka before 2.7; KRaft's successor is AlterPartition,
+ * which names the partition epoch). Who fetched when comes from chapter 8's {@link IsrState}
+ * ({@code observe} on every follower fetch); this class decides and writes.
+ *
+ * <p>While a change is not known to be written, the HW and acks=all count the LARGER of the two
+ * sets (Kafka's maximal ISR, PendingShrinkIsr and PendingExpandIsr): a shrink counts only once
+ * written, an expansion at once. A write refused because the state moved (the controller elected,
+ * say) ends this broker's ISR changes until it reads the state again: what it decided from is stale.
+ */
+public final class LeaderIsr {
+    /** Kafka's isr-expiration task runs every replica.lag.time.max.ms / 2. */
+    public static final long ISR_EXPIRATION_INTERVAL_MS = IsrState.REPLICA_LAG_TIME_MAX_MS / 2;
+
+    private final ZkClient zk;
+    private final String topic;
+    private final int partition;
+    private final int leaderId;
+    private final IsrState lag;
+    private Versioned<PartitionState> committed;
+    private final SortedSet<Integer> maximal = new TreeSet<>();
+    private boolean fenced;
+
+    public LeaderIsr(ZkClient zk, String topic, int partition, Versioned<PartitionState> state, IsrState lag) {
+        this.zk = zk;
+        this.topic = topic;
+        this.partition = partition;
+        this.leaderId = state.value().leader();
+        this.lag = lag;
+        this.committed = state;
+        maximal.addAll(state.value().isr());
+    }
+
+    /**
+     * The isr-expiration tick: the ISR members silent for more than replica.lag.time.max.ms are
+     * removed, written conditionally. True when the shrunk ISR was written.
+     */
+    public boolean maybeShrink(long nowMs) throws KeeperException, InterruptedException {
+        if (fenced) {
+            return false;
+        }
+        // BEGIN-SOLUTION ch10 task 8: shrink the ISR by lag, counted only once written (LeaderIsrTest)
+        List<Integer> kept = new ArrayList<>();
+        for (int replica : committed.value().isr()) {
+            if (replica == leaderId || nowMs - lag.lastCaughtUpMs(replica) <= IsrState.REPLICA_LAG_TIME_MAX_MS) {
+                kept.add(replica);
+            }
+        }
+        if (kept.size() == committed.value().isr().size()) {
+            return false;
+        }
+        return write(kept);
+        // END-SOLUTION
+    }
+
+    /**
+     * A follower's fetch reached the high watermark: out of the ISR, it joins it, counted at once,
+     * then written conditionally. True when the expanded ISR was written.
+     */
+    public boolean maybeExpand(int replicaId, long fetchOffset, long highWatermark)
+            throws KeeperException, InterruptedException {
+        if (fenced || committed.value().isr().contains(replicaId)) {
+            return false;
+        }
+        // BEGIN-SOLUTION ch10 task 8: expand the ISR with a caught-up follower, counted at once (LeaderIsrTest)
+        if (fetchOffset < highWatermark) {
+            return false;
+        }
+        maximal.add(replicaId);
+        List<Integer> expanded = new ArrayList<>(committed.value().isr());
+        expanded.add(replicaId);
+        return write(expanded);
+        // END-SOLUTION
+    }
+
+    /** Writes {@code isr} on the version last read; on a refusal, stops until {@link #reread}. */
+    private boolean write(List<Integer> isr) throws KeeperException, InterruptedException {
+        PartitionState current = committed.value();
+        PartitionState next = new PartitionState(current.leader(), current.leaderEpoch(), isr, current.controllerEpoch());
+        // BEGIN-SOLUTION ch10 task 8: commit on success, fence on a refusal (LeaderIsrTest)
+        OptionalInt written = PartitionStateStore.updateAsLeader(zk, topic, partition, next, committed.zkVersion());
+        if (written.isEmpty()) {
+            fenced = true;
+            return false;
+        }
+        committed = new Versioned<>(next, written.getAsInt());
+        maximal.clear();
+        maximal.addAll(isr);
+        return true;
+        // END-SOLUTION
+    }
+
+    /**
+     * Reads the state again after a refusal (given): still the leader at the same leader epoch,
+     * it goes on from the state read; else it has nothing to change (a {@link PartitionRole} acts
+     * on the new state). True when it is back.
+     */
+    public boolean reread() throws KeeperException, InterruptedException {
+        Optional<Versioned<PartitionState>> read = PartitionStateStore.read(zk, topic, partition);
+        if (read.isEmpty() || read.get().value().leader() != leaderId
+                || read.get().value().leaderEpoch() != committed.value().leaderEpoch()) {
+            return false;
+        }
+        committed = read.get();
+        maximal.clear();
+        maximal.addAll(committed.value().isr());
+        fenced = false;
+        return true;
+    }
+
+    /** The ISR the HW and acks=all count: the committed one and any change not yet known written. */
+    public SortedSet<Integer> maximalIsr() {
+        return Collections.unmodifiableSortedSet(maximal);
+    }
+
+    /** The ISR as last written or read, with its zkVersion. */
+    public Versioned<PartitionState> committed() {
+        return committed;
+    }
+
+    /** True after a refused write, until {@link #reread}. */
+    public boolean fenced() {
+        return fenced;
+    }
+}
