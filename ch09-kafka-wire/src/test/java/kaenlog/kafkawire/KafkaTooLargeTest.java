@@ -149,6 +149,10 @@ class KafkaTooLargeTest {
              KafkaListener listener = listen(broker);
              Socket socket = new Socket("127.0.0.1", listener.port())) {
             socket.setSoTimeout(30_000);
+            // a produce on the Kafka port creates nothing (Kafka's rule): the two partitions are made first
+            broker.partition(Backend.partitionName("mixed", 0));
+            broker.partition(Backend.partitionName("mixed", 1));
+            broker.partitionsDone();
             ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
             ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData().setName("mixed");
             topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(

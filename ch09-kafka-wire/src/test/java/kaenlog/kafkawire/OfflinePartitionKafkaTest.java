@@ -83,6 +83,10 @@ class OfflinePartitionKafkaTest {
         Path data = dir.resolve("data");
         broker = Broker.start(BrokerConfig.of(data), log);
         listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
+        // a produce on the Kafka port creates nothing (Kafka's rule): the two partitions are made first
+        broker.partition(Backend.partitionName(TOPIC, HEALTHY));
+        broker.partition(Backend.partitionName(TOPIC, BROKEN));
+        broker.partitionsDone();
         ProduceResponse written = produce(RECORDS, 1);
         written.data().responses().forEach(t -> t.partitionResponses().forEach(p -> assertThat(p.errorCode())
                 .as("setup: partition %d is written", p.index()).isZero()));
