@@ -165,6 +165,12 @@ final class AnswersNotDisconnects {
             ByteBuffer small = new BatchBuilder().append(NOW_MS, null, "ok").build();
             int ownAnswered = 0;
             try (BrokerClient client = BrokerClient.connect(broker.host(), broker.port(), SteadyClient.SOCKET_TIMEOUT_MS)) {
+                // a Kafka-port produce creates nothing (Kafka's rule): kaen-log's port makes "mixed" 0 and 1 first
+                for (String name : List.of("mixed-0", "mixed-1")) {
+                    if (client.produce(name, ProduceRequest.ACKS_LEADER, small.duplicate()).error() != ErrorCode.NONE) {
+                        throw new IOException("setup: " + name + " could not be created on kaen-log's port");
+                    }
+                }
                 for (int i = 0; i < config.tooLarge(); i++) {
                     if (client.produce("large-0", ProduceRequest.ACKS_LEADER, big.duplicate()).error()
                             == ErrorCode.BATCH_TOO_LARGE) {
