@@ -519,11 +519,14 @@ public final class Log implements Closeable {
         if (shouldRoll(activeSegment().size(), batch.remaining(), config.segmentBytes())) {
             roll();
         }
+        Segment active = activeSegment();
+        int before = active.size();
         try {
-            activeSegment().append(batch);
+            active.append(batch);
         } catch (IOException e) {
             throw goOffline(e);
         }
+        active.verifiedThrough(before, active.size()); // validated on its way in: a fetch need not check it again
         if (eagerHighWatermark) {
             highWatermark = logEndOffset();
         }

@@ -18,9 +18,11 @@ import kaenlog.batch.BatchHeader;
  * the same choice of batches (from {@link Segment#positionOf}, the learner's index lookup, whole
  * batches below the isolation's bound, at most {@code maxBytes}), but the answer is positions.
  *
- * <p>Each batch's CRC is still checked, as {@link Log#read} checks it (chapter 3: bytes known to be
- * corrupt are never served as good; Kafka leaves that check to the consumer): the bytes are read
- * once into a small direct buffer, outside the heap, and never copied into a response.
+ * <p>Each batch's CRC is still checked once, as {@link Log#read} checks it (chapter 3: bytes known to
+ * be corrupt are never served as good; Kafka leaves that check to the consumer): a batch this
+ * broker appended was validated on its way in, and one it finds in a file it did not write (after
+ * a restart, a compaction) is read once into a small direct buffer, outside the heap, and its CRC
+ * checked; the segment remembers how far its bytes are known good ({@code Segment.verifiedEnd}).
  *
  * <p>A slice holds its segments' files open until {@link #close} (see
  * {@link Segment#retainForSend}): retention may delete a segment and compaction swap it while
@@ -109,13 +111,15 @@ public final class FileSlice implements Closeable {
             long position = region.position();
             long end = position + region.length();
             while (position < end) {
-                long fileSize = region.channel().size();
-                if (fileSize < end) {
-                    throw new IOException(region.segment().logFile().getFileName() + " was truncated during a send: "
-                            + (end - position) + " byte(s) announced from byte " + position + ", " + Math.max(0,
-                            fileSize - position) + " left");
-                }
                 long sent = region.channel().transferTo(position, Math.min(end - position, TRANSFER_CHUNK_BYTES), out);
+                if (sent == 0) { // nothing moved: the file may have ended (only then is its size asked, a system call)
+                    long fileSize = region.channel().size();
+                    if (fileSize < end) {
+                        throw new IOException(region.segment().logFile().getFileName() + " was truncated during a"
+                                + " send: " + (end - position) + " byte(s) announced from byte " + position + ", "
+                                + Math.max(0, fileSize - position) + " left");
+                    }
+                }
                 position += sent;
                 progress.madeProgress();
             }
@@ -185,8 +189,11 @@ public final class FileSlice implements Closeable {
             int position = start;
             // Reading past the budget (and one more header) is wasted: a fetch of one small batch reads it alone.
             long wanted = (long) start + Math.max(budget, 0) + BatchHeader.SIZE;
+            int verified = segment.verifiedEnd();
+            int lastBatch = 0;
             while (position < size) {
-                if (!load(channel, position, BatchHeader.SIZE, size, wanted)) {
+                // After a large batch only its successor's header is needed, not a window of its records.
+                if (!load(channel, position, BatchHeader.SIZE, size, lastBatch > 4096 ? 0 : wanted)) {
                     return firstOrStop(segment, position, start);
                 }
                 int at = (int) (position - windowStart);
@@ -204,9 +211,14 @@ public final class FileSlice implements Closeable {
                 if (!fits) {
                     return position;
                 }
-                if (!crcHolds(channel, position, batchBytes, storedCrc, size, wanted)) {
-                    return firstOrStop(segment, position, start);
+                if (position + batchBytes > verified) {
+                    if (!crcHolds(channel, position, batchBytes, storedCrc, size, wanted)) {
+                        return firstOrStop(segment, position, start);
+                    }
+                    segment.verifiedThrough(position, position + batchBytes);
+                    verified = segment.verifiedEnd();
                 }
+                lastBatch = batchBytes;
                 position += batchBytes;
             }
             stopped = false;

@@ -42,6 +42,12 @@ public final class Segment implements Closeable {
     private long nextOffset;
     private long maxTimestamp = BatchHeader.NO_TIMESTAMP;
     private int bytesSinceLastIndexEntry;
+    /**
+     * The segment's bytes from 0 to here are known good in this broker's life: appended after
+     * validation, or read and CRC-checked once by a fetch ({@link FileSlice}); a fetch checks only
+     * what lies past it. Bytes this broker did not write (a segment opened from disk) start unchecked.
+     */
+    private volatile int verifiedEnd;
     /** Sends holding the log channel open ({@link #retainForSend}); guarded by this segment's monitor. */
     private int sends;
     private boolean closeAfterSends;
@@ -739,6 +745,18 @@ public final class Segment implements Closeable {
         }
         sends++;
         return log;
+    }
+
+    /** How far from the start this segment's bytes are known good (never past its size). */
+    int verifiedEnd() {
+        return Math.min(verifiedEnd, size);
+    }
+
+    /** The bytes {@code [from, to)} are known good: the known-good prefix grows if they continue it. */
+    void verifiedThrough(int from, int to) {
+        if (from <= verifiedEnd() && to > verifiedEnd) {
+            verifiedEnd = to;
+        }
     }
 
     /** The send is over; the last one closes the channel if the segment was closed meanwhile. */
