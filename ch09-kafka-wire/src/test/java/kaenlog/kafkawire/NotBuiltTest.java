@@ -83,32 +83,4 @@ class NotBuiltTest {
                                     "shop-1"));
         }
     }
-
-    @Test
-    void aTransactionalKafkaProducerIsToldAboutTransactionsAtOnce() throws Exception {
-        Assumptions.assumeTrue(Arrays.stream(ApiKey.values()).anyMatch(k -> k.id == ApiKeys.FIND_COORDINATOR.id),
-                "FindCoordinator is not answered here: kafka-clients stops at 'does not support FIND_COORDINATOR'"
-                        + " before it asks for a producer id");
-        try (Broker broker = Broker.start(BrokerConfig.of(dir.resolve("data")),
-                new PrintStream(brokerLog, true, StandardCharsets.UTF_8));
-             KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0,
-                     new PrintStream(brokerLog, true, StandardCharsets.UTF_8))) {
-            Properties config = new Properties();
-            config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
-            config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "orders-tx");
-            config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-            config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
-                long startNs = System.nanoTime();
-                Throwable failed = catchThrowable(producer::initTransactions);
-                long tookMs = (System.nanoTime() - startNs) / 1_000_000;
-                System.out.println("initTransactions(): " + failed + " after " + tookMs + " ms");
-                assertThat(failed).as("a transactional producer's initTransactions() fails with an error that names"
-                        + " transactions; broker log:%n%s", log()).isNotNull();
-                assertThat(failed.getClass().getName() + ": " + failed.getMessage()).containsIgnoringCase("transaction");
-                assertThat(tookMs).as("at once, not after max.block.ms").isLessThan(20_000);
-            }
-        }
-    }
 }
