@@ -95,6 +95,8 @@ class KafkaTooLargeTest {
         apis.handle(frame(new org.apache.kafka.common.requests.ApiVersionsRequest(
                 new org.apache.kafka.common.message.ApiVersionsRequestData().setClientSoftwareName("preflight")
                         .setClientSoftwareVersion("1"), (short) 3), ApiKeys.API_VERSIONS, 0));
+        broker.partition(Backend.partitionName("preflight", 0)); // a Kafka-port produce creates nothing
+        broker.partitionsDone();
         ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
         data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(
                 java.util.List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
