@@ -23,9 +23,11 @@ import kaenlog.wire.RequestEnvelope;
  *                      chapter 1's wall clock: chapter code reads none)
  * @param configs       the partitions' and the broker's configs (Kafka's names); a partition's storage
  *                      settings set there win over {@code logConfig}
+ * @param leadership    which partitions the broker serves and as what: {@link Leadership#ALONE} (it leads
+ *                      every partition it holds) unless chapter 10 makes it a member of a cluster
  */
 public record BrokerConfig(Path dataDir, String host, int port, long startNowMs, int tickMs, LogConfig logConfig,
-                           int maxFrameBytes, LongSupplier clock, PartitionConfigs configs) {
+                           int maxFrameBytes, LongSupplier clock, PartitionConfigs configs, Leadership leadership) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_TICK_MS = 10;
     /**
@@ -45,6 +47,9 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
         if (configs == null) {
             throw new IllegalArgumentException("configs must not be null: PartitionConfigs.load() has Kafka's defaults");
         }
+        if (leadership == null) {
+            throw new IllegalArgumentException("leadership must not be null: Leadership.ALONE is a broker on its own");
+        }
         if (maxFrameBytes < RequestEnvelope.HEADER_BYTES) {
             throw new IllegalArgumentException("maxFrameBytes is too small: " + maxFrameBytes);
         }
@@ -53,39 +58,53 @@ public record BrokerConfig(Path dataDir, String host, int port, long startNowMs,
     /** Loopback, a free port, time 0 ticking every 10 ms, Kafka's log defaults, frames up to 8 MiB. */
     public static BrokerConfig of(Path dataDir) {
         return new BrokerConfig(dataDir, DEFAULT_HOST, 0, 0, DEFAULT_TICK_MS, LogConfig.defaults(),
-                DEFAULT_SOCKET_REQUEST_MAX_BYTES, null, PartitionConfigs.load());
+                DEFAULT_SOCKET_REQUEST_MAX_BYTES, null, PartitionConfigs.load(), Leadership.ALONE);
     }
 
     public BrokerConfig withHost(String newHost) {
-        return new BrokerConfig(dataDir, newHost, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock, configs);
+        return new BrokerConfig(dataDir, newHost, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock,
+                configs, leadership);
     }
 
     public BrokerConfig withPort(int newPort) {
-        return new BrokerConfig(dataDir, host, newPort, startNowMs, tickMs, logConfig, maxFrameBytes, clock, configs);
+        return new BrokerConfig(dataDir, host, newPort, startNowMs, tickMs, logConfig, maxFrameBytes, clock,
+                configs, leadership);
     }
 
     public BrokerConfig withStartNowMs(long nowMs) {
-        return new BrokerConfig(dataDir, host, port, nowMs, tickMs, logConfig, maxFrameBytes, clock, configs);
+        return new BrokerConfig(dataDir, host, port, nowMs, tickMs, logConfig, maxFrameBytes, clock, configs,
+                leadership);
     }
 
     public BrokerConfig withTickMs(int newTickMs) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, newTickMs, logConfig, maxFrameBytes, clock, configs);
+        return new BrokerConfig(dataDir, host, port, startNowMs, newTickMs, logConfig, maxFrameBytes, clock,
+                configs, leadership);
     }
 
     public BrokerConfig withLogConfig(LogConfig newLogConfig) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, newLogConfig, maxFrameBytes, clock, configs);
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, newLogConfig, maxFrameBytes, clock,
+                configs, leadership);
     }
 
     public BrokerConfig withClock(LongSupplier newClock) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, newClock, configs);
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, newClock,
+                configs, leadership);
     }
 
     /** socket.request.max.bytes: the largest request frame. */
     public BrokerConfig withMaxFrameBytes(int bytes) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, bytes, clock, configs);
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, bytes, clock, configs,
+                leadership);
     }
 
     public BrokerConfig withConfigs(PartitionConfigs newConfigs) {
-        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock, newConfigs);
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock,
+                newConfigs, leadership);
+    }
+
+    /** Chapter 10: the broker is a member of a cluster, serving what its leadership says. */
+    public BrokerConfig withLeadership(Leadership newLeadership) {
+        return new BrokerConfig(dataDir, host, port, startNowMs, tickMs, logConfig, maxFrameBytes, clock, configs,
+                newLeadership);
     }
 }

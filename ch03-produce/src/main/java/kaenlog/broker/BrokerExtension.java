@@ -41,6 +41,15 @@ public interface BrokerExtension {
         return Optional.empty();
     }
 
+    /**
+     * Files this chapter keeps in the data directory itself, beside the partitions' directories
+     * (chapter 10: {@code replication-offset-checkpoint}), so the broker does not report them as
+     * strays. Their {@code .tmp} twins (a checkpoint being replaced) are the chapter's too.
+     */
+    default java.util.Set<String> dataDirFiles() {
+        return java.util.Set.of();
+    }
+
     /** Every extension on the classpath, in a stable order (by class name). */
     static List<BrokerExtension> load() {
         return Services.load(BrokerExtension.class);

@@ -34,6 +34,10 @@ public final class FetchHandler implements RequestHandler {
         if (refused != ErrorCode.NONE) {
             return Optional.of(FetchResponse.error(request.partition(), refused).encode());
         }
+        ErrorCode notHere = broker.leadership().beforeFetch(request, broker.nowMs());
+        if (notHere != ErrorCode.NONE) {
+            return Optional.of(FetchResponse.error(request.partition(), notHere).encode());
+        }
         Optional<Partition> partition = broker.existingPartition(request.partition());
         if (partition.isEmpty()) {
             return Optional.of(FetchResponse.error(request.partition(), ErrorCode.UNKNOWN_PARTITION).encode());
@@ -58,8 +62,7 @@ public final class FetchHandler implements RequestHandler {
         FetchSlice slice = partition.slice(request, true);
         if (slice.error() == ErrorCode.NONE && slice.recordBytes() == 0 && request.maxWaitMs() > 0) {
             slice.close();
-            FetchResponse woken = broker.await(partition.fetch(new FetchRequest(request.replicaId(),
-                    request.partition(), request.fetchOffset(), 1, request.maxWaitMs()), broker.nowMs()));
+            FetchResponse woken = broker.await(partition.fetch(request.withMaxBytes(1), broker.nowMs()));
             if (woken.error() != ErrorCode.NONE) {
                 return Optional.of(woken.encode());
             }
@@ -94,7 +97,6 @@ public final class FetchHandler implements RequestHandler {
         if (request.maxBytes() <= max) {
             return request;
         }
-        return new FetchRequest(request.replicaId(), request.partition(), request.fetchOffset(), max,
-                request.maxWaitMs());
+        return request.withMaxBytes(max);
     }
 }

@@ -24,6 +24,9 @@ public final class ListOffsetsHandler implements RequestHandler {
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         ListOffsets.Request request = ListOffsets.Request.decode(body);
         ErrorCode refused = ClientRules.nameRefusal(request.partition());
+        if (refused == ErrorCode.NONE) {
+            refused = broker.leadership().readRefusal(request.partition());
+        }
         if (refused != ErrorCode.NONE) {
             return Optional.of(ListOffsets.Response.error(refused).encode());
         }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -289,6 +290,14 @@ public final class Partition implements Closeable {
         done.forEach(Completion::run);
     }
 
+    /**
+     * Asks the replica gate again about every waiting acks=all produce (chapter 10: the ISR changed,
+     * or this broker stopped leading, without anything written to the log).
+     */
+    public void wakeWaiting() throws IOException {
+        locked(log -> null);
+    }
+
     /** Moves the high watermark (chapter 8's leader and follower) and wakes whoever waited for it. */
     public void updateHighWatermark(long hw) throws IOException {
         locked(log -> {
@@ -303,9 +312,11 @@ public final class Partition implements Closeable {
         answerParkedFetchesWithData(done);
         for (Iterator<Pending> it = pendingProduces.iterator(); it.hasNext(); ) {
             Pending pending = it.next();
-            if (gate.checkEnoughReplicasReached(pending.requiredOffset())) {
+            Optional<ErrorCode> answer = gate.answer(pending.requiredOffset());
+            if (answer.isPresent()) {
                 it.remove();
-                done.add(new Completion<>(pending.answer(), pending.response()));
+                done.add(new Completion<>(pending.answer(), answer.get() == ErrorCode.NONE ? pending.response()
+                        : ProduceResponse.error(name, answer.get())));
             }
         }
         return done;

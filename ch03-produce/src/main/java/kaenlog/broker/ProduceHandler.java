@@ -15,8 +15,9 @@ import kaenlog.wire.ProduceResponse;
  *
  * <p>Before anything is opened or written, {@link ClientRules} refuses what a client may not
  * produce: a name that is not a partition name, the broker's own partitions, control and
- * transactional batches; then a batch over {@code message.max.bytes} ({@link MessageSizeLimit}).
- * Only a produce creates a partition.
+ * transactional batches; then the broker's {@link Leadership} what it does not lead (chapter 10);
+ * then a batch over {@code message.max.bytes} ({@link MessageSizeLimit}). Only a produce creates a
+ * partition, and only on a broker alone.
  *
  * <p>A later chapter extends this path instead of copying it: a {@link Validation} of its own runs
  * after chapter 3's refusals (chapter 7: a producer id this broker never handed out), and a step in
@@ -52,7 +53,7 @@ public final class ProduceHandler implements RequestHandler {
         ErrorCode refused = refusal(request, broker);
         CompletableFuture<ProduceResponse> answer = refused != ErrorCode.NONE
                 ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
-                : produce(request, broker);
+                : broker.leadership().produce(request, () -> produce(request, broker));
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             ProduceResponse response = answer.getNow(null);
             if (response != null && response.error() != ErrorCode.NONE) {
@@ -71,6 +72,10 @@ public final class ProduceHandler implements RequestHandler {
     private static CompletableFuture<ProduceResponse> produce(ProduceRequest request, BrokerContext broker)
             throws IOException {
         boolean isNew = broker.existingPartition(request.partition()).isEmpty();
+        if (isNew && !broker.leadership().producesCreatePartitions()) {
+            return CompletableFuture.completedFuture(ProduceResponse.error(request.partition(),
+                    ErrorCode.NOT_LEADER_OR_FOLLOWER));
+        }
         Partition partition;
         try {
             partition = broker.partition(request.partition());
@@ -88,6 +93,9 @@ public final class ProduceHandler implements RequestHandler {
 
     private ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {
         ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
+        if (refused == ErrorCode.NONE) {
+            refused = broker.leadership().produceRefusal(request);
+        }
         if (refused == ErrorCode.NONE) {
             refused = MessageSizeLimit.refusal(request, broker.configs());
         }

@@ -47,6 +47,8 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         final Partition partition;
         int users;
         long lastUse;
+        /** Held open for a replica of a cluster (chapter 10): never closed to make room. */
+        boolean held;
 
         OpenPartition(Partition partition) {
             this.partition = partition;
@@ -101,7 +103,7 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         List<String> strays = new ArrayList<>();
         for (Path entry : entries) {
             String name = entry.getFileName().toString().replaceAll("\\p{Cntrl}", "?"); // a name is not a line
-            if (name.equals(TimeCheckpoint.FILE_NAME) || name.equals(TimeCheckpoint.FILE_NAME + ".tmp")) {
+            if (brokerFiles().contains(name) || brokerFiles().contains(name.replaceFirst("\\.tmp$", ""))) {
                 continue;
             }
             if (!Files.isDirectory(entry)) {
@@ -115,6 +117,35 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
             log.println("data directory " + config.dataDir() + ": " + strays.size() + " entr"
                     + (strays.size() == 1 ? "y is" : "ies are") + " not partitions, left alone and not served: "
                     + String.join(", ", strays));
+        }
+    }
+
+    /** The broker's own files in the data directory: chapter 3's time checkpoint and the later chapters'. */
+    private java.util.Set<String> brokerFiles() {
+        java.util.Set<String> files = new java.util.TreeSet<>(List.of(TimeCheckpoint.FILE_NAME));
+        extensions.forEach(extension -> files.addAll(extension.dataDirFiles()));
+        return files;
+    }
+
+    /**
+     * The partition called {@code name}, opened or created, and kept open until {@link #release}:
+     * a replica of a cluster (chapter 10) is always in use, by its fetcher or its leader's state,
+     * so it is never closed to make room under max.open.partitions.
+     */
+    Partition hold(String name) throws IOException {
+        Path dir = PartitionNames.resolve(config.dataDir(), name);
+        synchronized (this) {
+            OpenPartition open = openOrCreate(name, dir);
+            open.held = true;
+            return use(open);
+        }
+    }
+
+    /** The partition may be closed again to make room. */
+    synchronized void release(String name) {
+        OpenPartition open = partitions.get(name);
+        if (open != null) {
+            open.held = false;
         }
     }
 
@@ -317,7 +348,7 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         while (partitions.size() >= maxOpenPartitions) {
             OpenPartition idlest = null;
             for (OpenPartition open : partitions.values()) {
-                if (open.users == 0 && (idlest == null || open.lastUse < idlest.lastUse)) {
+                if (open.users == 0 && !open.held && (idlest == null || open.lastUse < idlest.lastUse)) {
                     idlest = open;
                 }
             }

@@ -214,6 +214,11 @@ public final class SocketServer {
      * limits: {@code max.connections} counts the connections of every port together, and request
      * bytes come from the same pool. Port 0 picks a free one ({@link Listener#port()}).
      */
+    /** The ports of the listeners added with {@link #listen}, in the order they were added. */
+    synchronized List<Integer> listenerPorts() {
+        return listeners.stream().map(Listener::port).toList();
+    }
+
     Listener listen(String host, int port, ConnectionProtocol protocol) throws IOException {
         ServerSocket socket = bindSocket(host, port);
         Listener listener = new Listener(socket, protocol);

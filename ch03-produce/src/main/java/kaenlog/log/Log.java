@@ -97,6 +97,18 @@ public final class Log implements Closeable {
     @FunctionalInterface
     public interface AppendHook {
         AppendInfo append(Log log, ByteBuffer batch) throws IOException;
+
+        /**
+         * A batch the leader judged and wrote was copied here as it is (chapter 10's follower): the
+         * state this hook keeps learns it without judging it again, as Kafka's follower updates its
+         * producer state on every append, so that it is ready the moment it leads.
+         */
+        default void appendedAsFollower(Log log, BatchHeader header) throws IOException {
+        }
+
+        /** The log was cut back ({@link #truncateTo}): what the hook kept of the cut batches must go too. */
+        default void truncated(Log log) throws IOException {
+        }
     }
 
     private Log(Path dir, LogConfig config, boolean readOnly) {
@@ -504,6 +516,9 @@ public final class Log implements Closeable {
                         + " is below the log end offset " + logEndOffset() + ": offsets only grow");
             }
             write(in.slice(start, header.sizeInBytes()));
+            if (appendHook != null) {
+                appendHook.appendedAsFollower(this, header);
+            }
         }
     }
 
@@ -667,6 +682,9 @@ public final class Log implements Closeable {
             throw goOffline(e);
         }
         highWatermark = Math.min(highWatermark, logEndOffset());
+        if (appendHook != null) {
+            appendHook.truncated(this);
+        }
     }
 
     /** Chapter 8: from now on only {@link #updateHighWatermark} moves the HW. */

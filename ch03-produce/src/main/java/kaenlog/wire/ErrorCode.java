@@ -40,7 +40,22 @@ public enum ErrorCode {
     /** A client batch flagged control (0x20) or transactional (0x10): only a broker writes those (LogValidator). */
     INVALID_RECORD(18),
     /** Chapter 7: a record of the broker's producer-id log that is not a valid next id; nothing is handed out. */
-    CORRUPT_PRODUCER_ID_RECORD(19);
+    CORRUPT_PRODUCER_ID_RECORD(19),
+    /**
+     * Chapter 10: this broker does not lead the partition (a produce, a consumer's fetch) or is not
+     * one of its replicas (a follower's fetch): ask the cluster who leads it now (Kafka's 6).
+     */
+    NOT_LEADER_OR_FOLLOWER(20),
+    /**
+     * Chapter 10: the fetch named a leader epoch older than the leader's own: the one who asked is
+     * behind (a follower that missed a leader change) and must learn the new state (Kafka's 74).
+     */
+    FENCED_LEADER_EPOCH(21),
+    /**
+     * Chapter 10: the fetch named a leader epoch newer than the leader's own: this broker has not
+     * learnt the new state yet; the one who asked retries (Kafka's 75).
+     */
+    UNKNOWN_LEADER_EPOCH(22);
 
     private final short code;
 

@@ -2,9 +2,11 @@ package kaenlog.broker;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import kaenlog.batch.BatchHeader;
 import kaenlog.idem.Idempotence;
 import kaenlog.idem.IdempotentAppend;
 import kaenlog.idem.ProducerState;
+import kaenlog.idem.ProducerStateEntry;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.Log;
 import kaenlog.wire.ErrorCode;
@@ -35,5 +37,36 @@ public final class IdempotentAppendHook implements Log.AppendHook {
         }
         return new AppendInfo(result.baseOffset(), result.lastOffset(),
                 Math.toIntExact(result.lastOffset() - result.baseOffset() + 1));
+    }
+
+    /**
+     * Chapter 10's follower copied a batch the leader judged and wrote: the window learns it without
+     * judging it again (the leader's verdict was final), as Kafka's follower updates its producer
+     * state on every append. So a producer that retries to this broker once it leads is answered
+     * DUPLICATE with the offsets the old leader gave, even if the batch has rolled out of the active
+     * segment since. A state not built yet is built now, from the active segment, which already
+     * holds this batch.
+     */
+    @Override
+    public void appendedAsFollower(Log log, BatchHeader header) throws IOException {
+        if (state == null) {
+            state = Idempotence.rebuildProducerState(log);
+            return;
+        }
+        if (header.hasProducerId()) {
+            ProducerStateEntry entry = state.entry(header.producerId(), header.producerEpoch());
+            entry.setProducerEpoch(header.producerEpoch());
+            entry.record(Idempotence.metadataOf(header));
+        }
+    }
+
+    /**
+     * The log was cut back (a follower truncating to its leader, chapter 10): the window may name
+     * batches that are gone, so it is rebuilt from what the log holds at the next append, as Kafka
+     * reloads its producer state after a truncation.
+     */
+    @Override
+    public void truncated(Log log) {
+        state = null;
     }
 }

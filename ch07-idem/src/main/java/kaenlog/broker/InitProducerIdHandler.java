@@ -56,7 +56,7 @@ public final class InitProducerIdHandler implements RequestHandler {
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         InitProducerId.decodeRequest(body);
         try {
-            long producerId = broker.partition(PARTITION).locked(InitProducerIdHandler::issue);
+            long producerId = ProducerIds.of(broker).issue(broker);
             return Optional.of(new InitProducerId.Response(ErrorCode.NONE, producerId, EPOCH).encode());
         } catch (CorruptProducerIdException | CorruptBatchException | CorruptRecordException | StorageException e) {
             // A bad record, a batch whose CRC fails, files that cannot be read: the last id is unknown, so
@@ -75,8 +75,22 @@ public final class InitProducerIdHandler implements RequestHandler {
      * next producer before it exists, and that producer's first batch would be out of order.
      */
     public static boolean wasIssued(BrokerContext broker, long producerId) throws IOException {
-        return producerId >= 0 && producerId <= broker.partition(PARTITION).locked(InitProducerIdHandler::lastIssued);
+        return ProducerIds.of(broker).wasIssued(broker, producerId);
     }
+
+    /** Chapter 7's ids: this broker's own log {@value #PARTITION}. */
+    static final ProducerIds LOCAL = new ProducerIds() {
+        @Override
+        public long issue(BrokerContext broker) throws IOException {
+            return broker.partition(PARTITION).locked(InitProducerIdHandler::issue);
+        }
+
+        @Override
+        public boolean wasIssued(BrokerContext broker, long producerId) throws IOException {
+            return producerId >= 0
+                    && producerId <= broker.partition(PARTITION).locked(InitProducerIdHandler::lastIssued);
+        }
+    };
 
     /** The next id, written to the log before it is returned. Runs under the partition's lock. */
     private static long issue(Log log) throws IOException {

@@ -80,6 +80,14 @@ public final class Cluster implements Closeable {
      * this caller's job.
      */
     public void recomputeHw() throws IOException {
+        recomputeHw(leader, isr);
+    }
+
+    /**
+     * The same rule for any leader and any view of its ISR: chapter 10's leaders, each in its own
+     * broker process, move their high watermarks with it too.
+     */
+    public static void recomputeHw(Replica leader, IsrView isr) throws IOException {
         throw new Todo("ch08 task 7: propose from the ISR, then never move backwards (RecomputeHwTest)");
     }
 
@@ -95,8 +103,8 @@ public final class Cluster implements Closeable {
                 leader.leo(), leader.highWatermark(), follower.leo(), follower.highWatermark());
     }
 
-    /** What the follower took from one response. */
-    private record Received(int recordsShipped, long highWatermark) {
+    /** What the follower took from one response: the records it appended, the HW the response carried. */
+    public record Received(int recordsShipped, long highWatermark) {
     }
 
     /** The follower asks for the offset after the last one it holds: its fetch offset is its LEO. */
@@ -116,12 +124,17 @@ public final class Cluster implements Closeable {
         throw new Todo("ch08 task 8: the leader learns the follower's LEO from the request (FetchRoundTest)");
     }
 
+    /** The follower's side of a round, on the response read off the link. */
+    private Received applyFetchResponse() throws IOException {
+        return applyFetchResponse(follower, receiveFetchResponse());
+    }
+
     /**
      * The follower's side of a round: append the leader's batches as they are (no offset is
      * assigned: the leader already did), then take the high watermark from the response, capped at
-     * its own log end.
+     * its own log end. Chapter 10's fetcher applies every response it gets over TCP with this too.
      */
-    private Received applyFetchResponse() throws IOException {
+    public static Received applyFetchResponse(Replica follower, FetchResponse response) throws IOException {
         throw new Todo("ch08 task 8: append the leader's bytes, then take the HW from the response (FetchRoundTest)");
     }
 

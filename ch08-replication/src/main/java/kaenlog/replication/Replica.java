@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.RecordBatch;
@@ -30,6 +32,8 @@ public final class Replica implements Closeable {
     private final LeaderEpochCache epochs = new LeaderEpochCache();
     private Role role;
     private int leaderEpoch = BatchHeader.NO_PARTITION_LEADER_EPOCH;
+    /** Told the epochs after every change (chapter 10 writes them to {@code leader-epoch-checkpoint}). */
+    private Consumer<List<LeaderEpochCache.EpochEntry>> epochsChanged = entries -> { };
 
     private Replica(int id, Role role, Partition partition) throws IOException {
         this.id = id;
@@ -48,6 +52,31 @@ public final class Replica implements Closeable {
     }
 
     /**
+     * This broker's copy of a partition the broker already holds (chapter 10: a broker of a cluster
+     * is a replica of the partitions the controller assigned it), starting with the epochs
+     * {@code epochs} (read back from a checkpoint; empty for a new replica). Its high watermark no
+     * longer follows the log end: with other replicas it comes from the leader.
+     */
+    public static Replica of(int id, Role role, Partition partition, List<LeaderEpochCache.EpochEntry> epochs)
+            throws IOException {
+        if (id < 0) {
+            throw new IllegalArgumentException("replica id must be >= 0 (a negative id is a consumer), got " + id);
+        }
+        Replica replica = new Replica(id, Objects.requireNonNull(role, "role"), partition);
+        epochs.forEach(entry -> replica.epochs.assign(entry.epoch(), entry.startOffset()));
+        // An epoch that starts at or past the log's end has no record here (a crash cut the tail, or a
+        // leader wrote nothing in it): Kafka's UnifiedLog drops them from its cache at load the same way.
+        replica.epochs.truncateFromEnd(replica.leo());
+        replica.stopEagerHighWatermark();
+        return replica;
+    }
+
+    /** Tells {@code listener} the epochs after every change of them (a new leader epoch, a copied batch, a truncation). */
+    public void onEpochsChanged(Consumer<List<LeaderEpochCache.EpochEntry>> listener) {
+        this.epochsChanged = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
      * Takes over as leader at {@code epoch}: from now on every batch it appends carries the epoch,
      * and the epoch starts at the current log end offset (Kafka's leader adds that entry to its
      * cache as it becomes leader, so it can answer for the epoch even before writing to it).
@@ -61,6 +90,7 @@ public final class Replica implements Closeable {
         role = Role.LEADER;
         leaderEpoch = epoch;
         epochs.assign(epoch, leo());
+        epochsChanged.accept(epochs.entries());
     }
 
     /** Stops taking writes: a follower copies the leader's batches with the leader's epochs in them. */
@@ -99,6 +129,7 @@ public final class Replica implements Closeable {
      */
     public int appendAsFollower(ByteBuffer batches) throws IOException {
         int records = 0;
+        List<LeaderEpochCache.EpochEntry> before = epochs.entries();
         for (RecordBatch batch : RecordBatch.decodeAll(batches.duplicate())) {
             records += batch.records().size();
             if (batch.header().partitionLeaderEpoch() >= 0) {
@@ -109,6 +140,9 @@ public final class Replica implements Closeable {
             log.appendAsFollower(batches);
             return null;
         });
+        if (!before.equals(epochs.entries())) {
+            epochsChanged.accept(epochs.entries());
+        }
         return records;
     }
 
@@ -118,7 +152,11 @@ public final class Replica implements Closeable {
             log.truncateTo(offset);
             return null;
         });
+        List<LeaderEpochCache.EpochEntry> before = epochs.entries();
         epochs.truncateFromEnd(leo());
+        if (!before.equals(epochs.entries())) {
+            epochsChanged.accept(epochs.entries());
+        }
     }
 
     /** This replica's answer to "where does epoch {@code epoch} end?" (KIP-279: the largest epoch {@code <=} it). */

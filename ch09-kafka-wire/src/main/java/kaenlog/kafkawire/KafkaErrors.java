@@ -14,6 +14,8 @@ public final class KafkaErrors {
     public static final short UNKNOWN_TOPIC_OR_PARTITION = 3;
     /** A partition Metadata lists that no log leads: here, one missing from the data directory. */
     public static final short LEADER_NOT_AVAILABLE = 5;
+    /** Chapter 10: this broker does not lead the partition; the client asks Metadata again and follows the leader. */
+    public static final short NOT_LEADER_OR_FOLLOWER = 6;
     public static final short REQUEST_TIMED_OUT = 7;
     public static final short MESSAGE_TOO_LARGE = 10;
     public static final short INVALID_TOPIC_EXCEPTION = 17;
@@ -33,6 +35,8 @@ public final class KafkaErrors {
     public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
     public static final short KAFKA_STORAGE_ERROR = 56;
     public static final short UNKNOWN_PRODUCER_ID = 59;
+    public static final short FENCED_LEADER_EPOCH = 74;
+    public static final short UNKNOWN_LEADER_EPOCH = 75;
     public static final short MEMBER_ID_REQUIRED = 79;
     public static final short GROUP_MAX_SIZE_REACHED = 81;
     public static final short INVALID_RECORD = 87;
@@ -65,6 +69,9 @@ public final class KafkaErrors {
             case INVALID_RECORD -> INVALID_RECORD;
             // The broker's own producer-id log is damaged on disk.
             case CORRUPT_PRODUCER_ID_RECORD -> KAFKA_STORAGE_ERROR;
+            case NOT_LEADER_OR_FOLLOWER -> NOT_LEADER_OR_FOLLOWER;
+            case FENCED_LEADER_EPOCH -> FENCED_LEADER_EPOCH;
+            case UNKNOWN_LEADER_EPOCH -> UNKNOWN_LEADER_EPOCH;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };

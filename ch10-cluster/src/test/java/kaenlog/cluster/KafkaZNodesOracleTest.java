@@ -25,7 +25,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * decoders ({@code kafka.zk.*ZNode.decode}): registration, election, topic creation and a failover,
  * read back from ZooKeeper itself.
  */
-@Order(10)
+@Order(30)
 class KafkaZNodesOracleTest {
     @RegisterExtension
     static final ZooKeeperFixture ZK = new ZooKeeperFixture();

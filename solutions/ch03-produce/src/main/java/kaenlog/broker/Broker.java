@@ -266,8 +266,31 @@ public final class Broker implements BrokerContext, Closeable {
     }
 
     @Override
+    public Leadership leadership() {
+        return config.leadership();
+    }
+
+    @Override
     public Partition partition(String name) throws IOException {
         return replicas.partition(name);
+    }
+
+    /**
+     * Chapter 10: the partition called {@code name}, opened or created, and held open until
+     * {@link #releasePartition} (a replica is in use for as long as this broker is one of its replicas).
+     */
+    public Partition holdPartition(String name) throws IOException {
+        return replicas.hold(name);
+    }
+
+    /** The partition held by {@link #holdPartition} may be closed again to make room. */
+    public void releasePartition(String name) {
+        replicas.release(name);
+    }
+
+    /** The broker's log (its stderr under {@code klog serve}): what a chapter's part of it reports. */
+    public PrintStream log() {
+        return log;
     }
 
     @Override
@@ -336,6 +359,11 @@ public final class Broker implements BrokerContext, Closeable {
     public SocketServer.Listener listen(String host, int port, SocketServer.ConnectionProtocol protocol)
             throws IOException {
         return socketServer.listen(host, port, protocol);
+    }
+
+    /** The ports of the listeners {@link #listen} added (chapter 9's Kafka port), in the order they were added. */
+    public List<Integer> extraListenerPorts() {
+        return socketServer.listenerPorts();
     }
 
     /** Partitions open right now (at most max.open.partitions, but for those in use). */

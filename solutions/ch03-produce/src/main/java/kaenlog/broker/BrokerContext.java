@@ -30,6 +30,11 @@ public interface BrokerContext {
     /** The configs the broker runs with: every partition's (Kafka's topic configs) and its own. */
     PartitionConfigs configs();
 
+    /** Which partitions this broker serves and as what ({@link Leadership#ALONE} for a broker on its own). */
+    default Leadership leadership() {
+        return Leadership.ALONE;
+    }
+
     /**
      * Waits for a parked fetch or a pending acks=all produce to be answered. When the broker shuts
      * down, the wait is cancelled (a {@link java.util.concurrent.CancellationException}) and the

@@ -108,6 +108,9 @@ public final class ServeCommand implements Subcommand {
         // socket.request.max.bytes is a --config key; the pool (--queued-max-request-bytes) must hold one such frame.
         config = config.withMaxFrameBytes((int) config.configs().brokerLong(LogConfigKeys.SOCKET_REQUEST_MAX_BYTES));
         ConnectionLimits limits = limits(flags, config);
+        for (ServeExtension extension : extensions) {
+            config = extension.configure(config, flags);
+        }
         Broker broker;
         try {
             broker = Broker.start(config, limits, err);
@@ -162,7 +165,9 @@ public final class ServeCommand implements Subcommand {
 
     /** The extensions later chapters registered (none in chapter 3 alone). */
     private static List<ServeExtension> extensions() {
-        return Services.load(ServeExtension.class);
+        List<ServeExtension> extensions = new ArrayList<>(Services.load(ServeExtension.class));
+        extensions.sort(java.util.Comparator.comparingInt(ServeExtension::startOrder)); // stable: class names next
+        return extensions;
     }
 
     private static String extensionUsage() {

@@ -17,11 +17,28 @@ import kaenlog.cli.UsageException;
  * flags and what starts beside the broker.
  */
 public interface ServeExtension {
+    /**
+     * Where it starts among the extensions, lowest first (then by class name): an extension that
+     * needs what another starts (chapter 10 registers the Kafka port chapter 9 opens) starts later.
+     */
+    default int startOrder() {
+        return 0;
+    }
+
     /** The valued flags this extension adds to {@code klog serve}, e.g. {@code kafka-port}. */
     Set<String> flags();
 
     /** Its part of {@code klog serve}'s usage line, e.g. {@code [--kafka-port P]}. */
     String usage();
+
+    /**
+     * Before the broker starts: what this extension changes in its config (chapter 10: a cluster
+     * member's {@link Leadership}, so that the broker never serves a request before it knows what it
+     * may serve). By default nothing. A bad flag value is a {@link UsageException}.
+     */
+    default BrokerConfig configure(BrokerConfig config, Flags flags) throws UsageException {
+        return config;
+    }
 
     /**
      * Starts beside {@code broker}, or returns empty when none of its flags was given. What it

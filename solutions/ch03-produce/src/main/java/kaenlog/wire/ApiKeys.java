@@ -31,6 +31,11 @@ public final class ApiKeys {
     public static final short DELETE_TOPICS = 8;
     /** Chapter 9: the topics and their partitions (Kafka's Metadata; {@code klog topics --describe}). */
     public static final short DESCRIBE_TOPICS = 9;
+    /**
+     * Chapter 10: a follower asks its leader where a leader epoch ends (Kafka's OffsetsForLeaderEpoch,
+     * KIP-101 and KIP-279), before its first fetch from a new leader.
+     */
+    public static final short OFFSETS_FOR_LEADER_EPOCH = 10;
 
     /** One row of the table. */
     public record ApiKey(short key, String name, int chapter) {
@@ -47,7 +52,8 @@ public final class ApiKeys {
             new ApiKey(LIST_OFFSETS, "LIST_OFFSETS", 3),
             new ApiKey(CREATE_TOPICS, "CREATE_TOPICS", 9),
             new ApiKey(DELETE_TOPICS, "DELETE_TOPICS", 9),
-            new ApiKey(DESCRIBE_TOPICS, "DESCRIBE_TOPICS", 9));
+            new ApiKey(DESCRIBE_TOPICS, "DESCRIBE_TOPICS", 9),
+            new ApiKey(OFFSETS_FOR_LEADER_EPOCH, "OFFSETS_FOR_LEADER_EPOCH", 10));
 
     private ApiKeys() {
     }

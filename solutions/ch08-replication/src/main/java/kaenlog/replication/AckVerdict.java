@@ -1,5 +1,7 @@
 package kaenlog.replication;
 
+import kaenlog.wire.ErrorCode;
+
 /**
  * How an acks=all write that is already in the leader's log stands: NotYet, Committed,
  * NotEnoughReplicasAfterAppend.
@@ -18,6 +20,15 @@ public enum AckVerdict {
     COMMITTED,
     /** The high watermark covers the write, but the ISR shrank below the minimum after the append. */
     NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+
+    /** The answer a waiting producer gets: none yet for NotYet, NONE or NOT_ENOUGH_REPLICAS_AFTER_APPEND. */
+    public java.util.Optional<ErrorCode> errorCode() {
+        return switch (this) {
+            case NOT_YET -> java.util.Optional.empty();
+            case COMMITTED -> java.util.Optional.of(ErrorCode.NONE);
+            case NOT_ENOUGH_REPLICAS_AFTER_APPEND -> java.util.Optional.of(ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        };
+    }
 
     /** The verdict's name as the demo prints it: NotYet, Committed, NotEnoughReplicasAfterAppend. */
     public String displayName() {

@@ -1,8 +1,10 @@
 package kaenlog.replication;
 
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 import kaenlog.broker.ReplicaGate;
+import kaenlog.wire.ErrorCode;
 
 /**
  * Chapter 3's {@link ReplicaGate}, answered from the ISR: an acks=all write is done once the
@@ -37,6 +39,12 @@ public final class IsrGate implements ReplicaGate {
      * Chapter 3's question: may the acks=all answer go out? Only for Committed. A boolean cannot
      * say "written, but too few replicas" (NotEnoughReplicasAfterAppend): ask {@link #verdict} for that.
      */
+    /** Chapter 3's waiting produce is answered by the verdict: NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND; NotYet waits. */
+    @Override
+    public Optional<ErrorCode> answer(long requiredOffset) {
+        return verdict(requiredOffset).errorCode();
+    }
+
     @Override
     public boolean checkEnoughReplicasReached(long requiredOffset) {
         // BEGIN-SOLUTION ch08 task 10: only a Committed write may be answered (IsrGateTest)

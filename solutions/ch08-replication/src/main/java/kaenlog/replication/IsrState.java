@@ -22,7 +22,7 @@ import java.util.TreeSet;
  * (the committed ISR and the "maximal" ISR that includes pending AlterPartition changes): with no
  * controller to wait for, a change takes effect at once, so both are the same set here.
  */
-public final class IsrState {
+public final class IsrState implements IsrView {
     /** Kafka's default {@code replica.lag.time.max.ms} (ReplicationConfigs.REPLICA_LAG_TIME_MAX_MS_DEFAULT). */
     public static final long REPLICA_LAG_TIME_MAX_MS = 30_000L;
 
@@ -105,11 +105,13 @@ public final class IsrState {
     }
 
     /** The same members as a read-only set, for {@link HighWatermark#advanceHw}. */
+    @Override
     public SortedSet<Integer> maximalIsr() {
         return Collections.unmodifiableSortedSet(maximalIsr);
     }
 
     /** Each follower's LEO as last reported; a follower that has not fetched yet has no entry. */
+    @Override
     public Map<Integer, Long> followerLeos() {
         return Collections.unmodifiableMap(followerLeos);
     }
@@ -124,6 +126,7 @@ public final class IsrState {
         return leaderId;
     }
 
+    @Override
     public int minIsr() {
         return minIsr;
     }

@@ -5,8 +5,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.LongSupplier;
 import kaenlog.broker.Broker;
+import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.ServeExtension;
 import kaenlog.cli.Flags;
 import kaenlog.cli.UsageException;
@@ -21,6 +21,12 @@ public final class ClusterServeExtension implements ServeExtension {
     /** Kafka's default is 18 s (zookeeper.session.timeout.ms); shorter, so a learner sees a failover soon. */
     private static final int DEFAULT_SESSION_MS = 6_000;
 
+    /** After chapter 9's Kafka listener, whose port it registers. */
+    @Override
+    public int startOrder() {
+        return 1;
+    }
+
     @Override
     public Set<String> flags() {
         return Set.of("broker-id", "zookeeper", "advertised-host", "zookeeper-session-timeout-ms");
@@ -32,35 +38,46 @@ public final class ClusterServeExtension implements ServeExtension {
                 + " [--zookeeper-session-timeout-ms MS (6000)]]";
     }
 
+    /** The leadership the broker starts with, made before it listens; null when not in a cluster. */
+    private ClusterLeadership leadership;
+
+    /**
+     * With {@code --zookeeper}, the broker starts as a member of a cluster that knows nothing yet:
+     * it refuses every produce and fetch until it has joined and read its partitions' states.
+     */
     @Override
-    public Optional<Closeable> start(Broker broker, Flags flags, PrintStream out, PrintStream err)
-            throws IOException, UsageException {
+    public BrokerConfig configure(BrokerConfig config, Flags flags) throws UsageException {
         if (!flags.has("zookeeper")) {
             if (flags.has("broker-id")) {
                 throw new UsageException("--broker-id needs --zookeeper");
             }
-            return Optional.empty();
+            return config;
         }
         if (!flags.has("broker-id")) {
             throw new UsageException("--zookeeper needs --broker-id");
         }
-        int id = flags.intValue("broker-id", 0, 0, Integer.MAX_VALUE);
+        leadership = new ClusterLeadership(flags.intValue("broker-id", 0, 0, Integer.MAX_VALUE));
+        return config.withLeadership(leadership);
+    }
+
+    @Override
+    public Optional<Closeable> start(Broker broker, Flags flags, PrintStream out, PrintStream err)
+            throws IOException, UsageException {
+        if (leadership == null) {
+            return Optional.empty();
+        }
+        int id = leadership.brokerId();
         String address = broker.address();
         int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
         String host = flags.string("advertised-host", broker.config().host());
-        int kafkaPort = flags.has("kafka-port") ? flags.intValue("kafka-port", 0, 0, 65_535) : BrokerInfo.NO_PORT;
+        // chapter 9's listener has started (startOrder): its port is the one it picked when --kafka-port 0
+        int kafkaPort = flags.has("kafka-port") && !broker.extraListenerPorts().isEmpty()
+                ? broker.extraListenerPorts().get(0) : BrokerInfo.NO_PORT;
         int sessionMs = flags.intValue("zookeeper-session-timeout-ms", DEFAULT_SESSION_MS, 1, Integer.MAX_VALUE);
-        ClusterMember member = ClusterMember.join(flags.string("zookeeper", ""), sessionMs,
-                new BrokerInfo(id, host, port, kafkaPort == 0 ? BrokerInfo.NO_PORT : kafkaPort),
-                registrationMs(broker), err);
+        ClusterMember member = ClusterMember.join(broker, leadership, flags.string("zookeeper", ""), sessionMs,
+                new BrokerInfo(id, host, port, kafkaPort), err, failure -> { });
         out.println("cluster member " + id + " of " + flags.string("zookeeper", ""));
         out.flush();
         return Optional.of(member);
-    }
-
-    /** The registration's timestamp: the broker's wall clock, or its virtual time (--now-ms). */
-    private static long registrationMs(Broker broker) {
-        LongSupplier clock = broker.config().clock();
-        return clock != null ? clock.getAsLong() : broker.config().startNowMs();
     }
 }

@@ -20,12 +20,17 @@ import org.apache.zookeeper.KeeperException;
  * sets (Kafka's maximal ISR, PendingShrinkIsr and PendingExpandIsr): a shrink counts only once
  * written, an expansion at once. A write refused because the state moved (the controller elected,
  * say) ends this broker's ISR changes until it reads the state again: what it decided from is stale.
+ *
+ * <p>Its methods hold its monitor: a broker's ISR timer, its followers' fetches and its produces ask
+ * it from their own threads. It never takes a partition's lock, so a partition holding its own may
+ * ask it ({@link #maximalIsr}) without a deadlock.
  */
 public final class LeaderIsr {
     /** Kafka's isr-expiration task runs every replica.lag.time.max.ms / 2. */
     public static final long ISR_EXPIRATION_INTERVAL_MS = IsrState.REPLICA_LAG_TIME_MAX_MS / 2;
 
     private final ZkClient zk;
+    private final long replicaLagTimeMaxMs;
     private final String topic;
     private final int partition;
     private final int leaderId;
@@ -35,7 +40,14 @@ public final class LeaderIsr {
     private boolean fenced;
 
     public LeaderIsr(ZkClient zk, String topic, int partition, Versioned<PartitionState> state, IsrState lag) {
+        this(zk, topic, partition, state, lag, IsrState.REPLICA_LAG_TIME_MAX_MS);
+    }
+
+    /** @param replicaLagTimeMaxMs Kafka's {@code replica.lag.time.max.ms}: silent longer than this, a follower leaves */
+    public LeaderIsr(ZkClient zk, String topic, int partition, Versioned<PartitionState> state, IsrState lag,
+                     long replicaLagTimeMaxMs) {
         this.zk = zk;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.topic = topic;
         this.partition = partition;
         this.leaderId = state.value().leader();
@@ -45,17 +57,17 @@ public final class LeaderIsr {
     }
 
     /**
-     * The isr-expiration tick: the ISR members silent for more than replica.lag.time.max.ms are
+     * The isr-expiration tick: the ISR members silent for more than {@code replicaLagTimeMaxMs} are
      * removed, written conditionally. True when the shrunk ISR was written.
      */
-    public boolean maybeShrink(long nowMs) throws KeeperException, InterruptedException {
+    public synchronized boolean maybeShrink(long nowMs) throws KeeperException, InterruptedException {
         if (fenced) {
             return false;
         }
         // BEGIN-SOLUTION ch10 task 8: shrink the ISR by lag, counted only once written (LeaderIsrTest)
         List<Integer> kept = new ArrayList<>();
         for (int replica : committed.value().isr()) {
-            if (replica == leaderId || nowMs - lag.lastCaughtUpMs(replica) <= IsrState.REPLICA_LAG_TIME_MAX_MS) {
+            if (replica == leaderId || nowMs - lag.lastCaughtUpMs(replica) <= replicaLagTimeMaxMs) {
                 kept.add(replica);
             }
         }
@@ -70,7 +82,7 @@ public final class LeaderIsr {
      * A follower's fetch reached the high watermark: out of the ISR, it joins it, counted at once,
      * then written conditionally. True when the expanded ISR was written.
      */
-    public boolean maybeExpand(int replicaId, long fetchOffset, long highWatermark)
+    public synchronized boolean maybeExpand(int replicaId, long fetchOffset, long highWatermark)
             throws KeeperException, InterruptedException {
         if (fenced || committed.value().isr().contains(replicaId)) {
             return false;
@@ -87,7 +99,7 @@ public final class LeaderIsr {
     }
 
     /** Writes {@code isr} on the version last read; on a refusal, stops until {@link #reread}. */
-    private boolean write(List<Integer> isr) throws KeeperException, InterruptedException {
+    private synchronized boolean write(List<Integer> isr) throws KeeperException, InterruptedException {
         PartitionState current = committed.value();
         PartitionState next = new PartitionState(current.leader(), current.leaderEpoch(), isr, current.controllerEpoch());
         // BEGIN-SOLUTION ch10 task 8: commit on success, fence on a refusal (LeaderIsrTest)
@@ -108,7 +120,7 @@ public final class LeaderIsr {
      * it goes on from the state read; else it has nothing to change (a {@link PartitionRole} acts
      * on the new state). True when it is back.
      */
-    public boolean reread() throws KeeperException, InterruptedException {
+    public synchronized boolean reread() throws KeeperException, InterruptedException {
         Optional<Versioned<PartitionState>> read = PartitionStateStore.read(zk, topic, partition);
         if (read.isEmpty() || read.get().value().leader() != leaderId
                 || read.get().value().leaderEpoch() != committed.value().leaderEpoch()) {
@@ -122,17 +134,17 @@ public final class LeaderIsr {
     }
 
     /** The ISR the HW and acks=all count: the committed one and any change not yet known written. */
-    public SortedSet<Integer> maximalIsr() {
-        return Collections.unmodifiableSortedSet(maximal);
+    public synchronized SortedSet<Integer> maximalIsr() {
+        return Collections.unmodifiableSortedSet(new TreeSet<>(maximal)); // a copy: the set changes under other threads
     }
 
     /** The ISR as last written or read, with its zkVersion. */
-    public Versioned<PartitionState> committed() {
+    public synchronized Versioned<PartitionState> committed() {
         return committed;
     }
 
     /** True after a refused write, until {@link #reread}. */
-    public boolean fenced() {
+    public synchronized boolean fenced() {
         return fenced;
     }
 }

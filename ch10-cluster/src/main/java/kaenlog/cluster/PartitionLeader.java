@@ -1,0 +1,177 @@
+package kaenlog.cluster;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedSet;
+import kaenlog.broker.ReplicaGate;
+import kaenlog.replication.AckVerdict;
+import kaenlog.replication.Cluster;
+import kaenlog.replication.IsrState;
+import kaenlog.replication.IsrView;
+import kaenlog.replication.Replica;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.workbook.Todo;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * A partition this broker leads, for one leader epoch: chapter 8's {@link Replica} and its high
+ * watermark rule, chapter 8's {@link IsrState} for who fetched when, and the
+ * {@link LeaderIsr} of task 8 (LeaderIsrTest) for the ISR written to ZooKeeper. It is the partition's replica gate: an
+ * acks=all produce waits on it (chapter 3's {@code Partition}).
+ *
+ * <p>Followers' fetches arrive on their connections' threads, the ISR timer on its own, produces
+ * on theirs: every change holds this object's monitor. The gate's questions do not: the partition
+ * asks them while it holds its own lock, which a change here takes to move the high watermark, so
+ * they ask {@link LeaderIsr}, which guards its own sets (and never takes the partition's lock). A leader
+ * that stopped (a newer state names another leader, or none) refuses everything and answers the
+ * produces still waiting NOT_LEADER_OR_FOLLOWER.
+ */
+public final class PartitionLeader implements ReplicaGate, IsrView {
+    private final Replica replica;
+    private final int leaderEpoch;
+    private final int minIsr;
+    private final IsrState lag;
+    private final LeaderIsr isr;
+    private volatile boolean stopped;
+
+    /**
+     * @param state      the state znode that names this broker leader, with its zkVersion
+     * @param assignment the partition's replicas, in assignment order
+     * @param minIsr     the topic's {@code min.insync.replicas}
+     * @param nowMs      when this broker took over: every follower counts as caught up then
+     */
+    public PartitionLeader(ZkClient zk, String topic, int partition, Replica replica, Versioned<PartitionState> state,
+                           List<Integer> assignment, int minIsr, long replicaLagTimeMaxMs, long nowMs) {
+        this.replica = replica;
+        this.leaderEpoch = state.value().leaderEpoch();
+        this.minIsr = minIsr;
+        List<Integer> followers = new ArrayList<>(assignment);
+        followers.remove(Integer.valueOf(replica.id()));
+        this.lag = new IsrState(replica.id(), followers, minIsr, nowMs);
+        this.isr = new LeaderIsr(zk, topic, partition, state, lag, replicaLagTimeMaxMs);
+    }
+
+    /**
+     * Kafka's check of the leader epoch a request names against the one this broker last learnt
+     * ({@code Partition.checkCurrentLeaderEpoch}, on a leader and a follower alike): -1 is not
+     * checked (a consumer); an older epoch than the local one is FENCED_LEADER_EPOCH (the one who
+     * asks missed a leader change); a newer one is UNKNOWN_LEADER_EPOCH (this broker has not learnt
+     * the newer state yet: ask again soon); the same epoch is NONE.
+     */
+    public static ErrorCode checkLeaderEpoch(int currentLeaderEpoch, int localLeaderEpoch) {
+        throw new Todo("ch10 task 9: older is fenced, newer is unknown, -1 is not checked (FollowerFetchTest)");
+    }
+
+    /**
+     * What a follower's fetch teaches the leader, before the leader reads for it (chapter 8's
+     * order): the epoch is checked first, then the fetch offset is recorded as the follower's LEO
+     * (and the time as when it was last heard from), then a follower out of the ISR whose fetch
+     * reached the high watermark joins it, and last the high watermark moves to what the ISR now
+     * holds. NONE lets the fetch be read; any other code is its answer.
+     */
+    public synchronized ErrorCode onFollowerFetch(int replicaId, long fetchOffset, int currentLeaderEpoch, long nowMs)
+            throws IOException, KeeperException, InterruptedException {
+        if (stopped) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        if (!lag.followers().contains(replicaId)) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER; // Kafka: a broker that is no replica of it is no follower
+        }
+        throw new Todo("ch10 task 9: check the epoch, learn the LEO, let a caught-up follower in, move the HW (FollowerFetchTest)");
+    }
+
+    /**
+     * The isr-expiration tick: followers silent for longer than replica.lag.time.max.ms leave the
+     * ISR (written first, counted once written), which may move the high watermark: a dead follower
+     * no longer holds it back. A leader fenced by a refused write reads the state again first.
+     * True when the ISR shrank.
+     */
+    public synchronized boolean maybeShrinkIsr(long nowMs) throws IOException, KeeperException, InterruptedException {
+        if (stopped) {
+            return false;
+        }
+        if (isr.fenced() && !isr.reread()) {
+            return false; // no longer this leader's to change: a newer state will stop it
+        }
+        boolean shrunk = isr.maybeShrink(nowMs);
+        if (shrunk) {
+            Cluster.recomputeHw(replica, this);
+            replica.partition().wakeWaiting(); // a write waiting for the one that left is answered now
+        }
+        return shrunk;
+    }
+
+    /**
+     * Before an append: acks=all under {@code min.insync.replicas} is refused with NOT_ENOUGH_REPLICAS
+     * and nothing is written. It counts the ISR as WRITTEN in ZooKeeper (Kafka's
+     * {@code partitionState.isr} in {@code appendRecordsToLeader}), not the maximal one: a follower
+     * whose joining is not written yet does not let a write in. acks=0 and acks=1 are never refused
+     * here: they do not wait for replicas.
+     */
+    public ErrorCode produceRefusal(short acks) {
+        if (stopped) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        throw new Todo("ch10 task 10: acks=all under min ISR, counted as written, is refused before the append (AcksAllTest)");
+    }
+
+    /**
+     * After the append, a waiting acks=all produce whose records end before {@code requiredOffset}:
+     * NOT_LEADER_OR_FOLLOWER once this broker stopped leading (its records may be cut by the new
+     * leader: only the new leader can answer them), else chapter 8's verdict on the live high
+     * watermark and the MAXIMAL ISR (Kafka's {@code checkEnoughReplicasReachOffset}): empty while it
+     * waits, NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND.
+     */
+    @Override
+    public Optional<ErrorCode> answer(long requiredOffset) {
+        throw new Todo("ch10 task 10: a stopped leader answers nothing good; else the HW and the maximal ISR decide (AcksAllTest)");
+    }
+
+    @Override
+    public boolean checkEnoughReplicasReached(long requiredOffset) {
+        return answer(requiredOffset).filter(error -> error == ErrorCode.NONE).isPresent();
+    }
+
+    /** This leadership is over: nothing more is accepted, and the waiting produces are answered. */
+    public void stop() throws IOException {
+        stopped = true;
+        replica.partition().wakeWaiting();
+    }
+
+    @Override
+    public synchronized Map<Integer, Long> followerLeos() {
+        return lag.followerLeos();
+    }
+
+    @Override
+    public SortedSet<Integer> maximalIsr() {
+        return isr.maximalIsr();
+    }
+
+    @Override
+    public int minIsr() {
+        return minIsr;
+    }
+
+    /** The ISR as last written or read. */
+    public List<Integer> committedIsr() {
+        return isr.committed().value().isr();
+    }
+
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    public Replica replica() {
+        return replica;
+    }
+
+    public boolean stopped() {
+        return stopped;
+    }
+}

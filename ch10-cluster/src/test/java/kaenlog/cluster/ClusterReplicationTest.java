@@ -1,0 +1,121 @@
+package kaenlog.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.RecordBatch;
+import kaenlog.client.BrokerClient;
+import kaenlog.idem.Idempotence;
+import kaenlog.log.FetchIsolation;
+import kaenlog.replication.Replica;
+import kaenlog.testkit.WaitsFor;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.InitProducerId;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole chapter at work: three brokers in this JVM, each on its own port and directory, one
+ * ZooKeeper; followers fetch from their leader over TCP, acks=all waits for the ISR, a leader that
+ * leaves is replaced by the first live ISR member, and an idempotent producer that retries to the
+ * new leader is answered with the offsets the old one gave.
+ */
+@Order(25)
+@WaitsFor("a cluster of three brokers to reach a state: followers fetching over TCP, a new leader elected")
+class ClusterReplicationTest {
+    @RegisterExtension
+    static final ZooKeeperFixture ZK = new ZooKeeperFixture();
+    private static final String PARTITION = "orders-0";
+    private static final long WAIT_MS = 20_000;
+
+    @TempDir
+    Path root;
+
+    @Test
+    void followersCopyTheLeadersBatchesByteForByteAndAcksAllWaitsForThem() throws Exception {
+        try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 3)) {
+            cluster.createTopic("orders", Map.of(0, List.of(1, 2, 3)), Map.of("min.insync.replicas", "2"));
+            assertThat(cluster.await(() -> cluster.leaderOf(PARTITION).isPresent(), WAIT_MS))
+                    .as("the controller elects broker 1, the first of the assignment, and broker 1 leads").isTrue();
+            TestCluster.Node leader = cluster.leaderOf(PARTITION).orElseThrow();
+            assertThat(leader.id).isEqualTo(1);
+            try (BrokerClient client = leader.client()) {
+                for (int i = 0; i < 20; i++) {
+                    ProduceResponse answer = client.produce(PARTITION, ProduceRequest.ACKS_ALL, batch("m" + i));
+                    assertThat(answer.error()).as("acks=all with the ISR whole: answered once the HW covers it")
+                            .isEqualTo(ErrorCode.NONE);
+                    assertThat(answer.baseOffset()).isEqualTo(i);
+                }
+            }
+            assertThat(cluster.await(() -> cluster.nodes().stream().allMatch(n -> hw(n) == 20), WAIT_MS))
+                    .as("every replica ends with LEO and HW 20 (a follower learns the HW in the next response)")
+                    .isTrue();
+            List<Integer> crcs = crcs(leader.replica(PARTITION).orElseThrow());
+            for (TestCluster.Node node : cluster.nodes()) {
+                assertThat(crcs(node.replica(PARTITION).orElseThrow()))
+                        .as("broker %d holds the leader's batches CRC for CRC: no offset reassigned", node.id)
+                        .isEqualTo(crcs);
+            }
+        }
+    }
+
+    @Test
+    void aLeaderThatLeavesIsReplacedAndAnIdempotentRetryIsADuplicate() throws Exception {
+        try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 3)) {
+            cluster.createTopic("orders", Map.of(0, List.of(1, 2, 3)), Map.of("min.insync.replicas", "2"));
+            assertThat(cluster.await(() -> cluster.leaderOf(PARTITION).isPresent(), WAIT_MS)).isTrue();
+            ByteBuffer resent;
+            long pid;
+            try (BrokerClient client = cluster.leaderOf(PARTITION).orElseThrow().client()) {
+                pid = InitProducerId.Response.decode(client.call(InitProducerId.API_KEY,
+                        InitProducerId.encodeRequest())).producerId();
+                client.produce(PARTITION, ProduceRequest.ACKS_ALL, Idempotence.producerBatch(pid, (short) 0, 0,
+                        List.of("a", "b"), 1_700_000_000_000L));
+                resent = Idempotence.producerBatch(pid, (short) 0, 2, List.of("c"), 1_700_000_000_000L);
+                assertThat(client.produce(PARTITION, ProduceRequest.ACKS_ALL, resent.duplicate()).baseOffset())
+                        .isEqualTo(2);
+            }
+            cluster.stop(1);
+            assertThat(cluster.await(() -> cluster.leaderOf(PARTITION).map(n -> n.id == 2).orElse(false), WAIT_MS))
+                    .as("broker 1 left: the controller elects broker 2, the first live ISR member in assignment order")
+                    .isTrue();
+            TestCluster.Node newLeader = cluster.node(2);
+            assertThat(newLeader.leadership.leaderOf(PARTITION).orElseThrow().leaderEpoch())
+                    .as("at leader epoch 1: one more than the epoch broker 1 led at").isEqualTo(1);
+            try (BrokerClient client = newLeader.client()) {
+                ProduceResponse retry = client.produce(PARTITION, ProduceRequest.ACKS_ALL, resent.duplicate());
+                assertThat(retry.error()).as("the retry of a batch the old leader wrote is a success").isEqualTo(ErrorCode.NONE);
+                assertThat(retry.baseOffset())
+                        .as("answered DUPLICATE with the old leader's offset 2: the follower kept the producer's window")
+                        .isEqualTo(2);
+                assertThat(client.produce(PARTITION, ProduceRequest.ACKS_ALL,
+                        Idempotence.producerBatch(pid, (short) 0, 3, List.of("d"), 1_700_000_000_000L)).baseOffset())
+                        .as("and the next sequence is written after it").isEqualTo(3);
+            }
+        }
+    }
+
+    private static long hw(TestCluster.Node node) {
+        return node.replica(PARTITION).map(r -> r.leo() == 20 ? r.highWatermark() : -1).orElse(-1L);
+    }
+
+    private static List<Integer> crcs(Replica replica) throws Exception {
+        ByteBuffer bytes = replica.partition().locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END));
+        List<Integer> crcs = new ArrayList<>();
+        RecordBatch.decodeAll(bytes).forEach(batch -> crcs.add(batch.header().crc()));
+        return crcs;
+    }
+
+    private static ByteBuffer batch(String value) {
+        return new BatchBuilder().append(1_700_000_000_000L, "k", value).build();
+    }
+}

@@ -1,0 +1,137 @@
+package kaenlog.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import kaenlog.batch.BatchBuilder;
+import kaenlog.replication.Replica;
+import kaenlog.replication.Role;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 9: the leader's side of a follower's fetch: the epoch checked first, then the fetch offset
+ * learnt as the follower's LEO, a caught-up follower let into the ISR, and the high watermark moved.
+ */
+@Order(9)
+class FollowerFetchTest {
+    @RegisterExtension
+    static final ZooKeeperFixture ZK = new ZooKeeperFixture();
+    private static final long T0 = 1_700_000_000_000L;
+    private static final long LAG = 30_000;
+    private static final String TOPIC = "orders";
+    private static final int EPOCH = 4;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anEpochOlderThanTheLocalOneIsFencedANewerOneUnknown() {
+        assertThat(PartitionLeader.checkLeaderEpoch(3, 4))
+                .as("a follower still at epoch 3 missed a leader change: FENCED_LEADER_EPOCH, it must learn the new state")
+                .isEqualTo(ErrorCode.FENCED_LEADER_EPOCH);
+        assertThat(PartitionLeader.checkLeaderEpoch(5, 4))
+                .as("a follower at epoch 5 knows a state this broker has not read yet: UNKNOWN_LEADER_EPOCH, ask again")
+                .isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH);
+        assertThat(PartitionLeader.checkLeaderEpoch(4, 4)).as("the same epoch is served").isEqualTo(ErrorCode.NONE);
+    }
+
+    @Test
+    void minusOneIsNotChecked() {
+        assertThat(PartitionLeader.checkLeaderEpoch(FetchRequest.NO_LEADER_EPOCH, 4))
+                .as("-1 means 'no epoch to check' (a consumer's fetch), never an old epoch").isEqualTo(ErrorCode.NONE);
+        assertThat(PartitionLeader.checkLeaderEpoch(0, 4))
+                .as("epoch 0 is an epoch like any other: older than 4").isEqualTo(ErrorCode.FENCED_LEADER_EPOCH);
+    }
+
+    @Test
+    void theFetchOffsetIsTheFollowersLeoAndTheHighWatermarkMovesInTheSameFetch() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = leader(replica, List.of(1, 2, 3));
+            assertThat(leader.onFollowerFetch(2, 10, EPOCH, T0)).isEqualTo(ErrorCode.NONE);
+            assertThat(replica.highWatermark()).as("follower 3 has not fetched yet: the HW waits for it").isZero();
+            assertThat(leader.onFollowerFetch(3, 7, EPOCH, T0)).isEqualTo(ErrorCode.NONE);
+            assertThat(leader.followerLeos()).as("each fetch offset is that follower's LEO")
+                    .isEqualTo(Map.of(2, 10L, 3, 7L));
+            assertThat(replica.highWatermark())
+                    .as("the HW moves to the smallest LEO of the ISR in the very fetch that reported it: record the"
+                            + " LEO first, then recompute, or the HW lags one more round")
+                    .isEqualTo(7);
+        }
+    }
+
+    @Test
+    void aFetchFromAStaleEpochIsRefusedAndTeachesTheLeaderNothing() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = leader(replica, List.of(1, 2, 3));
+            leader.onFollowerFetch(3, 10, EPOCH, T0);
+            assertThat(leader.onFollowerFetch(2, 10, EPOCH - 1, T0))
+                    .as("a follower of epoch 3 asks leader epoch 4").isEqualTo(ErrorCode.FENCED_LEADER_EPOCH);
+            assertThat(leader.followerLeos())
+                    .as("validated before it is recorded: an offset from a stale epoch may be from a log that diverged")
+                    .doesNotContainKey(2);
+            assertThat(replica.highWatermark()).as("so the HW does not move on it").isZero();
+            assertThat(leader.onFollowerFetch(2, 10, EPOCH + 1, T0)).isEqualTo(ErrorCode.UNKNOWN_LEADER_EPOCH);
+            assertThat(leader.followerLeos()).as("nor on a fetch from an epoch not known yet").doesNotContainKey(2);
+        }
+    }
+
+    @Test
+    void aCaughtUpFollowerJoinsTheIsrAndFromThenOnHoldsTheHighWatermark() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = leader(replica, List.of(1, 2));
+            leader.onFollowerFetch(2, 6, EPOCH, T0);
+            assertThat(replica.highWatermark()).isEqualTo(6);
+            leader.onFollowerFetch(3, 2, EPOCH, T0);
+            assertThat(leader.maximalIsr()).as("follower 3 fetches from 2, below the HW 6: it stays out").containsExactly(1, 2);
+            assertThat(replica.highWatermark()).as("and a follower outside the ISR never holds the HW back")
+                    .isEqualTo(6);
+            leader.onFollowerFetch(3, 6, EPOCH, T0);
+            assertThat(leader.maximalIsr()).as("from the HW itself: caught up, it joins").containsExactly(1, 2, 3);
+            assertThat(PartitionStateStore.read(ZK.connect(), TOPIC, 0).orElseThrow().value().isr())
+                    .as("the leader writes the larger ISR itself").containsExactly(1, 2, 3);
+            leader.onFollowerFetch(2, 10, EPOCH, T0);
+            assertThat(replica.highWatermark()).as("an ISR member now: the HW waits for follower 3 at 6 as well")
+                    .isEqualTo(6);
+        }
+    }
+
+    @Test
+    void aFollowerHeardFromStaysInTheIsrPastTheLagOfTheFirstFetch() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = leader(replica, List.of(1, 2, 3));
+            leader.onFollowerFetch(2, 10, EPOCH, T0 + LAG);
+            leader.onFollowerFetch(3, 10, EPOCH, T0);
+            assertThat(leader.maybeShrinkIsr(T0 + LAG + 1))
+                    .as("follower 3 last fetched at T0, follower 2 at T0 + %d: only 3 leaves after the lag", LAG).isTrue();
+            assertThat(leader.committedIsr()).as("the fetch time recorded is when each fetch came").containsExactly(1, 2);
+        }
+    }
+
+    /** A leader at epoch {@link #EPOCH} with {@code records} records, its HW at 0 (eager HW off). */
+    private Replica leaderWith(int records) throws Exception {
+        Replica replica = Replica.open(1, Role.FOLLOWER, dir.resolve("orders-0"));
+        replica.stopEagerHighWatermark();
+        replica.becomeLeader(EPOCH);
+        for (int i = 0; i < records; i++) {
+            replica.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + i).build());
+        }
+        return replica;
+    }
+
+    private static PartitionLeader leader(Replica replica, List<Integer> isr) throws Exception {
+        ZkClient zk = ZK.connect();
+        ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
+        PartitionStateStore.createAssignment(zk, TOPIC, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
+        PartitionStateStore.createStates(zk, controller, TOPIC, Map.of(0, new PartitionState(1, EPOCH, isr, 1)));
+        return new PartitionLeader(zk, TOPIC, 0, replica, PartitionStateStore.read(zk, TOPIC, 0).orElseThrow(),
+                List.of(1, 2, 3), 2, LAG, T0);
+    }
+}

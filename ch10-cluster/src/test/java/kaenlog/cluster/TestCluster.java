@@ -1,0 +1,202 @@
+package kaenlog.cluster;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import kaenlog.broker.Broker;
+import kaenlog.broker.BrokerConfig;
+import kaenlog.broker.PartitionConfigs;
+import kaenlog.client.BrokerClient;
+import kaenlog.replication.Replica;
+import kaenlog.workbook.Todo;
+
+/**
+ * A cluster of real brokers in the test JVM: each a chapter 3 {@link Broker} on its own port and
+ * data directory, each a {@link ClusterMember} of the same ZooKeeper, their followers fetching over
+ * TCP. Time is each broker's virtual time, ticking as the real one. A broker "dies" by closing its
+ * session and its sockets ({@link #stop}) and comes back on the same directory ({@link #restart}).
+ *
+ * <p>Whatever fails in a member's threads is kept; {@link #await} rethrows the first failure that
+ * is a learner's TODO (or any other bug), so a test whose task is not written fails on its TODO
+ * instead of waiting for ever.
+ */
+final class TestCluster implements AutoCloseable {
+    /** One broker of the cluster. */
+    static final class Node {
+        final int id;
+        final Broker broker;
+        final ClusterLeadership leadership;
+        final ClusterMember member;
+        final ByteArrayOutputStream log;
+
+        Node(int id, Broker broker, ClusterLeadership leadership, ClusterMember member, ByteArrayOutputStream log) {
+            this.id = id;
+            this.broker = broker;
+            this.leadership = leadership;
+            this.member = member;
+            this.log = log;
+        }
+
+        String log() {
+            return log.toString(StandardCharsets.UTF_8);
+        }
+
+        BrokerClient client() throws IOException {
+            return BrokerClient.connect("127.0.0.1", broker.port(), 30_000);
+        }
+
+        Optional<Replica> replica(String partition) {
+            return leadership.replica(partition).map(PartitionReplica::replica);
+        }
+    }
+
+    static final int SESSION_MS = 4_000;
+    private final String zookeeper;
+    private final Path root;
+    private final PartitionConfigs configs;
+    private final Map<Integer, Node> nodes = new TreeMap<>();
+    private final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+
+    private TestCluster(String zookeeper, Path root, PartitionConfigs configs) {
+        this.zookeeper = zookeeper;
+        this.root = root;
+        this.configs = configs;
+    }
+
+    /**
+     * Brokers 1..{@code brokers}, with {@code configs} (e.g. {@code replica.fetch.backoff.ms=50}) on
+     * top of short fetch waits, so that a test sees a round in tens of milliseconds.
+     */
+    static TestCluster start(String zookeeper, Path root, int brokers, String... configs) throws IOException {
+        PartitionConfigs all = PartitionConfigs.load().with("replica.fetch.wait.max.ms=100")
+                .with("replica.fetch.backoff.ms=50");
+        for (String config : configs) {
+            all = all.with(config);
+        }
+        TestCluster cluster = new TestCluster(zookeeper, root, all);
+        for (int id = 1; id <= brokers; id++) {
+            cluster.startBroker(id);
+        }
+        return cluster;
+    }
+
+    /** Starts broker {@code id} on its directory {@code root/broker-id}, joined to the cluster. */
+    Node startBroker(int id) throws IOException {
+        ClusterLeadership leadership = new ClusterLeadership(id);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream log = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        Broker broker = Broker.start(BrokerConfig.of(root.resolve("broker-" + id)).withConfigs(configs)
+                .withLeadership(leadership), log);
+        ClusterMember member;
+        try {
+            member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS,
+                    new BrokerInfo(id, "127.0.0.1", broker.port(), BrokerInfo.NO_PORT), log, failures::add);
+        } catch (IOException | RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+        Node node = new Node(id, broker, leadership, member, bytes);
+        nodes.put(id, node);
+        return node;
+    }
+
+    /** Broker {@code id} leaves: its session closed (its registration goes at once), its sockets closed. */
+    void stop(int id) {
+        Node node = nodes.remove(id);
+        node.member.close();
+        node.broker.close();
+    }
+
+    /** Broker {@code id} comes back on the same directory, a new session, a new broker epoch. */
+    Node restart(int id) throws IOException {
+        return startBroker(id);
+    }
+
+    Node node(int id) {
+        return nodes.get(id);
+    }
+
+    List<Node> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    /** The broker that leads {@code partition} now, by its own account. */
+    Optional<Node> leaderOf(String partition) {
+        return nodes.values().stream().filter(n -> n.leadership.leaderOf(partition).isPresent()).findFirst();
+    }
+
+    /** Creates a topic the way an administrator does: the assignment and its configs; the controller writes the states. */
+    void createTopic(String topic, Map<Integer, List<Integer>> assignment, Map<String, String> configs)
+            throws Exception {
+        try (ZkClient admin = ZkClient.connect(zookeeper, SESSION_MS)) {
+            PartitionStateStore.createAssignment(admin, topic, new TreeMap<>(assignment), configs);
+        }
+    }
+
+    /**
+     * Waits until {@code condition} holds, at most {@code timeoutMs}; a failure in a member's thread
+     * (a TODO, say) is thrown as soon as it happens. False when the time ran out.
+     */
+    boolean await(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
+        long waitedMs = 0;
+        while (waitedMs < timeoutMs) {
+            rethrowFailure();
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(20);
+            waitedMs += 20;
+        }
+        rethrowFailure();
+        return condition.getAsBoolean();
+    }
+
+    /** The first failure of a member's threads that is not an I/O error (those are a failover's weather). */
+    void rethrowFailure() {
+        synchronized (failures) {
+            for (Throwable failure : failures) {
+                if (failure instanceof Todo todo) {
+                    throw todo;
+                }
+            }
+            for (Throwable failure : failures) {
+                if (failure instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                if (failure instanceof Error error) {
+                    throw error;
+                }
+                if (!(failure instanceof IOException)) {
+                    throw new IllegalStateException(failure);
+                }
+            }
+        }
+    }
+
+    String logs() {
+        StringBuilder all = new StringBuilder();
+        nodes.values().forEach(n -> all.append("---- broker ").append(n.id).append('\n').append(n.log()));
+        return all.toString();
+    }
+
+    @Override
+    public void close() {
+        for (Node node : List.copyOf(nodes.values())) {
+            try {
+                stop(node.id);
+            } catch (RuntimeException e) {
+                throw new UncheckedIOException(new IOException("stopping broker " + node.id, e));
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.ProduceRequest;
+import kaenlog.wire.ProduceResponse;
+
+/**
+ * Which partitions this broker serves, and as what: Kafka's {@code ReplicaManager} asks it before
+ * every produce and fetch ({@code getPartitionOrError}: NOT_LEADER_OR_FOLLOWER). A broker alone
+ * ({@link #ALONE}, chapters 3 to 9) leads every partition it holds and refuses nothing; chapter
+ * 10's cluster gives the broker one that knows, per partition, the leader and its epoch from
+ * ZooKeeper, and where a follower's fetch teaches the leader that follower's log end (chapter 8).
+ *
+ * <p>The broker is given its leadership before it listens ({@link BrokerConfig#withLeadership}),
+ * so no request is ever served by a broker that does not know yet what it may serve.
+ */
+public interface Leadership {
+    /** One broker leading every partition it holds: nothing refused, produces create partitions. */
+    Leadership ALONE = new Leadership() {
+    };
+
+    /**
+     * Before a client's produce is checked further or anything created: NONE to go on, else the
+     * answer (NOT_LEADER_OR_FOLLOWER; NOT_ENOUGH_REPLICAS for acks=all under
+     * {@code min.insync.replicas}, checked BEFORE the append, chapter 8).
+     */
+    default ErrorCode produceRefusal(ProduceRequest request) {
+        return ErrorCode.NONE;
+    }
+
+    /** A produce's append, run by {@link #produce} while this broker may take it. */
+    @FunctionalInterface
+    interface Append {
+        CompletableFuture<ProduceResponse> run() throws IOException;
+    }
+
+    /**
+     * Runs a produce's {@code append} (chapter 3's path: the log appends, the answer waits as acks
+     * says) if this broker may still take it, asking {@link #produceRefusal} again under a guard no
+     * change of role passes (Kafka's {@code leaderIsrUpdateLock}, read-held by every append): a
+     * produce checked while this broker led must not be written after it stopped leading. A broker
+     * alone just appends.
+     */
+    default CompletableFuture<ProduceResponse> produce(ProduceRequest request, Append append) throws IOException {
+        return append.run();
+    }
+
+    /**
+     * Before a fetch is read: NONE to go on, else the answer (NOT_LEADER_OR_FOLLOWER,
+     * FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH). A follower's fetch is where its leader learns the
+     * follower's log end offset, from the fetch offset, before it reads (chapter 8).
+     */
+    default ErrorCode beforeFetch(FetchRequest request, long nowMs) {
+        return ErrorCode.NONE;
+    }
+
+    /** Before any other read of a partition for a client (ListOffsets): NONE, or NOT_LEADER_OR_FOLLOWER. */
+    default ErrorCode readRefusal(String partition) {
+        return ErrorCode.NONE;
+    }
+
+    /**
+     * Whether a client's produce may create the partition it names. A broker alone: yes. In a
+     * cluster a partition exists where the controller's assignment puts it, never where a client
+     * happens to write.
+     */
+    default boolean producesCreatePartitions() {
+        return true;
+    }
+
+    /** The cluster as this broker knows it, for Kafka's Metadata; empty for a broker alone. */
+    default Optional<ClusterView> cluster() {
+        return Optional.empty();
+    }
+
+    /** A live broker and where clients reach it. */
+    record BrokerEndpoint(int id, String host, int port, int kafkaPort) {
+    }
+
+    /**
+     * One partition as the cluster's metadata holds it: its leader (-1: none, the partition is
+     * offline), the leader epoch, the assigned replicas in assignment order, the ISR, and the
+     * assigned replicas that are not live.
+     */
+    record PartitionView(int partition, int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr,
+                         List<Integer> offlineReplicas) {
+    }
+
+    /** What Kafka's MetadataCache answers Metadata from. */
+    interface ClusterView {
+        /** The live brokers, by id. */
+        List<BrokerEndpoint> liveBrokers();
+
+        /** The controller's broker id, or -1 when there is none. */
+        int controllerId();
+
+        /** Every topic with an assignment, sorted. */
+        List<String> topics();
+
+        /** A topic's partitions by number, or empty when the cluster has no such topic. */
+        Optional<List<PartitionView>> partitions(String topic);
+    }
+}

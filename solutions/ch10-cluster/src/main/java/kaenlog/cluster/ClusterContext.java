@@ -1,0 +1,25 @@
+package kaenlog.cluster;
+
+/** What a broker's replicas need of the cluster member they belong to. */
+interface ClusterContext {
+    /** The member's ZooKeeper session: a leader writes its ISR with it. */
+    ZkClient zk();
+
+    /** The broker's time. */
+    long nowMs();
+
+    /** The topic's {@code min.insync.replicas}: its own config in ZooKeeper, else the broker's. */
+    int minIsr(String topic);
+
+    /** Kafka's {@code replica.lag.time.max.ms}. */
+    long replicaLagTimeMaxMs();
+
+    /** How followers fetch: Kafka's {@code replica.fetch.*}. */
+    ReplicaFetcher.FetcherConfig fetcherConfig();
+
+    /** Connects to broker {@code leaderId}'s kaen-log port, found in its registration when the fetcher connects. */
+    ReplicaFetcher.Connector connectorTo(int leaderId);
+
+    /** A fetcher's thread failed: the broker's log hears of it (and a test may fail on it). */
+    void fetcherFailed(String partition, Throwable failure);
+}

@@ -1,0 +1,41 @@
+package kaenlog.cluster;
+
+import java.io.IOException;
+import kaenlog.client.BrokerClient;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
+import kaenlog.wire.OffsetsForLeaderEpoch;
+
+/** A follower's connection to its leader's kaen-log port: chapter 3's client, chapter 3's frames. */
+final class TcpLeaderEndpoint implements ReplicaFetcher.LeaderEndpoint {
+    private final BrokerClient client;
+
+    private TcpLeaderEndpoint(BrokerClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Connects to {@code leader}'s kaen-log port. A read that waits longer than {@code readTimeoutMs}
+     * fails (Kafka's replica.socket.timeout.ms): a leader stopped, not dead, must not hold its
+     * followers forever.
+     */
+    static TcpLeaderEndpoint connect(BrokerInfo leader, int readTimeoutMs) throws IOException {
+        return new TcpLeaderEndpoint(BrokerClient.connect(leader.host(), leader.port(), readTimeoutMs));
+    }
+
+    @Override
+    public FetchResponse fetch(FetchRequest request) throws IOException {
+        return client.fetch(request);
+    }
+
+    @Override
+    public OffsetsForLeaderEpoch.Response offsetsForLeaderEpoch(OffsetsForLeaderEpoch.Request request)
+            throws IOException {
+        return OffsetsForLeaderEpoch.Response.decode(client.call(OffsetsForLeaderEpoch.API_KEY, request.encode()));
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.close();
+    }
+}
