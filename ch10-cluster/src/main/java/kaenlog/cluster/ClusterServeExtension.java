@@ -15,7 +15,9 @@ import kaenlog.cli.UsageException;
  * {@code klog serve --broker-id N --zookeeper H:P[,H:P...]}: the broker joins a cluster whose
  * metadata is in ZooKeeper ({@link ClusterMember}). It registers its kaen-log port and, with
  * {@code --kafka-port}, its Kafka port; {@code --advertised-host} is the host it registers (the
- * listening host by default), for brokers on other machines.
+ * listening host by default), for brokers on other machines, and {@code --advertised-port} /
+ * {@code --advertised-kafka-port} the ports (the listening ones by default), for a broker reached
+ * through a proxy or a port forward (reliability's fault harness puts one between the brokers).
  */
 public final class ClusterServeExtension implements ServeExtension {
     /** Kafka's default is 18 s (zookeeper.session.timeout.ms); shorter, so a learner sees a failover soon. */
@@ -29,12 +31,14 @@ public final class ClusterServeExtension implements ServeExtension {
 
     @Override
     public Set<String> flags() {
-        return Set.of("broker-id", "zookeeper", "advertised-host", "zookeeper-session-timeout-ms");
+        return Set.of("broker-id", "zookeeper", "advertised-host", "advertised-port", "advertised-kafka-port",
+                "zookeeper-session-timeout-ms");
     }
 
     @Override
     public String usage() {
         return "[--broker-id N --zookeeper H:P[,H:P...] (chapter 10: join a cluster) [--advertised-host H]"
+                + " [--advertised-port P] [--advertised-kafka-port P]"
                 + " [--zookeeper-session-timeout-ms MS (6000)]]";
     }
 
@@ -70,9 +74,13 @@ public final class ClusterServeExtension implements ServeExtension {
         String address = broker.address();
         int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
         String host = flags.string("advertised-host", broker.config().host());
+        port = flags.intValue("advertised-port", port, 1, 65_535);
         // chapter 9's listener has started (startOrder): its port is the one it picked when --kafka-port 0
         int kafkaPort = flags.has("kafka-port") && !broker.extraListenerPorts().isEmpty()
                 ? broker.extraListenerPorts().get(0) : BrokerInfo.NO_PORT;
+        if (flags.has("advertised-kafka-port")) {
+            kafkaPort = flags.intValue("advertised-kafka-port", kafkaPort, 1, 65_535);
+        }
         int sessionMs = flags.intValue("zookeeper-session-timeout-ms", DEFAULT_SESSION_MS, 1, Integer.MAX_VALUE);
         ClusterMember member = ClusterMember.join(broker, leadership, flags.string("zookeeper", ""), sessionMs,
                 new BrokerInfo(id, host, port, kafkaPort), err, failure -> { });

@@ -1,6 +1,7 @@
 package kaenlog.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -69,7 +70,7 @@ class ReplicaFetcherTest {
             FakeLeader leader = new FakeLeader(leaderLog);
             ReplicaFetcher fetcher = fetcher(follower);
             assertThat(fetcher.fetchOnce(leader)).isEqualTo(ReplicaFetcher.Outcome.FETCHED);
-            assertThat(fetcher.fetchOnce(leader)).isEqualTo(ReplicaFetcher.Outcome.FETCHED);
+            Throwable secondFailed = catchThrowable(() -> fetcher.fetchOnce(leader)); // the question is checked first
             FetchRequest first = leader.asked.get(0);
             FetchRequest second = leader.asked.get(1);
             assertThat(first.replicaId()).as("a follower names its broker id: the leader reads to its log end for it")
@@ -80,6 +81,7 @@ class ReplicaFetcherTest {
             assertThat(second.fetchOffset())
                     .as("then from its LEO, 4: the fetch offset IS what tells the leader how far this follower got")
                     .isEqualTo(4);
+            assertThat(secondFailed).as("and the answer to it, nothing new, applies cleanly").isNull();
             assertThat(first.maxBytes()).isEqualTo(CONFIG.maxBytes());
             assertThat(first.maxWaitMs()).isEqualTo(CONFIG.maxWaitMs());
         }
