@@ -1,5 +1,7 @@
 package kaenlog.batch;
 
+import static kaenlog.batch.KafkaBatches.kaenLogView;
+import static kaenlog.batch.KafkaBatches.onlyBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -149,32 +151,6 @@ class CompressedBatchOracleTest {
             case ZSTD -> org.apache.kafka.common.compress.Compression.zstd().build();
             case NONE -> org.apache.kafka.common.compress.Compression.NONE;
         };
-    }
-
-    private static MutableRecordBatch onlyBatch(MemoryRecords records, String context) {
-        List<MutableRecordBatch> batches = new ArrayList<>();
-        records.batches().forEach(batches::add);
-        assertThat(batches).as("%s: the bytes hold exactly one batch", context).hasSize(1);
-        return batches.get(0);
-    }
-
-    private static List<Record> kaenLogView(MutableRecordBatch batch) {
-        List<Record> out = new ArrayList<>();
-        for (org.apache.kafka.common.record.Record r : batch) {
-            List<RecordHeader> headers = new ArrayList<>();
-            for (Header h : r.headers()) {
-                headers.add(new RecordHeader(h.key(), h.value()));
-            }
-            out.add(new Record(r.offset(), r.timestamp(), r.hasKey() ? toArray(r.key()) : null,
-                    r.hasValue() ? toArray(r.value()) : null, headers));
-        }
-        return out;
-    }
-
-    private static byte[] toArray(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.duplicate().get(bytes);
-        return bytes;
     }
 
     private static byte[] bytes(String s) {

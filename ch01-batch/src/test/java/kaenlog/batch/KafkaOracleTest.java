@@ -1,5 +1,8 @@
 package kaenlog.batch;
 
+import static kaenlog.batch.BatchFields.bytesOf;
+import static kaenlog.batch.KafkaBatches.kaenLogView;
+import static kaenlog.batch.KafkaBatches.onlyBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
@@ -278,8 +281,8 @@ class KafkaOracleTest {
      * the message names the field that differs, not the checksum that follows from it.
      */
     private static void assertSameBytes(String what, ByteBuffer expected, ByteBuffer actual) {
-        byte[] want = toArray(expected);
-        byte[] got = toArray(actual);
+        byte[] want = bytesOf(expected);
+        byte[] got = bytesOf(actual);
         byte[] wantMasked = withoutCrc(want);
         byte[] gotMasked = withoutCrc(got);
         assertThat(gotMasked)
@@ -525,34 +528,7 @@ class KafkaOracleTest {
         return new org.apache.kafka.common.header.internals.RecordHeader(h.key(), h.value());
     }
 
-    private static MutableRecordBatch onlyBatch(MemoryRecords records, String context) {
-        List<MutableRecordBatch> batches = new ArrayList<>();
-        records.batches().forEach(batches::add);
-        assertThat(batches).as("%s: the bytes hold exactly one batch", context).hasSize(1);
-        return batches.get(0);
-    }
-
-    /** Kafka's records, in kaen-log's terms, to compare whole records at once. */
-    private static List<Record> kaenLogView(MutableRecordBatch batch) {
-        List<Record> out = new ArrayList<>();
-        for (org.apache.kafka.common.record.Record r : batch) {
-            List<RecordHeader> headers = new ArrayList<>();
-            for (Header h : r.headers()) {
-                headers.add(new RecordHeader(h.key(), h.value()));
-            }
-            out.add(new Record(r.offset(), r.timestamp(), r.hasKey() ? toArray(r.key()) : null,
-                    r.hasValue() ? toArray(r.value()) : null, headers));
-        }
-        return out;
-    }
-
     // ---------------------------------------------------------------- small helpers
-
-    private static byte[] toArray(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.duplicate().get(bytes);
-        return bytes;
-    }
 
     private static byte[] bytes(String s) {
         return s == null ? null : s.getBytes(StandardCharsets.UTF_8);

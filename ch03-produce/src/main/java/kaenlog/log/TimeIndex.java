@@ -1,14 +1,8 @@
 package kaenlog.log;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 import kaenlog.batch.BatchHeader;
 
 /**
@@ -23,28 +17,21 @@ import kaenlog.batch.BatchHeader;
  * TimeIndex.maybeAppend); a segment that stops being the active one gets a last entry holding its
  * largest timestamp (Kafka's LogSegment.onBecomeInactiveSegment). Given code: no task.
  */
-public final class TimeIndex implements Closeable {
+public final class TimeIndex extends IndexFile<TimeIndex.Entry> {
     public static final int ENTRY_SIZE = 12;
 
     /** One entry: the largest timestamp up to {@code offset}, and that offset. */
     public record Entry(long timestamp, long offset) {
     }
 
-    private final Path file;
-    private final long baseOffset;
-    private final List<Entry> entries = new ArrayList<>();
-    private FileChannel channel;
-
     private TimeIndex(Path file, long baseOffset) {
-        this.file = file;
-        this.baseOffset = baseOffset;
+        super(file, baseOffset, ENTRY_SIZE);
     }
 
     /** An empty index, replacing whatever file was there. */
     static TimeIndex create(Path file, long baseOffset) throws IOException {
         TimeIndex index = new TimeIndex(file, baseOffset);
-        index.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.READ, StandardOpenOption.TRUNCATE_EXISTING);
+        index.createFile();
         return index;
     }
 
@@ -62,15 +49,11 @@ public final class TimeIndex implements Closeable {
      * the segment. The caller then rebuilds it from the log, as for the offset index.
      */
     static TimeIndex load(Path file, long baseOffset, long nextOffset, long maxTimestamp) throws IOException {
-        if (!Files.exists(file)) {
-            return null;
-        }
-        byte[] bytes = Files.readAllBytes(file);
-        if (bytes.length % ENTRY_SIZE != 0) {
+        ByteBuffer in = storedEntries(file, ENTRY_SIZE);
+        if (in == null) {
             return null;
         }
         TimeIndex index = new TimeIndex(file, baseOffset);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
         while (in.hasRemaining()) {
             Entry entry = new Entry(in.getLong(), baseOffset + in.getInt());
             Entry last = index.lastEntry();
@@ -81,10 +64,7 @@ public final class TimeIndex implements Closeable {
             }
             index.entries.add(entry);
         }
-        if (Files.isWritable(file)) { // read-only, the entries are kept in memory only
-            index.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
-            index.channel.position(index.channel.size());
-        }
+        index.openForAppend();
         return index;
     }
 
@@ -102,12 +82,8 @@ public final class TimeIndex implements Closeable {
             throw new IllegalArgumentException("time index offsets must not go back: " + offset + " after "
                     + last.offset());
         }
-        ByteBuffer entry = ByteBuffer.allocate(ENTRY_SIZE);
-        entry.putLong(timestamp).putInt(Math.toIntExact(offset - baseOffset)).flip();
-        while (channel != null && entry.hasRemaining()) {
-            channel.write(entry);
-        }
-        entries.add(new Entry(timestamp, offset));
+        add(new Entry(timestamp, offset), ByteBuffer.allocate(ENTRY_SIZE)
+                .putLong(timestamp).putInt(Math.toIntExact(offset - baseOffset)).flip());
     }
 
     /**
@@ -134,46 +110,6 @@ public final class TimeIndex implements Closeable {
 
     /** Drops the entries whose offset is at or past {@code offset} (after the log was truncated there). */
     void truncateTo(long offset) throws IOException {
-        int keep = entries.size();
-        while (keep > 0 && entries.get(keep - 1).offset() >= offset) {
-            keep--;
-        }
-        truncateToEntries(keep);
-    }
-
-    /** Keeps the first {@code count} entries. */
-    void truncateToEntries(int count) throws IOException {
-        while (entries.size() > count) {
-            entries.remove(entries.size() - 1);
-        }
-        if (channel != null) {
-            channel.truncate((long) entries.size() * ENTRY_SIZE);
-            channel.position(channel.size());
-        }
-    }
-
-    public List<Entry> entries() {
-        return List.copyOf(entries);
-    }
-
-    public Path file() {
-        return file;
-    }
-
-    private Entry lastEntry() {
-        return entries.isEmpty() ? null : entries.get(entries.size() - 1);
-    }
-
-    void flush() throws IOException {
-        if (channel != null) {
-            channel.force(true);
-        }
-    }
-
-    @Override
-    public void close() throws IOException {
-        if (channel != null) {
-            channel.close();
-        }
+        dropLast(entry -> entry.offset() >= offset);
     }
 }

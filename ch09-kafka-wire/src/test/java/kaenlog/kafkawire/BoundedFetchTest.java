@@ -132,7 +132,7 @@ class BoundedFetchTest {
     void theAnswerIsCappedByMaxBytesAndOnlyTheFirstPartitionWithDataMayExceedItByOneBatch() throws IOException {
         try (Broker broker = start(PartitionConfigs.load());
              KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
-            KafkaTooLargeTest.preflight(broker); // an exercise not written yet fails here, as its TODO
+            Preflight.run(broker); // an exercise not written yet fails here, as its TODO
             fill(broker, "capped", 3, 5);
 
             Answer small = fetch(listener.port(), request(10, "capped", partition(0, 1 << 20), partition(1, 1 << 20),
@@ -154,7 +154,7 @@ class BoundedFetchTest {
     void partitionMaxBytesZeroGivesNoBatchUnlessThePartitionIsTheFirstWithData() throws IOException {
         try (Broker broker = start(PartitionConfigs.load());
              KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
-            KafkaTooLargeTest.preflight(broker); // an exercise not written yet fails here, as its TODO
+            Preflight.run(broker); // an exercise not written yet fails here, as its TODO
             fill(broker, "zero", 3, 2);
 
             Answer answer = fetch(listener.port(), request(1 << 20, "zero", partition(0, 0), partition(1, 0),
@@ -170,7 +170,7 @@ class BoundedFetchTest {
     void fetchMaxBytesCapsTheAnswerWhateverTheRequestAsks() throws IOException {
         try (Broker broker = start(PartitionConfigs.load().with(KafkaConfigKeys.FETCH_MAX_BYTES + "=3000"));
              KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
-            KafkaTooLargeTest.preflight(broker); // an exercise not written yet fails here, as its TODO
+            Preflight.run(broker); // an exercise not written yet fails here, as its TODO
             fill(broker, "broker-cap", 2, 5);
 
             Answer answer = fetch(listener.port(), request(Integer.MAX_VALUE, "broker-cap", partition(0, 1 << 20),
@@ -185,7 +185,7 @@ class BoundedFetchTest {
     void aPartitionNamedManyTimesIsAnsweredOnce() throws IOException {
         try (Broker broker = start(PartitionConfigs.load());
              KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog))) {
-            KafkaTooLargeTest.preflight(broker); // an exercise not written yet fails here, as its TODO
+            Preflight.run(broker); // an exercise not written yet fails here, as its TODO
             fill(broker, "twice", 2, 2);
             FetchRequestData.FetchPartition[] named = new FetchRequestData.FetchPartition[101];
             for (int i = 0; i < 100; i++) {

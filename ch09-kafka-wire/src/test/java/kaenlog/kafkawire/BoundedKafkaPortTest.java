@@ -1,10 +1,9 @@
 package kaenlog.kafkawire;
 
+import static kaenlog.kafkawire.KafkaFrames.frame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.Socket;
@@ -29,7 +28,6 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -67,25 +65,11 @@ class BoundedKafkaPortTest {
         }
     }
 
-    private static byte[] frame(AbstractRequest request, ApiKeys key, int correlationId) {
-        ByteBuffer buffer = request.serializeWithHeader(new RequestHeader(key, request.version(), "c", correlationId));
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
-    }
-
     /** One request over a real connection (so the broker's per-request bookkeeping runs), its answer's body. */
     private static ByteBuffer roundTrip(int port, byte[] frame) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
-            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            out.writeInt(frame.length);
-            out.write(frame);
-            out.flush();
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            byte[] answer = new byte[in.readInt()];
-            in.readFully(answer);
-            return ByteBuffer.wrap(answer);
+            return KafkaFrames.roundTrip(socket, frame);
         }
     }
 

@@ -95,7 +95,7 @@ class KafkaPortLogTest {
                 ConnectionLimits.defaults(), new PrintStream(brokerLog, true, StandardCharsets.UTF_8));
              KafkaListener listener = KafkaListener.start(broker, "127.0.0.1", 0,
                      new PrintStream(brokerLog, true, StandardCharsets.UTF_8))) {
-            KafkaTooLargeTest.preflight(broker);
+            Preflight.run(broker);
             byte[] frame = unknownRequest(7, clientId);
             for (int i = 0; i < requests; i++) {
                 sendOne(listener.port(), frame);

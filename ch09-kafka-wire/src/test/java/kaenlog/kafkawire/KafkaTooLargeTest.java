@@ -1,10 +1,11 @@
 package kaenlog.kafkawire;
 
+import static kaenlog.kafkawire.KafkaFrames.frame;
+import static kaenlog.kafkawire.KafkaFrames.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -37,7 +38,6 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
@@ -78,43 +78,6 @@ class KafkaTooLargeTest {
         return KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog, true, StandardCharsets.UTF_8));
     }
 
-    private static byte[] frame(AbstractRequest request, ApiKeys key, int correlationId) {
-        ByteBuffer buffer = request.serializeWithHeader(new RequestHeader(key, request.version(), "c", correlationId));
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
-    }
-
-    /**
-     * ApiVersions v3 and a small Produce v8 handed to the dispatcher in-process first: a task not
-     * written yet fails here with its TODO, not as a connection the broker closed.
-     */
-    static void preflight(Broker broker) throws IOException {
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", 9092,
-                new PrintStream(java.io.OutputStream.nullOutputStream()));
-        apis.handle(frame(new org.apache.kafka.common.requests.ApiVersionsRequest(
-                new org.apache.kafka.common.message.ApiVersionsRequestData().setClientSoftwareName("preflight")
-                        .setClientSoftwareVersion("1"), (short) 3), ApiKeys.API_VERSIONS, 0));
-        broker.partition(Backend.partitionName("preflight", 0)); // a Kafka-port produce creates nothing
-        broker.partitionsDone();
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(
-                java.util.List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
-                        MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(0L, null, "x".getBytes()))))));
-        apis.handle(frame(new ProduceRequest(data, (short) 8), ApiKeys.PRODUCE, 0));
-    }
-
-    private static ByteBuffer roundTrip(Socket socket, byte[] frame) throws IOException {
-        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-        out.writeInt(frame.length);
-        out.write(frame);
-        out.flush();
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        byte[] answer = new byte[in.readInt()];
-        in.readFully(answer);
-        return ByteBuffer.wrap(answer);
-    }
-
     private static Properties producerConfig(int port, boolean idempotent) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
@@ -132,7 +95,7 @@ class KafkaTooLargeTest {
     void aKafkaProducerWithALargerMaxRequestSizeGetsRecordTooLargeAtOnce() throws Exception {
         try (Broker broker = start(BrokerConfig.of(dir.resolve("data")));
              KafkaListener listener = listen(broker)) {
-            preflight(broker);
+            Preflight.run(broker);
             for (boolean idempotent : new boolean[] {true, false}) {
                 String topic = idempotent ? "big-idempotent" : "big-plain";
                 try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(listener.port(),
@@ -168,7 +131,7 @@ class KafkaTooLargeTest {
         try (Broker broker = start(BrokerConfig.of(dir.resolve("data")));
              KafkaListener listener = listen(broker);
              Socket socket = new Socket("127.0.0.1", listener.port())) {
-            preflight(broker);
+            Preflight.run(broker);
             socket.setSoTimeout(30_000);
             // a produce on the Kafka port creates nothing (Kafka's rule): the two partitions are made first
             broker.partition(Backend.partitionName("mixed", 0));
@@ -217,7 +180,7 @@ class KafkaTooLargeTest {
                 .setTransactionalId(null).setTransactionTimeoutMs(Integer.MAX_VALUE)).build((short) 1);
         try (Broker broker = start(BrokerConfig.of(data)); KafkaListener listener = listen(broker);
              Socket socket = new Socket("127.0.0.1", listener.port())) {
-            preflight(broker);
+            Preflight.run(broker);
             socket.setSoTimeout(30_000);
             roundTrip(socket, frame(init, ApiKeys.INIT_PRODUCER_ID, 1));
         }

@@ -3,8 +3,6 @@ package kaenlog.kafkawire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,13 +14,11 @@ import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -30,17 +26,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.requests.ApiVersionsRequest;
-import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,56 +51,27 @@ class LookupsByTimeTest {
     @TempDir
     Path dir;
     private final ByteArrayOutputStream brokerLog = new ByteArrayOutputStream();
-    private Broker broker;
-    private KafkaListener listener;
+    private KafkaPortFixture kafka;
     private final List<Long> timestamps = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
-        broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
-        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
-        // A task not written yet fails here with its TODO, not with a client waiting for answers.
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), log);
-        ByteBuffer versions = new ApiVersionsRequest(new ApiVersionsRequestData().setClientSoftwareName("preflight")
-                .setClientSoftwareVersion("1"), (short) 3)
-                .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "preflight", 1));
-        assertThat(apis.handle(bytes(versions))).as("ApiVersions v3 is answered").isPresent();
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-                        Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
-        ByteBuffer produce = new ProduceRequest(data, (short) 8)
-                .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 8, "preflight", 2));
-        assertThat(apis.handle(bytes(produce))).as("Produce v8 with acks=1 is answered").isPresent();
+        kafka = KafkaPortFixture.start(BrokerConfig.of(dir.resolve("data")), brokerLog);
         produce();
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
     }
 
     @AfterEach
     void stop() {
-        if (listener != null) {
-            listener.close();
-        }
-        if (broker != null) {
-            broker.close();
+        if (kafka != null) {
+            kafka.close();
         }
     }
 
     /** Records 10 ms apart, every seventh 500 ms in the past (another producer's clock), one far ahead. */
     private void produce() throws Exception {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        Properties config = KafkaPortFixture.producerConfig(kafka.port());
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         config.put(ProducerConfig.BATCH_SIZE_CONFIG, 2_000);
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < RECORDS; i++) {
@@ -145,10 +101,7 @@ class LookupsByTimeTest {
 
     @Test
     void kafkaConsumerOffsetsForTimesLandsOnTheEarliestOffsetAtOrAfterEachTimestamp() {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Properties config = KafkaPortFixture.consumerConfig(kafka.port());
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
             for (long target : TARGETS) {
                 Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(Map.of(CLICKS, target),
@@ -179,7 +132,7 @@ class LookupsByTimeTest {
     @Test
     void adminListOffsetsWithMaxTimestampFindsTheRecordWithTheLargestTimestamp() throws Exception {
         Properties config = new Properties();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka.port());
         config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
         try (Admin admin = Admin.create(config)) {
@@ -209,7 +162,7 @@ class LookupsByTimeTest {
     }
 
     private String kcat(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("kcat", "-b", "127.0.0.1:" + listener.port()));
+        List<String> command = new ArrayList<>(List.of("kcat", "-b", "127.0.0.1:" + kafka.port()));
         command.addAll(List.of(args));
         Process kcat = new ProcessBuilder(command).redirectErrorStream(true).start();
         byte[] out = kcat.getInputStream().readAllBytes();

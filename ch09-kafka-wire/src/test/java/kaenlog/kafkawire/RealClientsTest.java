@@ -19,10 +19,8 @@ import java.nio.file.Files;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.RecordBatch;
-import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
 import kaenlog.testkit.FaultInjectingProxy;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -32,19 +30,15 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
@@ -72,56 +66,24 @@ class RealClientsTest {
     @TempDir
     Path dir;
     private final ByteArrayOutputStream brokerLog = new ByteArrayOutputStream();
-    private Broker broker;
-    private KafkaListener listener;
+    private KafkaPortFixture kafka;
 
     @BeforeEach
     void start() throws Exception {
-        PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
-        broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
-        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
-        preflight(log);
-    }
-
-    /**
-     * The requests a producer starts with, handed to the dispatcher in-process first: a task not
-     * written yet fails here with its TODO, instead of a client waiting for answers that never come.
-     */
-    private void preflight(PrintStream log) throws Exception {
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), log);
-        ByteBuffer versions = new ApiVersionsRequest(new ApiVersionsRequestData().setClientSoftwareName("preflight")
-                .setClientSoftwareVersion("1"), (short) 3)
-                .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "preflight", 1));
-        assertThat(apis.handle(bytes(versions))).as("ApiVersions v3 is answered").isPresent();
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-                        Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
-        ByteBuffer produce = new ProduceRequest(data, (short) 8)
-                .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 8, "preflight", 2));
-        assertThat(apis.handle(bytes(produce))).as("Produce v8 with acks=1 is answered").isPresent();
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
+        kafka = KafkaPortFixture.start(BrokerConfig.of(dir.resolve("data")), brokerLog);
     }
 
     @AfterEach
     void stop() {
-        if (listener != null) {
-            listener.close();
-        }
-        if (broker != null) {
-            broker.close();
+        if (kafka != null) {
+            kafka.close();
         }
     }
 
     @Test
     void anIdempotentKafkaProducerSendsTenThousandRecordsAndAKafkaConsumerReadsThemBackInOrder() throws Exception {
-        produce(listener.port());
-        List<ConsumerRecord<String, String>> read = consume(listener.port());
+        produce(kafka.port());
+        List<ConsumerRecord<String, String>> read = consume(kafka.port());
         assertThat(read).as("every record the producer sent, read back by KafkaConsumer.assign() from the beginning"
                 + " within 40 polls of 250 ms that bring nothing (Fetch is given: a record acknowledged but not read"
                 + " was usually written to another partition than it was answered for, task 6 (RealClientsTest)); broker log:%n%s",
@@ -140,15 +102,15 @@ class RealClientsTest {
 
     @Test
     void answersLostOnTheWayStillLeaveEveryRecordExactlyOnce() throws Exception {
-        try (FaultInjectingProxy proxy = new FaultInjectingProxy("127.0.0.1", listener.port(),
+        try (FaultInjectingProxy proxy = new FaultInjectingProxy("127.0.0.1", kafka.port(),
                 FaultInjectingProxy.Faults.lostAnswers(PROXY_SEED, DROP_RATE))) {
-            listener.advertise("127.0.0.1", proxy.port());
+            kafka.listener.advertise("127.0.0.1", proxy.port());
             produce(proxy.port());
             assertThat(proxy.responsesDropped()).as("the proxy must really have lost answers for this test to mean"
                     + " anything").isPositive();
-            listener.advertise("127.0.0.1", listener.port());
+            kafka.listener.advertise("127.0.0.1", kafka.port());
         }
-        List<ConsumerRecord<String, String>> read = consume(listener.port());
+        List<ConsumerRecord<String, String>> read = consume(kafka.port());
         List<String> values = new ArrayList<>();
         read.forEach(r -> values.add(r.value()));
         assertThat(values).as("lost answers make the producer resend; chapter 7's window answers each resend as a"
@@ -165,15 +127,15 @@ class RealClientsTest {
      */
     private void createTopic(String topic, int partitions) throws Exception {
         for (int p = 0; p < partitions; p++) {
-            broker.partition(Backend.partitionName(topic, p));
+            kafka.broker.partition(Backend.partitionName(topic, p));
         }
-        broker.partitionsDone();
+        kafka.broker.partitionsDone();
     }
 
     @Test
     void aProduceWithAcksZeroIsWrittenButNeverAnswered() throws Exception {
         createTopic("quiet", 1);
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+        KafkaApis apis = new KafkaApis(new Backend(kafka.broker), "127.0.0.1", kafka.port(), new PrintStream(brokerLog));
         assertThat(apis.handle(produceFrame((short) 0, 5, "quiet", 0, 2)))
                 .as("acks=0 is never answered: the client expects no answer, and would take one for the next request's")
                 .isEmpty();
@@ -188,7 +150,7 @@ class RealClientsTest {
     void eachPartitionIsWrittenAndAnsweredUnderItsOwnTopicAndIndex() throws Exception {
         createTopic("alpha", 2);
         createTopic("beta", 1);
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+        KafkaApis apis = new KafkaApis(new Backend(kafka.broker), "127.0.0.1", kafka.port(), new PrintStream(brokerLog));
         ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
         data.topicData().add(new ProduceRequestData.TopicProduceData().setName("alpha").setPartitionData(List.of(
                 partitionData(0, 1), partitionData(1, 2))));
@@ -214,7 +176,7 @@ class RealClientsTest {
     @Test
     void aKaenLogErrorIsAnsweredInKafkasCode() throws Exception {
         createTopic("broken", 1);
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), new PrintStream(brokerLog));
+        KafkaApis apis = new KafkaApis(new Backend(kafka.broker), "127.0.0.1", kafka.port(), new PrintStream(brokerLog));
         MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
                 new SimpleRecord(0L, null, "intact".getBytes(StandardCharsets.UTF_8)));
         ByteBuffer corrupt = records.buffer().duplicate();
@@ -248,8 +210,7 @@ class RealClientsTest {
     }
 
     private static byte[] frame(ProduceRequest request, int correlationId) {
-        return bytes(request.serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, request.version(), "c",
-                correlationId)));
+        return KafkaFrames.frame(request, ApiKeys.PRODUCE, correlationId);
     }
 
     /** The answer, read by kafka-clients as the client that sent the request would read it. */
@@ -280,8 +241,8 @@ class RealClientsTest {
     void aCompressingKafkaProducerIsStoredAsSentAndReadBack(String codec) throws Exception {
         int records = 2_000;
         String topic = "compressed-" + codec;
-        produce(listener.port(), topic, records, codec);
-        List<ConsumerRecord<String, String>> read = consume(listener.port(), new TopicPartition(topic, 0), records);
+        produce(kafka.port(), topic, records, codec);
+        List<ConsumerRecord<String, String>> read = consume(kafka.port(), new TopicPartition(topic, 0), records);
         assertThat(read).as("every record a %s producer sent, read back by a KafkaConsumer; broker log:%n%s",
                 codec, brokerLog).hasSize(records);
         for (int i = 0; i < records; i++) {
@@ -313,7 +274,7 @@ class RealClientsTest {
         for (int i = 0; i < 500; i++) {
             lines.append("a line that repeats itself, so that compressing it pays ").append(i).append('\n');
         }
-        Process kcat = new ProcessBuilder("kcat", "-b", "127.0.0.1:" + listener.port(), "-P", "-t", topic, "-p", "0",
+        Process kcat = new ProcessBuilder("kcat", "-b", "127.0.0.1:" + kafka.port(), "-P", "-t", topic, "-p", "0",
                 "-z", codec, "-X", "linger.ms=50", "-d", "msg").redirectErrorStream(true).start();
         kcat.getOutputStream().write(lines.toString().getBytes(StandardCharsets.UTF_8));
         kcat.getOutputStream().close();
@@ -323,7 +284,7 @@ class RealClientsTest {
         assertThat(kcat.exitValue()).as("kcat -z %s exit status; its output:%n%s%nbroker log:%n%s", codec, output,
                 brokerLog).isZero();
         List<Integer> codecs = storedCodecs(topic);
-        assertThat(consume(listener.port(), new TopicPartition(topic, 0), 500))
+        assertThat(consume(kafka.port(), new TopicPartition(topic, 0), 500))
                 .as("kcat -z %s: all 500 lines stored and read back", codec).hasSize(500);
         if (codec.equals("zstd")) {
             assertThat(codecs).as("kcat -z zstd: the stored batches carry codec 4; kcat said:%n%s", output)
@@ -375,10 +336,8 @@ class RealClientsTest {
     }
 
     private static void produce(int port) throws Exception {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        Properties config = KafkaPortFixture.producerConfig(port);
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
         config.put(ProducerConfig.LINGER_MS_CONFIG, 2);
         config.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 20);
@@ -386,8 +345,6 @@ class RealClientsTest {
         config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < RECORDS; i++) {
@@ -423,16 +380,12 @@ class RealClientsTest {
     }
 
     private static void produce(int port, String topic, int records, String codec) throws Exception {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        Properties config = KafkaPortFixture.producerConfig(port);
         config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < records; i++) {
@@ -451,12 +404,7 @@ class RealClientsTest {
     }
 
     private static List<ConsumerRecord<String, String>> consume(int port, TopicPartition partition, int records) {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Properties config = KafkaPortFixture.consumerConfig(port);
         List<ConsumerRecord<String, String>> read = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
             consumer.assign(List.of(partition));

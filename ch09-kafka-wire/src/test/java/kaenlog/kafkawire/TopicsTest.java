@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +25,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,19 +40,9 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.message.ApiVersionsRequestData;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.requests.ApiVersionsRequest;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
-import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -76,71 +64,41 @@ class TopicsTest {
     @TempDir
     Path dir;
     private final ByteArrayOutputStream brokerLog = new ByteArrayOutputStream();
-    private Broker broker;
-    private KafkaListener listener;
+    private KafkaPortFixture kafka;
 
     private void start(PartitionConfigs configs) throws Exception {
-        PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
-        broker = Broker.start(BrokerConfig.of(dir.resolve("data")).withConfigs(configs), log);
-        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
-        preflight(log);
+        kafka = KafkaPortFixture.start(BrokerConfig.of(dir.resolve("data")).withConfigs(configs), brokerLog);
+        createTopicsPreflight();
     }
 
     private void start() throws Exception {
         start(PartitionConfigs.load());
     }
 
-    /**
-     * ApiVersions, a Produce and a CreateTopics that create nothing, in-process first: a task not
-     * written yet fails here with its TODO, instead of a client waiting for answers that never come.
-     */
-    private void preflight(PrintStream log) throws Exception {
-        KafkaApis apis = new KafkaApis(new Backend(broker), "127.0.0.1", listener.port(), log);
-        ByteBuffer versions = new ApiVersionsRequest(new ApiVersionsRequestData().setClientSoftwareName("preflight")
-                .setClientSoftwareVersion("1"), (short) 3)
-                .serializeWithHeader(new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "preflight", 1));
-        assertThat(apis.handle(bytes(versions))).as("ApiVersions v3 is answered").isPresent();
-        ByteBuffer create = new CreateTopicsRequest.Builder(new CreateTopicsRequestData()).build((short) 7)
-                .serializeWithHeader(new RequestHeader(ApiKeys.CREATE_TOPICS, (short) 7, "preflight", 2));
-        assertThat(apis.handle(bytes(create))).as("CreateTopics v7 naming no topic is answered").isPresent();
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-                        Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
-        ByteBuffer produce = new ProduceRequest(data, (short) 8)
-                .serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 8, "preflight", 3));
-        assertThat(apis.handle(bytes(produce))).as("Produce v8 with acks=1 is answered").isPresent();
-    }
-
-    private static byte[] bytes(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.remaining()];
-        buffer.get(bytes);
-        return bytes;
+    /** After the fixture's preflight, a CreateTopics v7 that creates nothing, in-process too: an Admin's first request. */
+    private void createTopicsPreflight() throws Exception {
+        KafkaApis apis = new KafkaApis(new Backend(kafka.broker), "127.0.0.1", kafka.port(), new PrintStream(brokerLog));
+        CreateTopicsRequest create = new CreateTopicsRequest.Builder(new CreateTopicsRequestData()).build((short) 7);
+        assertThat(apis.handle(KafkaFrames.frame(create, ApiKeys.CREATE_TOPICS, 3)))
+                .as("CreateTopics v7 naming no topic is answered").isPresent();
     }
 
     @AfterEach
     void stop() {
-        if (listener != null) {
-            listener.close();
-        }
-        if (broker != null) {
-            broker.close();
+        if (kafka != null) {
+            kafka.close();
         }
     }
 
     private Admin admin() {
         Properties config = new Properties();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka.port());
         config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         return Admin.create(config);
     }
 
     private KafkaProducer<String, String> producer(Properties extra) {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        Properties config = KafkaPortFixture.producerConfig(kafka.port());
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         config.putAll(extra);
         return new KafkaProducer<>(config);
@@ -301,7 +259,7 @@ class TopicsTest {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic("listed", 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        Process kcat = new ProcessBuilder("kcat", "-b", "127.0.0.1:" + listener.port(), "-L", "-t", "listed")
+        Process kcat = new ProcessBuilder("kcat", "-b", "127.0.0.1:" + kafka.port(), "-L", "-t", "listed")
                 .redirectErrorStream(true).start();
         String output = new String(kcat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(kcat.waitFor(60, TimeUnit.SECONDS)).as("kcat -L finished").isTrue();
@@ -354,12 +312,7 @@ class TopicsTest {
     }
 
     private List<ConsumerRecord<String, String>> consume(TopicPartition partition, int atMost) {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Properties config = KafkaPortFixture.consumerConfig(kafka.port());
         List<ConsumerRecord<String, String>> read = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
             consumer.assign(List.of(partition));

@@ -83,49 +83,14 @@ public final class BoundedBroker {
     }
 
     /** The figures of every probe. */
-    public record Result(StalledFramesProbe.Result stalled, List<Probe> probes) implements Figures {
+    public record Result(StalledFramesProbe.Result stalled, List<Probe> probes) implements ProbeFigures {
         public Result {
             probes = List.copyOf(probes);
-        }
-
-        public Probe probe(String prefix) {
-            return probes.stream().filter(p -> p.name().startsWith(prefix)).findFirst().orElseThrow();
-        }
-
-        @Override
-        public Row row() {
-            return rows().get(0);
         }
 
         @Override
         public String title() {
             return "6 the broker bounded: each limit hit on purpose, a well-behaved client meanwhile";
-        }
-
-        @Override
-        public List<Row> rows() {
-            return probes.stream().map(p -> new Row(p.name(), p.runs(), p.records(), p.faults(), p.lost(), -1, -1))
-                    .toList();
-        }
-
-        @Override
-        public List<String> details() {
-            List<String> lines = new ArrayList<>();
-            for (Probe p : probes) {
-                lines.add(p.name() + (p.ok() ? "" : "  <- FAILED") + ":");
-                p.details().forEach(d -> lines.add("  " + d));
-            }
-            return lines;
-        }
-
-        @Override
-        public boolean ok() {
-            return probes.stream().allMatch(Probe::ok);
-        }
-
-        @Override
-        public boolean ok(Row row) {
-            return probes.stream().filter(p -> p.name().equals(row.scenario())).allMatch(Probe::ok);
         }
     }
 

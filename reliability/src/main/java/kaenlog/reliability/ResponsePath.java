@@ -1,7 +1,6 @@
 package kaenlog.reliability;
 
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.reliability.BoundedBroker.Probe;
 import kaenlog.client.BrokerClient;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
@@ -74,55 +74,15 @@ public final class ResponsePath {
         }
     }
 
-    /** One attack: a row of the report and what it means. */
-    public record Probe(String name, long runs, long records, long faults, boolean ok, List<String> details) {
-        public Probe {
-            details = List.copyOf(details);
-        }
-    }
-
-    public record Result(List<Probe> probes) implements Figures {
+    /** The figures of every attack, a probe each. */
+    public record Result(List<Probe> probes) implements ProbeFigures {
         public Result {
             probes = List.copyOf(probes);
-        }
-
-        public Probe probe(String prefix) {
-            return probes.stream().filter(p -> p.name().startsWith(prefix)).findFirst().orElseThrow();
-        }
-
-        @Override
-        public Row row() {
-            return rows().get(0);
-        }
-
-        @Override
-        public List<Row> rows() {
-            return probes.stream().map(p -> new Row(p.name(), p.runs(), p.records(), p.faults(), 0, -1, -1)).toList();
         }
 
         @Override
         public String title() {
             return "7 the response path (#23 F2, F3): both ports, -Xmx64m, well-behaved clients meanwhile";
-        }
-
-        @Override
-        public List<String> details() {
-            List<String> lines = new ArrayList<>();
-            for (Probe p : probes) {
-                lines.add(p.name() + (p.ok() ? "" : "  <- FAILED") + ":");
-                p.details().forEach(d -> lines.add("  " + d));
-            }
-            return lines;
-        }
-
-        @Override
-        public boolean ok() {
-            return probes.stream().allMatch(Probe::ok);
-        }
-
-        @Override
-        public boolean ok(Row row) {
-            return probes.stream().filter(p -> p.name().equals(row.scenario())).allMatch(Probe::ok);
         }
     }
 
@@ -205,7 +165,7 @@ public final class ResponsePath {
             boolean ok = broker.isAlive() && good.failure == null && failures.isEmpty()
                     && answers.size() == config.inflaters() && largest <= cap;
             return new Probe("7a Fetch answers that inflate (F3)", config.inflaters(), ledger.ackedRecords(),
-                    config.inflaters(), ok, List.of(
+                    config.inflaters(), 0, ok, List.of(
                     config.inflaters() + " Kafka Fetches v11 of exactly " + FRAME_BYTES + " bytes at once, each naming "
                             + config.partitions() + " partitions once and the first " + duplicates(config.partitions())
                             + " more times, max_bytes 2 GiB, partition_max_bytes 1 MiB (" + data
@@ -257,7 +217,7 @@ public final class ResponsePath {
             boolean ok = broker.isAlive() && served && closedByTheBroker == config.nonReaders()
                     && (after.threads() < 0 || after.threads() <= before.threads() + HostileClients.THREAD_TOLERANCE);
             return new Probe("7b clients that read nothing (F2)", config.nonReaders(), ledger.ackedRecords(),
-                    config.nonReaders(), ok, List.of(
+                    config.nonReaders(), 0, ok, List.of(
                     config.nonReaders() + " Kafka Fetches of exactly " + FRAME_BYTES + " bytes (the whole request pool,"
                             + " queued.max.request.bytes) whose answers of " + data + " bytes each nobody reads, held "
                             + config.holdMs() + " ms; --connections-max-idle-ms " + config.idleMs()
@@ -315,7 +275,7 @@ public final class ResponsePath {
             boolean ok = broker.isAlive() && good.failure == null && roundsDuring > 0
                     && good.maxLatencyMs() < SERVED_WITHIN_MS;
             return new Probe("7c frames never finished, pool full (F2)", config.stallers(), ledger.ackedRecords(),
-                    config.stallers(), ok, List.of(
+                    config.stallers(), 0, ok, List.of(
                     config.stallers() + " connections announce a " + FRAME_BYTES + "-byte frame and send half of it,"
                             + " held " + config.holdMs() + " ms (the pool holds 16 such frames);"
                             + " --connections-max-idle-ms " + config.idleMs(),

@@ -1,14 +1,8 @@
 package kaenlog.log;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A segment's sparse offset index ({@code NNN.index}): entries of (offset, position), 8 bytes each on
@@ -20,17 +14,13 @@ import java.util.List;
  * <p>Like Kafka (LogSegment.append), an entry names a batch's LAST offset and the position where
  * that batch starts.
  */
-public final class OffsetIndex implements Closeable {
+public final class OffsetIndex extends IndexFile<OffsetIndex.Entry> {
     public static final int ENTRY_SIZE = 8;
 
     /** One index entry: the last offset of a batch and the file position where the batch starts. */
     public record Entry(long offset, int position) {
     }
 
-    private final Path file;
-    private final long baseOffset;
-    private final List<Entry> entries = new ArrayList<>();
-    private FileChannel channel;
     private AppendListener listener;
 
     /** Told of every entry added, after it is written: the segment writes its time index entry with it. */
@@ -40,15 +30,13 @@ public final class OffsetIndex implements Closeable {
     }
 
     private OffsetIndex(Path file, long baseOffset) {
-        this.file = file;
-        this.baseOffset = baseOffset;
+        super(file, baseOffset, ENTRY_SIZE);
     }
 
     /** An empty index, replacing whatever file was there. */
     static OffsetIndex create(Path file, long baseOffset) throws IOException {
         OffsetIndex index = new OffsetIndex(file, baseOffset);
-        index.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.READ, StandardOpenOption.TRUNCATE_EXISTING);
+        index.createFile();
         return index;
     }
 
@@ -65,15 +53,11 @@ public final class OffsetIndex implements Closeable {
      * the caller then rebuilds it from the log.
      */
     static OffsetIndex load(Path file, long baseOffset, long logSize) throws IOException {
-        if (!Files.exists(file)) {
-            return null;
-        }
-        byte[] bytes = Files.readAllBytes(file);
-        if (bytes.length % ENTRY_SIZE != 0) {
+        ByteBuffer in = storedEntries(file, ENTRY_SIZE);
+        if (in == null) {
             return null;
         }
         OffsetIndex index = new OffsetIndex(file, baseOffset);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
         while (in.hasRemaining()) {
             Entry entry = new Entry(baseOffset + in.getInt(), in.getInt());
             Entry last = index.lastEntry();
@@ -83,10 +67,7 @@ public final class OffsetIndex implements Closeable {
             }
             index.entries.add(entry);
         }
-        if (Files.isWritable(file)) { // read-only, the entries are kept in memory only
-            index.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
-            index.channel.position(index.channel.size());
-        }
+        index.openForAppend();
         return index;
     }
 
@@ -97,12 +78,8 @@ public final class OffsetIndex implements Closeable {
             throw new IllegalArgumentException("index entries must grow: " + offset + "@" + position
                     + " after " + last.offset() + "@" + last.position());
         }
-        ByteBuffer entry = ByteBuffer.allocate(ENTRY_SIZE);
-        entry.putInt(Math.toIntExact(offset - baseOffset)).putInt(position).flip();
-        while (channel != null && entry.hasRemaining()) {
-            channel.write(entry);
-        }
-        entries.add(new Entry(offset, position));
+        add(new Entry(offset, position), ByteBuffer.allocate(ENTRY_SIZE)
+                .putInt(Math.toIntExact(offset - baseOffset)).putInt(position).flip());
         if (listener != null) {
             listener.appended(offset, position);
         }
@@ -142,37 +119,6 @@ public final class OffsetIndex implements Closeable {
 
     /** Drops the entries of batches at or past {@code position} (after the log was truncated there). */
     void truncateToPosition(int position) throws IOException {
-        while (!entries.isEmpty() && lastEntry().position() >= position) {
-            entries.remove(entries.size() - 1);
-        }
-        if (channel != null) {
-            channel.truncate((long) entries.size() * ENTRY_SIZE);
-            channel.position(channel.size());
-        }
-    }
-
-    public List<Entry> entries() {
-        return List.copyOf(entries);
-    }
-
-    public Path file() {
-        return file;
-    }
-
-    private Entry lastEntry() {
-        return entries.isEmpty() ? null : entries.get(entries.size() - 1);
-    }
-
-    void flush() throws IOException {
-        if (channel != null) {
-            channel.force(true);
-        }
-    }
-
-    @Override
-    public void close() throws IOException {
-        if (channel != null) {
-            channel.close();
-        }
+        dropLast(entry -> entry.position() >= position);
     }
 }
