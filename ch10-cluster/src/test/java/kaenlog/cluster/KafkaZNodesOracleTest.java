@@ -12,9 +12,11 @@ import kafka.controller.LeaderIsrAndControllerEpoch;
 import kafka.zk.ConfigEntityZNode;
 import kafka.zk.ControllerEpochZNode;
 import kafka.zk.ControllerZNode;
+import kafka.zk.ProducerIdBlockZNode;
 import kafka.zk.TopicPartitionStateZNode;
 import kafka.zk.TopicZNode;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.server.common.ProducerIdsBlock;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,7 +24,7 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Kafka 3.9.1, the last Kafka with ZooKeeper mode, reads every znode the cluster wrote with its own
- * decoders ({@code kafka.zk.*ZNode.decode}): registration, election, topic creation and a failover,
+ * decoders ({@code kafka.zk.*ZNode.decode}): registration, election, topic creation, producer-id blocks and a failover,
  * read back from ZooKeeper itself.
  */
 @Order(30)
@@ -65,6 +67,17 @@ class KafkaZNodesOracleTest {
                 .as("TopicZNode's replicas of orders-1, in assignment order").containsExactly(2, 1);
         assertThat(ConfigEntityZNode.decode(data(reader, ZNodes.topicConfigPath("orders"))).getProperty("min.insync.replicas"))
                 .as("ConfigEntityZNode").isEqualTo("2");
+
+        ClusterLeadership brokerOne = new ClusterLeadership(1);
+        brokerOne.joined(one);
+        ClusterLeadership brokerTwo = new ClusterLeadership(2);
+        brokerTwo.joined(two);
+        assertThat(List.of(brokerOne.issue(null), brokerTwo.issue(null), brokerOne.issue(null)))
+                .as("each broker hands out ids from a block of its own").containsExactly(0L, 1000L, 1L);
+        ProducerIdsBlock block = ProducerIdBlockZNode.parseProducerIdBlockData(data(reader, ProducerIdBlocks.PATH));
+        assertThat(List.of(block.assignedBrokerId(), block.firstProducerId(), block.lastProducerId()))
+                .as("ProducerIdBlockZNode reads the latest block: broker 2's, ids 1000..1999")
+                .containsExactly(2, 1000L, 1999L);
 
         one.close();
         ControllerEpoch second = ControllerElection.elect(two, 2, NOW_MS).orElseThrow();
