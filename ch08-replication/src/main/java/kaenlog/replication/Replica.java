@@ -130,10 +130,13 @@ public final class Replica implements Closeable {
     public int appendAsFollower(ByteBuffer batches) throws IOException {
         int records = 0;
         List<LeaderEpochCache.EpochEntry> before = epochs.entries();
-        for (RecordBatch batch : RecordBatch.decodeAll(batches.duplicate())) {
-            records += batch.records().size();
-            if (batch.header().partitionLeaderEpoch() >= 0) {
-                epochs.assign(batch.header().partitionLeaderEpoch(), batch.baseOffset());
+        // Headers only: the log validates every batch as it writes it, and a follower never
+        // decompresses or decodes the leader's records (neither does Kafka's).
+        for (ByteBuffer batch : RecordBatch.sliceAll(batches)) {
+            BatchHeader header = BatchHeader.readFrom(batch.duplicate());
+            records += header.recordCount();
+            if (header.partitionLeaderEpoch() >= 0) {
+                epochs.assign(header.partitionLeaderEpoch(), header.baseOffset());
             }
         }
         partition.locked(log -> {

@@ -74,10 +74,10 @@ final class PartitionReplica {
 
     /**
      * Acts on a state read from the partition's state znode: a state whose leader epoch is not newer
-     * than the last one acted on changes nothing (the rule of task 6 (PartitionRoleTest), asked here first so the old role is
-     * ended before the new one begins); otherwise the old role ends (the fetcher stopped and joined,
-     * the leader stopped, its waiting produces answered NOT_LEADER_OR_FOLLOWER), the role decides, and
-     * the new role starts.
+     * than the last one acted on changes nothing (the rule of task 6 (PartitionRoleTest), asked here
+     * first so the old role is ended before the new one begins); otherwise the fetcher is stopped and
+     * joined, the role decides, the new role starts, and the old leader, if any, stops: its waiting
+     * produces are answered by the new gate, NOT_LEADER_OR_FOLLOWER unless this broker leads again.
      */
     PartitionRole.Decision onState(Versioned<PartitionState> state, List<Integer> assignment, ClusterContext context)
             throws IOException {
@@ -86,13 +86,17 @@ final class PartitionReplica {
         }
         roleChange.writeLock().lock();
         try {
-            endRole();
+            closeFetcher();
+            PartitionLeader previous = leader;
+            leader = null;
             PartitionRole.Decision decision = role.onState(state.value());
             int epoch = state.value().leaderEpoch();
             switch (decision) {
                 case LEADER -> {
                     leader = new PartitionLeader(context.zk(), topic, partition, replica, state, assignment,
                             context.minIsr(topic), context.replicaLagTimeMaxMs(), context.nowMs());
+                    // Still the leader (the controller took a dead follower out of the ISR): the writes
+                    // waiting on the old epoch's gate are this log's, and the new gate judges them.
                     replica.partition().setReplicaGate(leader);
                 }
                 case FOLLOWER -> {
@@ -104,6 +108,9 @@ final class PartitionReplica {
                     // OFFLINE: no leader, so nothing to fetch from; IGNORED cannot come here
                 }
             }
+            if (previous != null) {
+                previous.stop(); // its waiting writes are answered by the gate now installed
+            }
             knownEpoch = epoch;
             return decision;
         } finally {
@@ -111,12 +118,16 @@ final class PartitionReplica {
         }
     }
 
-    /** Ends whatever the last state started. */
-    private void endRole() throws IOException {
+    private void closeFetcher() {
         if (fetcher != null) {
             fetcher.close();
             fetcher = null;
         }
+    }
+
+    /** Ends whatever the last state started. */
+    private void endRole() throws IOException {
+        closeFetcher();
         if (leader != null) {
             leader.stop();
             leader = null;
