@@ -71,11 +71,16 @@ public final class EmbeddedZooKeeper implements Closeable {
             return port <= 65_535 ? port : 0;
         }
 
-        @Override
-        public String toString() {
+        /** The members as {@code --servers} takes them: {@code 1=127.0.0.1:2888:3888,2=...}. */
+        public static String serversFlag(SortedMap<Integer, String> servers) {
             StringBuilder text = new StringBuilder();
             servers.forEach((n, address) -> text.append(text.isEmpty() ? "" : ",").append(n).append('=').append(address));
             return text.toString();
+        }
+
+        @Override
+        public String toString() {
+            return serversFlag(servers);
         }
     }
 

@@ -127,7 +127,7 @@ public final class ClusterCommand implements Subcommand {
             servers.put(n, "127.0.0.1:" + (PEER_BASE_PORT + n - 1) + ":" + (ELECTION_BASE_PORT + n - 1));
             clients.add("127.0.0.1:" + (clientBasePort + n - 1));
         }
-        String quorum = new EmbeddedZooKeeper.Quorum(1, servers).toString();
+        String quorum = EmbeddedZooKeeper.Quorum.serversFlag(servers);
         Files.createDirectories(dir);
         for (int n = 1; n <= nodes; n++) {
             Path log = dir.resolve("zookeeper-" + n + ".log");
