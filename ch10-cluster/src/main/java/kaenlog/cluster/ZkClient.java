@@ -44,26 +44,45 @@ public final class ZkClient implements Closeable {
      * (ZooKeeper calls it on its one event thread, in order).
      */
     public static ZkClient connect(String connectString, int sessionTimeoutMs, Watcher watcher) throws IOException {
+        return connect(connectString, sessionTimeoutMs, CONNECT_SECONDS * 1_000L, watcher);
+    }
+
+    /**
+     * The same, giving up after {@code connectTimeoutMs} (an administrator's command, which must
+     * answer "unreachable" within a bound); a connect string ZooKeeper cannot parse or resolve is an
+     * {@link IOException} too.
+     */
+    public static ZkClient connect(String connectString, int sessionTimeoutMs, long connectTimeoutMs, Watcher watcher)
+            throws IOException {
         CountDownLatch connected = new CountDownLatch(1);
         ZKClientConfig config = new ZKClientConfig();
         config.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
-        ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMs, event -> {
-            if (event.getType() == Watcher.Event.EventType.None
-                    && event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-            watcher.process(event);
-        }, config);
+        ZooKeeper zk;
         try {
-            if (!connected.await(CONNECT_SECONDS, TimeUnit.SECONDS)) {
+            zk = new ZooKeeper(connectString, sessionTimeoutMs, event -> {
+                if (event.getType() == Watcher.Event.EventType.None
+                        && event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+                watcher.process(event);
+            }, config);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("not a ZooKeeper address: " + connectString + " (" + e.getMessage() + ")", e);
+        }
+        try {
+            if (!connected.await(connectTimeoutMs, TimeUnit.MILLISECONDS)) {
                 zk.close();
-                throw new IOException("no ZooKeeper answered at " + connectString + " within " + CONNECT_SECONDS + " s");
+                throw new IOException("no ZooKeeper answered at " + connectString + " within " + seconds(connectTimeoutMs));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to ZooKeeper", e);
         }
         return new ZkClient(zk);
+    }
+
+    private static String seconds(long ms) {
+        return ms % 1_000 == 0 ? ms / 1_000 + " s" : ms + " ms";
     }
 
     /** The same, with no watcher. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import kaenlog.cli.Flags;
@@ -12,10 +13,12 @@ import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
 
 /**
- * {@code klog zookeeper --dir D --port 2181}: one ZooKeeper server (standalone, embedded in this
- * process) for a cluster of {@code klog serve --zookeeper 127.0.0.1:2181} brokers, until Ctrl-C.
- * Its data (transaction log, snapshots) stays in {@code D}, so a restarted server remembers the
- * topics; the brokers' ephemeral registrations end with their sessions.
+ * {@code klog zookeeper --dir D --port 2181}: one ZooKeeper server (embedded in this process) for a
+ * cluster of {@code klog serve --zookeeper 127.0.0.1:2181} brokers, until Ctrl-C. Standalone, or with
+ * {@code --id N --servers 1=H:2888:3888,2=...,3=...} one member of an ensemble: ZooKeeper's own
+ * {@code server.N=host:peerPort:electionPort} lines, one flag. Its data (transaction log, snapshots)
+ * stays in {@code D}, so a restarted server remembers the topics; the brokers' ephemeral
+ * registrations end with their sessions.
  */
 public final class ZooKeeperCommand implements Subcommand {
     private static final int DEFAULT_PORT = 2181;
@@ -29,31 +32,40 @@ public final class ZooKeeperCommand implements Subcommand {
 
     @Override
     public String usage() {
-        return "--dir D [--port P (2181)] [--tick-ms MS (2000: sessions of 2 to 20 ticks)]";
+        return "--dir D [--port P (2181)] [--host H (127.0.0.1: where clients connect)] [--tick-ms MS (2000: sessions"
+                + " of 2 to 20 ticks)] [--id N --servers ID=HOST:PEER_PORT:ELECTION_PORT,... (one member of an"
+                + " ensemble, e.g. --id 1 --servers 1=127.0.0.1:2888:3888,2=127.0.0.1:2889:3889,3=127.0.0.1:2890:3890)]";
     }
 
     @Override
     public String summary() {
-        return "chapter 10: one ZooKeeper server (embedded) for klog serve --zookeeper";
+        return "chapter 10: one ZooKeeper server (embedded), standalone or an ensemble's member, for klog serve --zookeeper";
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Flags flags = Flags.parse(args, Set.of("dir", "port", "tick-ms"), Set.of()).noPositional();
+        Flags flags = Flags.parse(args, Set.of("dir", "port", "host", "tick-ms", "id", "servers"), Set.of()).noPositional();
         if (!flags.has("dir")) {
             throw new UsageException("--dir is required");
+        }
+        if (flags.has("id") != flags.has("servers")) {
+            throw new UsageException("--id and --servers go together: this server's id among the ensemble's servers");
         }
         Path dir = Path.of(flags.string("dir", ""));
         int port = flags.intValue("port", DEFAULT_PORT, 0, 65_535);
         int tickMs = flags.intValue("tick-ms", DEFAULT_TICK_MS, 1, 60_000);
+        Optional<EmbeddedZooKeeper.Quorum> quorum = flags.has("servers")
+                ? Optional.of(EmbeddedZooKeeper.Quorum.parse(flags.intValue("id", 1, 1, 255), flags.string("servers", "")))
+                : Optional.empty();
         EmbeddedZooKeeper server;
         try {
-            server = EmbeddedZooKeeper.start(dir, port, tickMs);
+            server = EmbeddedZooKeeper.start(dir, flags.string("host", "127.0.0.1"), port, tickMs, quorum);
         } catch (IOException e) {
             err.println("klog zookeeper: " + e.getMessage());
             return Klog.FAILED;
         }
-        out.println("zookeeper on " + server.connectString() + " (data in " + dir + ")");
+        out.println(quorum.map(q -> "zookeeper " + q.id() + " of ensemble " + q + " on ").orElse("zookeeper on ")
+                + server.connectString() + " (data in " + dir + ")");
         out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread shutdown = new Thread(() -> {

@@ -51,15 +51,18 @@ public final class Klog {
         }
         Subcommand command = found.get();
         List<String> rest = Arrays.asList(args).subList(1, args.length);
+        List<SubcommandVariant> variants = variants(command.name());
+        Optional<SubcommandVariant> variant = variants.stream().filter(v -> rest.contains("--" + v.flag())).findFirst();
         try {
             if (rest.contains("--help")) {
                 out.println("usage: klog " + command.name() + " " + command.usage());
+                variants.forEach(v -> out.println("   or: klog " + command.name() + " " + v.usage()));
                 return OK;
             }
-            return command.run(rest, out, err);
+            return variant.isPresent() ? variant.get().run(rest, out, err) : command.run(rest, out, err);
         } catch (UsageException e) {
             err.println("klog " + command.name() + ": " + e.getMessage());
-            err.println("usage: klog " + command.name() + " " + command.usage());
+            err.println("usage: klog " + command.name() + " " + variant.map(SubcommandVariant::usage).orElse(command.usage()));
             return USAGE;
         } catch (Todo e) {
             err.println("klog " + command.name() + ": " + e.getMessage()
@@ -79,6 +82,11 @@ public final class Klog {
         return Services.load(Subcommand.class).stream()
                 .sorted(Comparator.comparing(Subcommand::name))
                 .toList();
+    }
+
+    /** The variants of subcommand {@code name} on the classpath, by class name. */
+    static List<SubcommandVariant> variants(String name) {
+        return Services.load(SubcommandVariant.class).stream().filter(v -> v.subcommand().equals(name)).toList();
     }
 
     private static void printUsage(List<Subcommand> commands, PrintStream to) {
