@@ -104,6 +104,28 @@ class ClusterReplicationTest {
         }
     }
 
+    @Test
+    void aPartitionWithOneReplicaCommitsEachWriteAtOnce() throws Exception {
+        try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 2)) {
+            cluster.createTopic("single", Map.of(0, List.of(2)), Map.of());
+            assertThat(cluster.await(() -> cluster.leaderOf("single-0").isPresent(), WAIT_MS)).isTrue();
+            try (BrokerClient client = cluster.node(2).client()) {
+                ProduceResponse answer = client.produce("single-0", ProduceRequest.ACKS_ALL, batch("alone"));
+                assertThat(answer.error()).as("no follower to wait for: the leader's own append commits it")
+                        .isEqualTo(ErrorCode.NONE);
+                assertThat(client.fetch(kaenlog.wire.FetchRequest.consumer("single-0", 0, 1 << 20, 0))
+                        .records().hasRemaining())
+                        .as("and a consumer reads it at once: the HW moved with the append, not with a fetch").isTrue();
+            }
+            try (BrokerClient other = cluster.node(1).client()) {
+                assertThat(other.produce("single-0", ProduceRequest.ACKS_ALL, batch("elsewhere")).error())
+                        .as("broker 1 holds no replica of single-0: it takes no write for it, and creates nothing")
+                        .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+            }
+            assertThat(root.resolve("broker-1").resolve("single-0")).doesNotExist();
+        }
+    }
+
     private static long hw(TestCluster.Node node) {
         return node.replica(PARTITION).map(r -> r.leo() == 20 ? r.highWatermark() : -1).orElse(-1L);
     }
