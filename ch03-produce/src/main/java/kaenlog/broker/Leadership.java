@@ -78,7 +78,7 @@ public interface Leadership {
         return Optional.empty();
     }
 
-    /** A live broker and where clients reach it. */
+    /** A live broker and where clients reach it: kaen-log's port, and Kafka's ({@code kafkaPort} -1: none). */
     record BrokerEndpoint(int id, String host, int port, int kafkaPort) {
     }
 
@@ -93,6 +93,9 @@ public interface Leadership {
 
     /** What Kafka's MetadataCache answers Metadata from. */
     interface ClusterView {
+        /** This broker's id in the cluster: the one answering. */
+        int brokerId();
+
         /** The live brokers, by id. */
         List<BrokerEndpoint> liveBrokers();
 

@@ -22,7 +22,8 @@ import kaenlog.wire.FetchRequest;
  */
 public final class Fetch {
 
-    public record PartitionRequest(int partition, long fetchOffset, int partitionMaxBytes) {
+    /** {@code currentLeaderEpoch}: the leader epoch the client believes in (v9+, KIP-320), -1 when not sent. */
+    public record PartitionRequest(int partition, int currentLeaderEpoch, long fetchOffset, int partitionMaxBytes) {
     }
 
     public record TopicRequest(String topic, List<PartitionRequest> partitions) {
@@ -74,14 +75,13 @@ public final class Fetch {
             List<PartitionRequest> partitions = new ArrayList<>();
             for (int p = 0; p < partitionCount; p++) {
                 int partition = in.int32("partition");
-                if (version >= 9) {
-                    in.int32("current_leader_epoch");
-                }
+                int currentLeaderEpoch = version >= 9 ? in.int32("current_leader_epoch") : FetchRequest.NO_LEADER_EPOCH;
                 long fetchOffset = in.int64("fetch_offset");
                 if (version >= 5) {
                     in.int64("log_start_offset");
                 }
-                partitions.add(new PartitionRequest(partition, fetchOffset, in.int32("partition_max_bytes")));
+                partitions.add(new PartitionRequest(partition, currentLeaderEpoch, fetchOffset,
+                        in.int32("partition_max_bytes")));
             }
             topics.add(new TopicRequest(topic, partitions));
         }
@@ -216,8 +216,14 @@ public final class Fetch {
         String name = Backend.partitionName(topic, p.partition());
         Optional<Partition> partition = backend.existingPartition(name);
         if (partition.isEmpty()) {
-            return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1,
+            return new PartitionResponse(p.partition(), backend.missingPartitionError(topic, p.partition()), -1, -1,
                     ByteBuffer.allocate(0));
+        }
+        // The records are read from the partition directly, past chapter 3's fetch handler: its check
+        // of who leads and at which epoch is asked here (a follower's log is not a consumer's to read).
+        short refused = backend.readRefusal(topic, p.partition(), p.fetchOffset(), p.currentLeaderEpoch());
+        if (refused != KafkaErrors.NONE) {
+            return new PartitionResponse(p.partition(), refused, -1, -1, ByteBuffer.allocate(0));
         }
         FetchSlice r = partition.get().slice(FetchRequest.consumer(name, p.fetchOffset(), maxBytes, 0), minOneMessage);
         if (r.error() != ErrorCode.NONE) {

@@ -28,9 +28,9 @@ public final class GroupApis {
 
     /** The answer body for one group request (its header already read). */
     static byte[] answer(ApiKey key, KafkaReader in, short version, String clientId, ClassicGroups groups,
-                         Backend backend, String host, int port) throws IOException {
+                         Backend backend, Metadata.Node self) throws IOException {
         return switch (key) {
-            case FIND_COORDINATOR -> findCoordinator(in, version, host, port);
+            case FIND_COORDINATOR -> findCoordinator(in, version, self);
             case JOIN_GROUP -> joinGroup(in, version, clientId, groups, backend);
             case SYNC_GROUP -> syncGroup(in, version, groups, backend);
             case HEARTBEAT -> heartbeat(in, version, groups, backend);
@@ -45,12 +45,14 @@ public final class GroupApis {
 
     /**
      * key · key_type (v1+) → throttle_time_ms (v1+) · error_code · error_message (v1+) · node_id · host
-     * · port. One broker: it coordinates every group. A transactional id is refused with
+     * · port. The broker asked coordinates every group (in a cluster too: its {@code __consumer_offsets}
+     * is its own, not replicated, where Kafka hashes a group to a partition of it and answers that
+     * partition's leader). A transactional id is refused with
      * INVALID_REQUEST and a message; kafka-clients' TransactionManager makes it a fatal
      * "Could not find a coordinator with type TRANSACTION ... due to unexpected error: (the message)"
      * instead of retrying, as it would COORDINATOR_NOT_AVAILABLE, forever.
      */
-    static byte[] findCoordinator(KafkaReader in, short version, String host, int port) {
+    static byte[] findCoordinator(KafkaReader in, short version, Metadata.Node self) {
         in.string("key");
         byte keyType = version >= 1 ? in.int8("key_type") : KEY_TYPE_GROUP;
         in.end("FindCoordinator v" + version + " request");
@@ -64,8 +66,8 @@ public final class GroupApis {
             out.nullableString(group ? null : keyType == KEY_TYPE_TRANSACTION ? NO_TRANSACTIONS
                     : "unknown coordinator key type " + keyType);
         }
-        return out.int32(group ? Metadata.NODE_ID : -1).nullableString(group ? host : "").int32(group ? port : -1)
-                .toByteArray();
+        return out.int32(group ? self.id() : -1).nullableString(group ? self.host() : "")
+                .int32(group ? self.port() : -1).toByteArray();
     }
 
     static byte[] joinGroup(KafkaReader in, short version, String clientId, ClassicGroups groups, Backend backend) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import kaenlog.broker.Leadership;
 import kaenlog.log.Segment;
 import kaenlog.log.StorageException;
 
@@ -27,7 +28,8 @@ public final class ListOffsets {
     /** Kafka's UNKNOWN_OFFSET and UNKNOWN_TIMESTAMP (ListOffsetsResponse): nothing found. */
     public static final long UNKNOWN = -1;
 
-    public record PartitionRequest(int partition, long timestamp) {
+    /** {@code currentLeaderEpoch}: the leader epoch the client believes in (v4+, KIP-320), -1 when not sent. */
+    public record PartitionRequest(int partition, int currentLeaderEpoch, long timestamp) {
     }
 
     public record TopicRequest(String name, List<PartitionRequest> partitions) {
@@ -61,10 +63,8 @@ public final class ListOffsets {
             List<PartitionRequest> partitions = new ArrayList<>();
             for (int p = 0; p < partitionCount; p++) {
                 int partition = in.int32("partition_index");
-                if (version >= 4) {
-                    in.int32("current_leader_epoch");
-                }
-                partitions.add(new PartitionRequest(partition, in.int64("timestamp")));
+                int currentLeaderEpoch = version >= 4 ? in.int32("current_leader_epoch") : -1;
+                partitions.add(new PartitionRequest(partition, currentLeaderEpoch, in.int64("timestamp")));
                 if (flexible) {
                     in.skipTaggedFields("partition");
                 }
@@ -101,7 +101,12 @@ public final class ListOffsets {
      */
     private static PartitionResponse answerOne(String topic, PartitionRequest p, Backend backend) throws IOException {
         if (!backend.exists(topic, p.partition())) {
-            return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1);
+            return new PartitionResponse(p.partition(), backend.missingPartitionError(topic, p.partition()), -1);
+        }
+        // Kafka's fetchOffsetForTimestamp: the client's leader epoch checked, then only the leader answers
+        short refused = backend.readRefusal(topic, p.partition(), 0, p.currentLeaderEpoch());
+        if (refused != KafkaErrors.NONE) {
+            return new PartitionResponse(p.partition(), refused, -1);
         }
         try {
             return lookUp(topic, p, backend);
@@ -111,12 +116,19 @@ public final class ListOffsets {
     }
 
     private static PartitionResponse lookUp(String topic, PartitionRequest p, Backend backend) throws IOException {
-        long[] startAndHw = backend.startAndHighWatermark(Backend.partitionName(topic, p.partition()));
+        String name = Backend.partitionName(topic, p.partition());
+        long[] startAndHw = backend.startAndHighWatermark(name);
+        Optional<Leadership.PartitionView> inCluster = backend.cluster().flatMap(view -> view.partitions(topic))
+                .flatMap(partitions -> partitions.stream().filter(v -> v.partition() == p.partition()).findFirst());
         if (p.timestamp() == EARLIEST) {
-            return new PartitionResponse(p.partition(), KafkaErrors.NONE, startAndHw[0]);
+            // Kafka: the first epoch of the leader-epoch cache; a broker alone writes every batch at epoch 0
+            int epoch = inCluster.isPresent() ? backend.firstBatchLeaderEpoch(name) : 0;
+            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, startAndHw[0], epoch);
         }
         if (p.timestamp() == LATEST) {
-            return new PartitionResponse(p.partition(), KafkaErrors.NONE, startAndHw[1]);
+            // Kafka: the high watermark with the leader's current epoch
+            int epoch = inCluster.map(Leadership.PartitionView::leaderEpoch).orElse(0);
+            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, startAndHw[1], epoch);
         }
         Optional<Segment.TimestampAndOffset> found = backend.offsetForTimestamp(
                 Backend.partitionName(topic, p.partition()), p.timestamp());

@@ -64,9 +64,10 @@ public final class Produce {
         }
         if (!PartitionNames.isInternal(name) && !backend.exists(topic, data.index())) {
             // Kafka creates partitions only through CreateTopics or Metadata's auto-create; a produce
-            // to one that does not exist is UNKNOWN_TOPIC_OR_PARTITION and creates nothing
+            // to one that does not exist is UNKNOWN_TOPIC_OR_PARTITION and creates nothing (in a
+            // cluster, NOT_LEADER_OR_FOLLOWER when another broker holds it)
             backend.partitionsDone();
-            return Optional.of(error(data.index(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION));
+            return Optional.of(error(data.index(), backend.missingPartitionError(topic, data.index())));
         }
         ProduceRequest kaenlog;
         try {

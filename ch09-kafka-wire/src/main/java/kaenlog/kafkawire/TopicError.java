@@ -20,6 +20,8 @@ public enum TopicError {
     /** Kafka's answer when a request would create too many partitions; here: over max.partitions. */
     POLICY_VIOLATION(44),
     KAFKA_STORAGE_ERROR(56),
+    /** Kafka's answer when {@code delete.topic.enable} is false; here: a cluster member (chapter 10). */
+    TOPIC_DELETION_DISABLED(73),
     UNKNOWN_TOPIC_ID(100);
 
     /** Kafka's number for it (org.apache.kafka.common.protocol.Errors). */

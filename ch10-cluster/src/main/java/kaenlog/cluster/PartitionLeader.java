@@ -86,6 +86,17 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
     }
 
     /**
+     * After this leader appended: the high watermark may move at once when no follower holds it
+     * back (an ISR of the leader alone, replication factor 1), as Kafka's leader tries after every
+     * append. With followers in the ISR it stays where their fetches put it.
+     */
+    public synchronized void afterAppend() throws IOException {
+        if (!stopped) {
+            Cluster.recomputeHw(replica, this);
+        }
+    }
+
+    /**
      * The isr-expiration tick: followers silent for longer than replica.lag.time.max.ms leave the
      * ISR (written first, counted once written), which may move the high watermark: a dead follower
      * no longer holds it back. A leader fenced by a refused write reads the state again first.

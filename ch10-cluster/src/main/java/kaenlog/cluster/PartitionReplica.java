@@ -175,7 +175,12 @@ final class PartitionReplica {
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
-            return append.run();
+            CompletableFuture<ProduceResponse> answer = append.run();
+            PartitionLeader current = leader;
+            if (current != null) {
+                current.afterAppend();
+            }
+            return answer;
         } finally {
             roleChange.readLock().unlock();
         }

@@ -17,6 +17,7 @@ import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.client.BrokerClient;
+import kaenlog.kafkawire.KafkaListener;
 import kaenlog.replication.Replica;
 import kaenlog.workbook.Todo;
 
@@ -38,13 +39,22 @@ final class TestCluster implements AutoCloseable {
         final ClusterLeadership leadership;
         final ClusterMember member;
         final ByteArrayOutputStream log;
+        /** Chapter 9's listener, Kafka's protocol, when the cluster was started with Kafka ports; else null. */
+        final KafkaListener kafka;
 
-        Node(int id, Broker broker, ClusterLeadership leadership, ClusterMember member, ByteArrayOutputStream log) {
+        Node(int id, Broker broker, ClusterLeadership leadership, ClusterMember member, ByteArrayOutputStream log,
+             KafkaListener kafka) {
             this.id = id;
             this.broker = broker;
             this.leadership = leadership;
             this.member = member;
             this.log = log;
+            this.kafka = kafka;
+        }
+
+        /** The Kafka port (chapter 9's listener) of a cluster started {@link #withKafkaPorts}. */
+        int kafkaPort() {
+            return kafka.port();
         }
 
         String log() {
@@ -66,11 +76,13 @@ final class TestCluster implements AutoCloseable {
     private final PartitionConfigs configs;
     private final Map<Integer, Node> nodes = new TreeMap<>();
     private final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    private final boolean kafkaPorts;
 
-    private TestCluster(String zookeeper, Path root, PartitionConfigs configs) {
+    private TestCluster(String zookeeper, Path root, PartitionConfigs configs, boolean kafkaPorts) {
         this.zookeeper = zookeeper;
         this.root = root;
         this.configs = configs;
+        this.kafkaPorts = kafkaPorts;
     }
 
     /**
@@ -78,12 +90,22 @@ final class TestCluster implements AutoCloseable {
      * top of short fetch waits, so that a test sees a round in tens of milliseconds.
      */
     static TestCluster start(String zookeeper, Path root, int brokers, String... configs) throws IOException {
+        return start(zookeeper, root, brokers, false, configs);
+    }
+
+    /** {@link #start}, each broker with chapter 9's Kafka listener too, its port registered in ZooKeeper. */
+    static TestCluster withKafkaPorts(String zookeeper, Path root, int brokers, String... configs) throws IOException {
+        return start(zookeeper, root, brokers, true, configs);
+    }
+
+    private static TestCluster start(String zookeeper, Path root, int brokers, boolean kafkaPorts, String... configs)
+            throws IOException {
         PartitionConfigs all = PartitionConfigs.load().with("replica.fetch.wait.max.ms=100")
                 .with("replica.fetch.backoff.ms=50");
         for (String config : configs) {
             all = all.with(config);
         }
-        TestCluster cluster = new TestCluster(zookeeper, root, all);
+        TestCluster cluster = new TestCluster(zookeeper, root, all, kafkaPorts);
         for (int id = 1; id <= brokers; id++) {
             cluster.startBroker(id);
         }
@@ -98,14 +120,20 @@ final class TestCluster implements AutoCloseable {
         Broker broker = Broker.start(BrokerConfig.of(root.resolve("broker-" + id)).withConfigs(configs)
                 .withLeadership(leadership), log);
         ClusterMember member;
+        KafkaListener kafka = null;
         try {
-            member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS,
-                    new BrokerInfo(id, "127.0.0.1", broker.port(), BrokerInfo.NO_PORT), log, failures::add);
+            // the Kafka listener first, as klog serve starts it: its port is what the broker registers
+            kafka = kafkaPorts ? KafkaListener.start(broker, "127.0.0.1", 0, log) : null;
+            member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS, new BrokerInfo(id, "127.0.0.1",
+                    broker.port(), kafka == null ? BrokerInfo.NO_PORT : kafka.port()), log, failures::add);
         } catch (IOException | RuntimeException e) {
+            if (kafka != null) {
+                kafka.close();
+            }
             broker.close();
             throw e;
         }
-        Node node = new Node(id, broker, leadership, member, bytes);
+        Node node = new Node(id, broker, leadership, member, bytes, kafka);
         nodes.put(id, node);
         return node;
     }
@@ -113,6 +141,9 @@ final class TestCluster implements AutoCloseable {
     /** Broker {@code id} leaves: its session closed (its registration goes at once), its sockets closed. */
     void stop(int id) {
         Node node = nodes.remove(id);
+        if (node.kafka != null) {
+            node.kafka.close();
+        }
         node.member.close();
         node.broker.close();
     }

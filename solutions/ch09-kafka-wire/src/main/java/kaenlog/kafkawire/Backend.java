@@ -1,12 +1,16 @@
 package kaenlog.kafkawire;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import kaenlog.batch.BatchHeader;
 import kaenlog.broker.Broker;
+import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
+import kaenlog.log.FetchIsolation;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.PartitionNames;
@@ -165,6 +169,57 @@ public final class Backend {
             return false; // no directory can hold it: topic 'alias' partition -5 is never 'alias-' partition 5
         }
         return broker.existingPartition(partitionName(topic, partition)).isPresent();
+    }
+
+    /**
+     * The cluster this broker is a member of (chapter 10's, through chapter 3's {@link Leadership}
+     * only: this chapter never names the cluster's classes); empty for a broker alone.
+     */
+    public Optional<Leadership.ClusterView> cluster() {
+        return broker.leadership().cluster();
+    }
+
+    /**
+     * Kafka's answer for a partition this broker has no log of ({@code ReplicaManager.getPartitionOrError}):
+     * NOT_LEADER_OR_FOLLOWER when the cluster's metadata has it (another broker holds it: the client
+     * asks Metadata again and goes there), UNKNOWN_TOPIC_OR_PARTITION when no one does.
+     */
+    public short missingPartitionError(String topic, int partition) {
+        boolean known = cluster().flatMap(view -> view.partitions(topic))
+                .map(partitions -> partitions.stream().anyMatch(p -> p.partition() == partition)).orElse(false);
+        return known ? KafkaErrors.NOT_LEADER_OR_FOLLOWER : KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
+    }
+
+    /**
+     * Before a consumer reads a partition this broker has (Fetch, ListOffsets): the leadership's
+     * check, as chapter 3's fetch asks it ({@link Leadership#beforeFetch}, a consumer's fetch that
+     * names the leader epoch the client believes in). NONE for a broker alone; in a cluster
+     * FENCED_LEADER_EPOCH (74) or UNKNOWN_LEADER_EPOCH (75) when the epoch is older or newer than
+     * this broker's, NOT_LEADER_OR_FOLLOWER (6) when it does not lead the partition. A negative
+     * epoch is "not checked", as Kafka reads it (KIP-320).
+     */
+    public short readRefusal(String topic, int partition, long fetchOffset, int currentLeaderEpoch) {
+        int epoch = currentLeaderEpoch < 0 ? FetchRequest.NO_LEADER_EPOCH : currentLeaderEpoch;
+        FetchRequest asked = new FetchRequest(FetchIsolation.CONSUMER_REPLICA_ID, partitionName(topic, partition),
+                fetchOffset, 0, 0, epoch);
+        return KafkaErrors.of(broker.leadership().beforeFetch(asked, broker.nowMs()));
+    }
+
+    /**
+     * The leader epoch of the batch at the log start of an existing partition (Kafka answers
+     * ListOffsets' EARLIEST with its leader-epoch cache's first epoch, which is that batch's); -1
+     * when the log holds no batch.
+     */
+    public int firstBatchLeaderEpoch(String partition) throws IOException {
+        return broker.existingPartition(partition)
+                .orElseThrow(() -> new IOException("partition " + partition + " does not exist"))
+                .locked(log -> {
+                    if (log.logEndOffset() <= log.logStartOffset()) {
+                        return -1;
+                    }
+                    ByteBuffer first = log.read(log.logStartOffset(), 1, FetchIsolation.LOG_END);
+                    return first.remaining() < BatchHeader.SIZE ? -1 : BatchHeader.readFrom(first).partitionLeaderEpoch();
+                });
     }
 
     /** The broker's time (the group coordinator's deadlines are on it). */

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
 import kaenlog.broker.CloseConnectionException;
+import kaenlog.broker.Leadership;
 import kaenlog.broker.LogText;
 import kaenlog.broker.RateLimitedLog;
 import kaenlog.broker.SocketServer;
@@ -69,8 +70,8 @@ public final class KafkaApis {
                 ApiVersions.parseRequest(in, version);
                 yield Optional.of(ApiVersions.response(version, KafkaErrors.NONE));
             }
-            case METADATA -> Optional.of(Metadata.response(Metadata.answer(Metadata.parse(in, version), backend),
-                    host, port, version));
+            case METADATA -> Optional.of(Metadata.response(Metadata.answer(Metadata.parse(in, version), backend,
+                    self()), version));
             case PRODUCE -> Produce.answer(Produce.parse(in, version), backend)
                     .map(topics -> Produce.response(topics, version));
             case FETCH -> Optional.of(Fetch.response(Fetch.answer(Fetch.parse(in, version), backend,
@@ -91,10 +92,25 @@ public final class KafkaApis {
                     DeleteTopics.answer(DeleteTopics.parse(in, version), backend), version));
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
                  DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
-                    groups(), backend, host, port));
+                    groups(), backend, self()));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
+    }
+
+    /**
+     * This broker as clients reach it: alone, {@link Metadata#NODE_ID} at the advertised address; a
+     * member of a cluster, its id and the address it registered (its {@code --advertised-host}),
+     * or, before it has read its own registration back, its id at this listener's address.
+     */
+    private Metadata.Node self() {
+        Optional<Leadership.ClusterView> cluster = backend == null ? Optional.empty() : backend.cluster();
+        if (cluster.isEmpty()) {
+            return new Metadata.Node(Metadata.NODE_ID, host, port);
+        }
+        int id = cluster.get().brokerId();
+        return cluster.get().liveBrokers().stream().filter(b -> b.id() == id && b.kafkaPort() >= 0).findFirst()
+                .map(b -> new Metadata.Node(id, b.host(), b.kafkaPort())).orElse(new Metadata.Node(id, host, port));
     }
 
     /**

@@ -31,11 +31,12 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     private final ProducerIdBlocks producerIds;
     /** The member's ZooKeeper session, once it has joined (and again after each rejoin). */
     private volatile ZkClient zk;
-    private volatile Snapshot view = new Snapshot(List.of(), -1, new TreeMap<>());
+    private volatile Snapshot view;
 
     public ClusterLeadership(int brokerId) {
         this.brokerId = brokerId;
         this.producerIds = new ProducerIdBlocks(brokerId);
+        this.view = new Snapshot(brokerId, List.of(), -1, new TreeMap<>());
     }
 
     /** The session the member joined with: producer ids are reserved through it. */
@@ -157,7 +158,8 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     }
 
     /** The cluster as last read from ZooKeeper: what Kafka's Metadata answers from. */
-    record Snapshot(List<BrokerEndpoint> liveBrokers, int controllerId, SortedMap<String, List<PartitionView>> byTopic)
+    record Snapshot(int brokerId, List<BrokerEndpoint> liveBrokers, int controllerId,
+                    SortedMap<String, List<PartitionView>> byTopic)
             implements ClusterView {
         @Override
         public List<String> topics() {

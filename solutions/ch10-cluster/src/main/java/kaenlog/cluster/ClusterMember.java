@@ -245,25 +245,29 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
                 zk.get(ZNodes.statePath(topic, p.getKey()), this);
                 Optional<Versioned<PartitionState>> state = PartitionStateStore.read(zk, topic, p.getKey());
                 if (state.isEmpty()) {
-                    continue; // the controller has not written its first state yet
+                    // the controller has not written its first state yet: listed with no leader, so a
+                    // client counts the topic's partitions right and asks again
+                    views.add(view(p.getKey(), p.getValue(), PartitionState.NO_LEADER, PartitionRole.NO_EPOCH,
+                            List.of(), live));
+                    continue;
                 }
-                views.add(view(p.getKey(), p.getValue(), state.get().value(), live));
+                PartitionState now = state.get().value();
+                views.add(view(p.getKey(), p.getValue(), now.leader(), now.leaderEpoch(), now.isr(), live));
                 if (p.getValue().contains(info.id())) {
                     onState(topic, p.getKey(), p.getValue(), state.get());
                 }
             }
             byTopic.put(topic, List.copyOf(views));
         }
-        leadership.publish(new ClusterLeadership.Snapshot(live.values().stream()
+        leadership.publish(new ClusterLeadership.Snapshot(info.id(), live.values().stream()
                 .map(b -> new Leadership.BrokerEndpoint(b.id(), b.host(), b.port(), b.kafkaPort())).toList(),
                 ControllerElection.controller(zk), byTopic));
     }
 
-    private static Leadership.PartitionView view(int partition, List<Integer> replicas, PartitionState state,
-                                                 SortedMap<Integer, BrokerInfo> live) {
+    private static Leadership.PartitionView view(int partition, List<Integer> replicas, int leader, int leaderEpoch,
+                                                 List<Integer> isr, SortedMap<Integer, BrokerInfo> live) {
         List<Integer> offline = replicas.stream().filter(id -> !live.containsKey(id)).toList();
-        return new Leadership.PartitionView(partition, state.leader(), state.leaderEpoch(), replicas, state.isr(),
-                offline);
+        return new Leadership.PartitionView(partition, leader, leaderEpoch, replicas, isr, offline);
     }
 
     /** Hands a state to this broker's replica of the partition, opening the replica first if it is new. */
