@@ -95,9 +95,14 @@ public final class TopicStore {
      * name Kafka's Topic.validate refuses (or the broker's own {@code __} prefix), INVALID_PARTITIONS
      * below 1, TOPIC_ALREADY_EXISTS when any partition of it exists, POLICY_VIOLATION when the broker
      * would hold more than {@code max.partitions}, KAFKA_STORAGE_ERROR when the disk refuses; a topic
-     * not created leaves nothing on disk. {@code validateOnly} checks and creates nothing.
+     * not created leaves nothing on disk. {@code validateOnly} checks and creates nothing. A member of
+     * a cluster creates no topic here (POLICY_VIOLATION): a cluster's topics are assignments written
+     * in ZooKeeper ({@code klog topics --zookeeper}), never partitions one broker makes on its own.
      */
     public Result create(String topic, int partitions, boolean validateOnly) throws IOException {
+        if (broker.leadership().cluster().isPresent()) {
+            return Result.error(topic, TopicError.POLICY_VIOLATION, CreateTopics.IN_ZOOKEEPER);
+        }
         synchronized (LOCK) {
             Optional<Result> refused = refusal(topic, partitions);
             if (refused.isPresent() || validateOnly) {
@@ -168,6 +173,11 @@ public final class TopicStore {
      * answered KAFKA_STORAGE_ERROR: what is left is partitions 0..k, still a whole topic, never a hole.
      */
     public Result delete(String topic) throws IOException {
+        if (broker.leadership().cluster().isPresent()) {
+            // Kafka's answer with delete.topic.enable=false: chapter 10's controller deletes nothing
+            return Result.error(topic, TopicError.TOPIC_DELETION_DISABLED, "Topic deletion is disabled: this broker is"
+                    + " a member of a cluster whose controller deletes no topic (not built in kaen-log)");
+        }
         synchronized (LOCK) {
             String problem = PartitionNames.topicProblem(topic);
             if (problem != null) {

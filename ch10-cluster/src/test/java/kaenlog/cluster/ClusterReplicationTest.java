@@ -14,10 +14,12 @@ import kaenlog.idem.Idempotence;
 import kaenlog.log.FetchIsolation;
 import kaenlog.replication.Replica;
 import kaenlog.testkit.WaitsFor;
+import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.InitProducerId;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
+import kaenlog.wire.Topics;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -123,6 +125,13 @@ class ClusterReplicationTest {
                         .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
             }
             assertThat(root.resolve("broker-1").resolve("single-0")).doesNotExist();
+            try (BrokerClient client = cluster.node(1).client()) {
+                Topics.Answer made = Topics.Answer.decode(client.call(ApiKeys.CREATE_TOPICS,
+                        new Topics.Create("local", 1).encode()));
+                assertThat(made.error()).as("klog topics on a member's own port creates nothing: a cluster's topics"
+                        + " are assignments in ZooKeeper").isEqualTo("POLICY_VIOLATION");
+            }
+            assertThat(root.resolve("broker-1").resolve("local-0")).doesNotExist();
         }
     }
 

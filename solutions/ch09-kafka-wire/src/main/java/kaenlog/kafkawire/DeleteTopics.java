@@ -66,11 +66,6 @@ public final class DeleteTopics {
             } else if (twice.contains(t.name())) {
                 answers.add(new Answer(t.name(), t.idHigh(), t.idLow(), TopicError.INVALID_REQUEST.kafkaCode,
                         "Duplicate topic name."));
-            } else if (backend.cluster().isPresent()) {
-                // Kafka's answer with delete.topic.enable=false: chapter 10's controller deletes nothing
-                answers.add(new Answer(t.name(), 0, 0, TopicError.TOPIC_DELETION_DISABLED.kafkaCode,
-                        "Topic deletion is disabled: this broker is a member of a cluster whose controller deletes"
-                                + " no topic (not built in kaen-log)"));
             } else {
                 TopicStore.Result result = backend.topicStore().delete(t.name());
                 answers.add(new Answer(t.name(), 0, 0, result.error().kafkaCode, result.message()));
