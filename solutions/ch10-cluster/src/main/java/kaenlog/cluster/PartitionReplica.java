@@ -2,12 +2,15 @@ package kaenlog.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
 import kaenlog.replication.Replica;
@@ -156,13 +159,22 @@ final class PartitionReplica {
         return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.produceRefusal(request.acks());
     }
 
-    /** The check and the append under the read side of the role lock: see the class comment. */
+    /**
+     * The check and the append under the read side of the role lock: see the class comment. The
+     * batch is stamped with the leader epoch first, as Kafka's leader stamps every batch it appends
+     * (partitionLeaderEpoch, outside the CRC): the followers copy it with the batch, and their
+     * epoch caches, hence the truncation of task 7 (EpochTruncationTest), are built from it.
+     */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
         roleChange.readLock().lock();
         try {
             ErrorCode refused = produceRefusal(request);
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
+            }
+            ByteBuffer batch = request.records();
+            if (batch.remaining() >= BatchHeader.SIZE) { // a shorter one is refused as corrupt by the append
+                RecordBatch.assignPartitionLeaderEpoch(batch, leader.leaderEpoch());
             }
             return append.run();
         } finally {
