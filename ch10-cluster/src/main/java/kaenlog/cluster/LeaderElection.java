@@ -38,8 +38,9 @@ public final class LeaderElection {
      * outside the ISR may lack committed records and never leads). When no ISR member is live the
      * partition is offline: leader -1, and the ISR is left as it was, never emptied: its members
      * are the only replicas known to hold every committed record, so one of them must lead when
-     * it returns. Every change bumps the leader epoch; no change (all still live) returns
-     * {@code current} itself.
+     * it returns. Every change bumps the leader epoch; no change (all still live, or still offline
+     * with every ISR member still dead) returns {@code current} itself: the controller writes only
+     * what changed, as Kafka's writes a replica's removal from the ISR once, when it goes offline.
      */
     public static PartitionState elect(List<Integer> assignment, PartitionState current, Set<Integer> live,
                                                   int controllerEpoch) {

@@ -2,12 +2,15 @@ package kaenlog.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
 import kaenlog.replication.Replica;
@@ -93,8 +96,11 @@ final class PartitionReplica {
             int epoch = state.value().leaderEpoch();
             switch (decision) {
                 case LEADER -> {
+                    // Kafka's effectiveMinIsr: never more than the partition has replicas, so a topic of
+                    // one replica under a broker-wide min.insync.replicas=2 still commits
+                    int minIsr = Math.min(context.minIsr(topic), assignment.size());
                     leader = new PartitionLeader(context.zk(), topic, partition, replica, state, assignment,
-                            context.minIsr(topic), context.replicaLagTimeMaxMs(), context.nowMs());
+                            minIsr, context.replicaLagTimeMaxMs(), context.nowMs());
                     // Still the leader (the controller took a dead follower out of the ISR): the writes
                     // waiting on the old epoch's gate are this log's, and the new gate judges them.
                     replica.partition().setReplicaGate(leader);
@@ -167,7 +173,12 @@ final class PartitionReplica {
         return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.produceRefusal(request.acks());
     }
 
-    /** The check and the append under the read side of the role lock: see the class comment. */
+    /**
+     * The check and the append under the read side of the role lock: see the class comment. The
+     * batch is stamped with the leader epoch first, as Kafka's leader stamps every batch it appends
+     * (partitionLeaderEpoch, outside the CRC): the followers copy it with the batch, and their
+     * epoch caches, hence the truncation of task 7 (EpochTruncationTest), are built from it.
+     */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
         roleChange.readLock().lock();
         try {
@@ -175,11 +186,12 @@ final class PartitionReplica {
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
-            CompletableFuture<ProduceResponse> answer = append.run();
-            PartitionLeader current = leader;
-            if (current != null) {
-                current.afterAppend();
+            ByteBuffer batch = request.records();
+            if (batch.remaining() >= BatchHeader.SIZE) { // a shorter one is refused as corrupt by the append
+                RecordBatch.assignPartitionLeaderEpoch(batch, leader.leaderEpoch());
             }
+            CompletableFuture<ProduceResponse> answer = append.run();
+            leader.afterAppend();
             return answer;
         } finally {
             roleChange.readLock().unlock();

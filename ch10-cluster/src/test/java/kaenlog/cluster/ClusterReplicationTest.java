@@ -66,6 +66,11 @@ class ClusterReplicationTest {
                 assertThat(crcs(node.replica(PARTITION).orElseThrow()))
                         .as("broker %d holds the leader's batches CRC for CRC: no offset reassigned", node.id)
                         .isEqualTo(crcs);
+                assertThat(epochs(node.replica(PARTITION).orElseThrow()))
+                        .as("broker %d: every batch carries leader epoch 0, stamped by the leader as it appends and"
+                                + " copied as is (a follower's epoch cache, which its truncation asks, is built from it)",
+                                node.id)
+                        .containsOnly(0);
             }
         }
     }
@@ -144,6 +149,13 @@ class ClusterReplicationTest {
         List<Integer> crcs = new ArrayList<>();
         RecordBatch.decodeAll(bytes).forEach(batch -> crcs.add(batch.header().crc()));
         return crcs;
+    }
+
+    private static List<Integer> epochs(Replica replica) throws Exception {
+        ByteBuffer bytes = replica.partition().locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END));
+        List<Integer> epochs = new ArrayList<>();
+        RecordBatch.decodeAll(bytes).forEach(batch -> epochs.add(batch.header().partitionLeaderEpoch()));
+        return epochs;
     }
 
     private static ByteBuffer batch(String value) {

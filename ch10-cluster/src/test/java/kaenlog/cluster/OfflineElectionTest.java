@@ -43,6 +43,15 @@ class OfflineElectionTest {
     }
 
     @Test
+    void anOfflinePartitionWhoseIsrIsStillDeadIsLeftAsItIs() {
+        PartitionState offline = new PartitionState(PartitionState.NO_LEADER, 4, List.of(2), 2);
+        assertThat(LeaderElection.elect(ASSIGNMENT, offline, Set.of(1, 3), 3))
+                .as("still offline, broker 2 still dead: nothing changed, so no new state (a new one would bump the"
+                        + " leader epoch; its write fires the controller's own watch, which would write another)")
+                .isSameAs(offline);
+    }
+
+    @Test
     void aDeadFollowerLeavesTheIsrAndTheLeaderStays() {
         PartitionState current = new PartitionState(3, 1, List.of(3, 1, 2), 1);
         PartitionState next = LeaderElection.elect(ASSIGNMENT, current, Set.of(1, 3), 1);
