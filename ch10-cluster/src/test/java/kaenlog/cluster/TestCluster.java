@@ -6,8 +6,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,7 +17,6 @@ import kaenlog.broker.PartitionConfigs;
 import kaenlog.client.BrokerClient;
 import kaenlog.kafkawire.KafkaListener;
 import kaenlog.replication.Replica;
-import kaenlog.workbook.Todo;
 
 /**
  * A cluster of real brokers in the test JVM: each a chapter 3 {@link Broker} on its own port and
@@ -75,7 +72,7 @@ final class TestCluster implements AutoCloseable {
     private final Path root;
     private final PartitionConfigs configs;
     private final Map<Integer, Node> nodes = new TreeMap<>();
-    private final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    private final ThreadFailures failures = new ThreadFailures();
     private final boolean kafkaPorts;
 
     private TestCluster(String zookeeper, Path root, PartitionConfigs configs, boolean kafkaPorts) {
@@ -125,7 +122,7 @@ final class TestCluster implements AutoCloseable {
             // the Kafka listener first, as klog serve starts it: its port is what the broker registers
             kafka = kafkaPorts ? KafkaListener.start(broker, "127.0.0.1", 0, log) : null;
             member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS, new BrokerInfo(id, "127.0.0.1",
-                    broker.port(), kafka == null ? BrokerInfo.NO_PORT : kafka.port()), log, failures::add);
+                    broker.port(), kafka == null ? BrokerInfo.NO_PORT : kafka.port()), log, failures);
         } catch (IOException | RuntimeException e) {
             if (kafka != null) {
                 kafka.close();
@@ -194,24 +191,7 @@ final class TestCluster implements AutoCloseable {
 
     /** The first failure of a member's threads that is not an I/O error (those are a failover's weather). */
     void rethrowFailure() {
-        synchronized (failures) {
-            for (Throwable failure : failures) {
-                if (failure instanceof Todo todo) {
-                    throw todo;
-                }
-            }
-            for (Throwable failure : failures) {
-                if (failure instanceof RuntimeException runtime) {
-                    throw runtime;
-                }
-                if (failure instanceof Error error) {
-                    throw error;
-                }
-                if (!(failure instanceof IOException)) {
-                    throw new IllegalStateException(failure);
-                }
-            }
-        }
+        failures.rethrowFirst();
     }
 
     String logs() {

@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +30,9 @@ import kaenlog.cluster.BrokerInfo;
 import kaenlog.cluster.ClusterLeadership;
 import kaenlog.cluster.ClusterMember;
 import kaenlog.cluster.PartitionLeader;
+import kaenlog.cluster.ThreadFailures;
 import kaenlog.log.FetchIsolation;
 import kaenlog.wire.ProduceResponse;
-import kaenlog.workbook.Todo;
 
 /**
  * The demo's brokers, in its own process: each a chapter 3 {@link Broker} on a port the system
@@ -84,7 +83,7 @@ final class DemoCluster implements AutoCloseable {
     private final Map<Integer, Node> nodes = new TreeMap<>();
     private final Map<Integer, Door> doors = new TreeMap<>();
     private final Map<Integer, ByteArrayOutputStream> logs = new TreeMap<>();
-    private final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    private final ThreadFailures failures = new ThreadFailures();
     private final ExecutorService clients = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "klog-demo-client");
         thread.setDaemon(true);
@@ -102,7 +101,7 @@ final class DemoCluster implements AutoCloseable {
 
     /** Starts broker {@code id} on {@code root/broker-id}, behind its door, and joins it to the cluster. */
     Node start(int id) throws IOException {
-        Door door = doors.computeIfAbsent(id, k -> new Door(failures::add));
+        Door door = doors.computeIfAbsent(id, k -> new Door(failures));
         ByteArrayOutputStream bytes = logs.computeIfAbsent(id, k -> new ByteArrayOutputStream());
         PrintStream log = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         ClusterLeadership leadership = new ClusterLeadership(id);
@@ -111,7 +110,7 @@ final class DemoCluster implements AutoCloseable {
         Broker broker = Broker.start(config, log, door.guard(Services.load(RequestHandler.class)));
         try {
             ClusterMember member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS,
-                    new BrokerInfo(id, "127.0.0.1", broker.port(), BrokerInfo.NO_PORT), log, failures::add);
+                    new BrokerInfo(id, "127.0.0.1", broker.port(), BrokerInfo.NO_PORT), log, failures);
             Node node = new Node(id, broker, member);
             nodes.put(id, node);
             return node;
@@ -163,29 +162,9 @@ final class DemoCluster implements AutoCloseable {
         throw new ClaimFailedException("waited " + WAIT_MS + " ms in vain until " + what);
     }
 
-    /**
-     * The first failure of a broker's threads: a learner's TODO first (the other failures may be its
-     * consequences), then anything but an I/O error (a failover's weather: a leader gone, a refusal).
-     */
+    /** The first failure of a broker's threads, if any ({@link ThreadFailures}). */
     void rethrowFailure() {
-        synchronized (failures) {
-            for (Throwable failure : failures) {
-                if (failure instanceof Todo todo) {
-                    throw todo;
-                }
-            }
-            for (Throwable failure : failures) {
-                if (failure instanceof RuntimeException runtime) {
-                    throw runtime;
-                }
-                if (failure instanceof Error error) {
-                    throw error;
-                }
-                if (!(failure instanceof IOException)) {
-                    throw new IllegalStateException(failure);
-                }
-            }
-        }
+        failures.rethrowFirst();
     }
 
     /** A produce of one batch of {@code values} to broker {@code id}, answered, or the demo fails. */
