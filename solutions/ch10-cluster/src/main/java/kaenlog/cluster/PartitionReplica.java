@@ -104,23 +104,27 @@ final class PartitionReplica {
                     // Still the leader (the controller took a dead follower out of the ISR): the writes
                     // waiting on the old epoch's gate are this log's, and the new gate judges them.
                     replica.partition().setReplicaGate(leader);
+                    stop(previous);
                 }
                 case FOLLOWER -> {
+                    stop(previous); // before the fetcher can truncate what its waiting writes wait for
                     fetcher = new ReplicaFetcher(replica, name, epoch, context.connectorTo(state.value().leader()),
                             context.fetcherConfig(), context::fetcherFailed);
                     fetcher.start("klog-fetcher-" + name + "-epoch-" + epoch);
                 }
-                default -> {
-                    // OFFLINE: no leader, so nothing to fetch from; IGNORED cannot come here
-                }
-            }
-            if (previous != null) {
-                previous.stop(); // its waiting writes are answered by the gate now installed
+                default -> stop(previous); // OFFLINE: no leader, nothing to fetch from (IGNORED cannot come here)
             }
             knownEpoch = epoch;
             return decision;
         } finally {
             roleChange.writeLock().unlock();
+        }
+    }
+
+    /** A leader of an older epoch stops: its waiting writes are answered by whatever gate is installed now. */
+    private static void stop(PartitionLeader previous) throws IOException {
+        if (previous != null) {
+            previous.stop();
         }
     }
 
