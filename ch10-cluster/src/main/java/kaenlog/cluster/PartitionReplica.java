@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
 import kaenlog.replication.Replica;
@@ -167,7 +168,13 @@ final class PartitionReplica {
         return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.produceRefusal(request.acks());
     }
 
-    /** The check and the append under the read side of the role lock: see the class comment. */
+    /**
+     * The check and the append under the read side of the role lock: see the class comment. The
+     * batch is stamped with this leader's epoch first (Kafka's {@code appendAsLeader} does it for
+     * every batch it writes): chapter 3's append writes the producer's bytes as they came, and a
+     * batch without its epoch teaches the followers that copy it none, which leaves their epoch
+     * caches empty and their truncation by epoch blind.
+     */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
         roleChange.readLock().lock();
         try {
@@ -175,6 +182,7 @@ final class PartitionReplica {
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
+            RecordBatch.assignPartitionLeaderEpoch(request.records(), leader.leaderEpoch());
             return append.run();
         } finally {
             roleChange.readLock().unlock();

@@ -12,6 +12,7 @@ import kaenlog.batch.RecordBatch;
 import kaenlog.client.BrokerClient;
 import kaenlog.idem.Idempotence;
 import kaenlog.log.FetchIsolation;
+import kaenlog.replication.LeaderEpochCache;
 import kaenlog.replication.Replica;
 import kaenlog.testkit.WaitsFor;
 import kaenlog.wire.ErrorCode;
@@ -61,9 +62,18 @@ class ClusterReplicationTest {
                     .isTrue();
             List<Integer> crcs = crcs(leader.replica(PARTITION).orElseThrow());
             for (TestCluster.Node node : cluster.nodes()) {
-                assertThat(crcs(node.replica(PARTITION).orElseThrow()))
+                Replica replica = node.replica(PARTITION).orElseThrow();
+                assertThat(crcs(replica))
                         .as("broker %d holds the leader's batches CRC for CRC: no offset reassigned", node.id)
                         .isEqualTo(crcs);
+                assertThat(epochs(replica))
+                        .as("broker %d's batches carry leader epoch 0: the leader stamps its epoch on every batch it"
+                                + " writes, so that a follower learns the epochs from what it copies", node.id)
+                        .containsOnly(0);
+                assertThat(replica.epochs().entries())
+                        .as("broker %d's epoch cache says epoch 0 starts at offset 0, learnt from the copied batches"
+                                + " (a follower's truncation by epoch asks with it)", node.id)
+                        .containsExactly(new LeaderEpochCache.EpochEntry(0, 0));
             }
         }
     }
@@ -113,6 +123,13 @@ class ClusterReplicationTest {
         List<Integer> crcs = new ArrayList<>();
         RecordBatch.decodeAll(bytes).forEach(batch -> crcs.add(batch.header().crc()));
         return crcs;
+    }
+
+    private static List<Integer> epochs(Replica replica) throws Exception {
+        ByteBuffer bytes = replica.partition().locked(log -> log.read(0, 1 << 20, FetchIsolation.LOG_END));
+        List<Integer> epochs = new ArrayList<>();
+        RecordBatch.decodeAll(bytes).forEach(batch -> epochs.add(batch.header().partitionLeaderEpoch()));
+        return epochs;
     }
 
     private static ByteBuffer batch(String value) {
