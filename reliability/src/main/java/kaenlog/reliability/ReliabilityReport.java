@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import kaenlog.reliability.cluster.ClusterFaults;
 
 /**
  * Runs every scenario of the reliability suite at the issue's full size and prints a short table
@@ -90,6 +91,10 @@ public final class ReliabilityReport {
         out.println();
         LostFiles.Result lostFiles = LostFiles.run(Files.createDirectories(root.resolve("lost-files")), options);
         lostFiles.table().forEach(out::println);
+        out.println();
+        ClusterFaults.Result cluster = ClusterFaults.run(Files.createDirectories(root.resolve("cluster")), options,
+                quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full(), List.of(ClusterFaults.Scenario.values()));
+        cluster.table().forEach(out::println);
         for (Figures f : scenarios) {
             out.println();
             out.println(f.title() + ":");
@@ -102,6 +107,9 @@ public final class ReliabilityReport {
         out.println();
         out.println("files lost after a clean stop:");
         lostFiles.details().forEach(line -> out.println("  " + line));
+        out.println();
+        out.println("the cluster under faults (three klog serve processes, ZooKeeper, a proxy on every link):");
+        cluster.details().forEach(line -> out.println("  " + line));
 
         out.println();
         out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
@@ -127,7 +135,7 @@ public final class ReliabilityReport {
                 + utf8.keyThrew() + ", OffsetCommitValue.decode (metadata) threw " + utf8.valueThrew()
                 + " (expected: CorruptOffsetRecordException naming the field)");
 
-        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok() && lostFiles.ok();
+        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok() && lostFiles.ok() && cluster.ok();
         out.println();
         out.println(ok ? "every scenario of the issue held" : "SOME SCENARIOS FAILED: see FAILED above");
         return ok ? 0 : 1;
@@ -137,7 +145,8 @@ public final class ReliabilityReport {
         return value < 0 ? "-" : String.format("%,d", value);
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    /** Deletes {@code root} and everything under it. */
+    public static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }
