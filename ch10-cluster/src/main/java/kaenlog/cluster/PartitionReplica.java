@@ -173,7 +173,8 @@ final class PartitionReplica {
      * batch is stamped with this leader's epoch first (Kafka's {@code appendAsLeader} does it for
      * every batch it writes): chapter 3's append writes the producer's bytes as they came, and a
      * batch without its epoch teaches the followers that copy it none, which leaves their epoch
-     * caches empty and their truncation by epoch blind.
+     * caches empty and their truncation by epoch blind. After the append the leader moves its high
+     * watermark if it can ({@link PartitionLeader#afterAppend}).
      */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
         roleChange.readLock().lock();
@@ -182,8 +183,11 @@ final class PartitionReplica {
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
-            RecordBatch.assignPartitionLeaderEpoch(request.records(), leader.leaderEpoch());
-            return append.run();
+            PartitionLeader current = leader;
+            RecordBatch.assignPartitionLeaderEpoch(request.records(), current.leaderEpoch());
+            CompletableFuture<ProduceResponse> answer = append.run();
+            current.afterAppend();
+            return answer;
         } finally {
             roleChange.readLock().unlock();
         }

@@ -16,6 +16,7 @@ import kaenlog.replication.LeaderEpochCache;
 import kaenlog.replication.Replica;
 import kaenlog.testkit.WaitsFor;
 import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
 import kaenlog.wire.InitProducerId;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
@@ -74,6 +75,25 @@ class ClusterReplicationTest {
                         .as("broker %d's epoch cache says epoch 0 starts at offset 0, learnt from the copied batches"
                                 + " (a follower's truncation by epoch asks with it)", node.id)
                         .containsExactly(new LeaderEpochCache.EpochEntry(0, 0));
+            }
+        }
+    }
+
+    @Test
+    void aPartitionWithOneReplicaAnswersAcksAllAndServesItsRecordsAtOnce() throws Exception {
+        try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 2)) {
+            cluster.createTopic("solo", Map.of(0, List.of(1)), Map.of("min.insync.replicas", "1"));
+            assertThat(cluster.await(() -> cluster.leaderOf("solo-0").isPresent(), WAIT_MS)).isTrue();
+            try (BrokerClient client = cluster.node(1).client()) {
+                ProduceResponse answer = client.produce(new ProduceRequest("solo-0", ProduceRequest.ACKS_ALL, 2_000,
+                        batch("alone")));
+                assertThat(answer.error())
+                        .as("acks=all with an ISR of the leader alone (min.insync.replicas 1) is answered at once: the"
+                                + " leader's append moves its high watermark (Kafka's maybeIncrementLeaderHW), there is"
+                                + " no follower fetch to wait for")
+                        .isEqualTo(ErrorCode.NONE);
+                assertThat(client.fetch(FetchRequest.consumer("solo-0", 0, 1 << 20, 0)).highWatermark())
+                        .as("a consumer is served the record: the high watermark is past it").isEqualTo(1);
             }
         }
     }

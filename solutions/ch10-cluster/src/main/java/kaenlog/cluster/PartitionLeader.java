@@ -164,6 +164,19 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
         return answer(requiredOffset).filter(error -> error == ErrorCode.NONE).isPresent();
     }
 
+    /**
+     * After a produce's append (Kafka's {@code appendRecordsToLeader} ends with
+     * {@code maybeIncrementLeaderHW}): the leader's own LEO moved, which moves the high watermark
+     * when the ISR is the leader alone (a partition with one replica, or an ISR shrunk to the leader
+     * under min.insync.replicas 1). Without it only a follower's fetch moves the HW, and with no
+     * follower acks=all waits until it times out and a consumer sees nothing.
+     */
+    public synchronized void afterAppend() throws IOException {
+        if (!stopped) {
+            Cluster.recomputeHw(replica, this);
+        }
+    }
+
     /** This leadership is over: nothing more is accepted, and the waiting produces are answered. */
     public void stop() throws IOException {
         stopped = true;
