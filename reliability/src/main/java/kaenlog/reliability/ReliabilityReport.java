@@ -27,8 +27,18 @@ public final class ReliabilityReport {
     private ReliabilityReport() {
     }
 
-    public static void main(String[] args) throws IOException {
-        boolean quick = List.of(args).contains("--quick");
+    public static void main(String[] args) {
+        try {
+            main(List.of(args).contains("--quick"));
+        } catch (IOException | RuntimeException e) {
+            // said here: the cluster rows' ZooKeeper server (NIOServerCnxnFactory) replaces the default
+            // uncaught-exception handler with one that logs to slf4j, a no-op here
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void main(boolean quick) throws IOException {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         Path root = Files.createTempDirectory("kaenlog-reliability");
         int status;

@@ -36,6 +36,7 @@ public final class ClusterFaults {
         ZOMBIE_LEADER("SIGSTOP the leader past its session (zombie)", true),
         LEADER_ISOLATED("leader cut off from peers and ZooKeeper", false),
         FOLLOWERS_CUT("leader cut off from its followers only", false),
+        CUT_LEADER_KILLED("leader killed while cut off from its followers", false),
         KIP101_HW_TRUNCATION("KIP-101 #1: lagging HW, leader lost", false),
         KIP101_DIVERGENCE("KIP-101 #2: divergent tail cut by epoch", false),
         KIP279_ABA("KIP-279: leaders A, B, then A again", true),
@@ -125,7 +126,18 @@ public final class ClusterFaults {
      * {@code java kaenlog.reliability.cluster.ClusterFaults [--quick] [SCENARIO...]}: the named rows
      * (all by default), their details, exit 0 when every one held.
      */
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
+        try {
+            report(args);
+        } catch (IOException | RuntimeException e) {
+            // said here: the ZooKeeper server in this JVM (NIOServerCnxnFactory) replaces the default
+            // uncaught-exception handler with one that logs to slf4j, a no-op here
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void report(String[] args) throws IOException {
         boolean quick = List.of(args).contains("--quick");
         List<Scenario> chosen = java.util.Arrays.stream(args).filter(a -> !a.startsWith("--")).map(Scenario::valueOf)
                 .toList();
@@ -192,6 +204,7 @@ public final class ClusterFaults {
             case ZOMBIE_LEADER -> zombieLeader(run, n);
             case LEADER_ISOLATED -> leaderIsolated(run, n);
             case FOLLOWERS_CUT -> followersCut(run, n);
+            case CUT_LEADER_KILLED -> cutLeaderKilled(run, n);
             case KIP101_HW_TRUNCATION -> kip101HwTruncation(run, n);
             case KIP101_DIVERGENCE -> kip101Divergence(run, n);
             case KIP279_ABA -> kip279(run, n);
@@ -278,7 +291,7 @@ public final class ClusterFaults {
         long isrOneUntil = System.currentTimeMillis();
         List<ClusterLedger.Ack> acked = run.acksBy(-1, isrOneAt, isrOneUntil);
         long refused = run.ledger().refusedCount() - refusedBefore;
-        run.expect(acked.isEmpty(), "nothing acknowledged during 3 s with an ISR of 1: " + acked);
+        run.expect(acked.isEmpty(), "nothing acknowledged during 3 s with an ISR of 1: " + ClusterRun.describe(acked));
         run.expect(refused > 0, "the producer refused (NOT_ENOUGH_REPLICAS) with an ISR of 1");
         run.restart(followers.get(0));
         run.restart(followers.get(1));
@@ -350,7 +363,7 @@ public final class ClusterFaults {
         run.awaitAcked(n);
         run.producer().stopBackground();
         List<ClusterLedger.Ack> zombie = run.acksBy(leader, stoppedAt, Long.MAX_VALUE);
-        run.expect(zombie.isEmpty(), "the zombie " + leader + " acknowledges nothing sent after it stopped: " + zombie);
+        run.expect(zombie.isEmpty(), "the zombie " + leader + " acknowledges nothing sent after it stopped: " + ClusterRun.describe(zombie));
         run.note("broker " + leader + " stopped past its session; broker " + next + " took over; the zombie"
                 + " acknowledged " + zombie.size() + " batches sent after it stopped");
     }
@@ -373,7 +386,7 @@ public final class ClusterFaults {
         run.producer().stopBackground();
         List<ClusterLedger.Ack> zombie = run.acksBy(leader, cutAt, Long.MAX_VALUE);
         run.expect(zombie.isEmpty(), "the cut-off leader " + leader + " acknowledges nothing sent after the cut: "
-                + zombie);
+                + ClusterRun.describe(zombie));
         run.note("broker " + leader + " cut off; broker " + next + " took over; the cut-off one acknowledged "
                 + zombie.size() + " batches sent after the cut");
     }
@@ -400,7 +413,7 @@ public final class ClusterFaults {
                 + hwLater);
         // a request already out when the link was cut may have been copied before it: only later ones count
         List<ClusterLedger.Ack> during = run.acksBy(-1, cutAt + 1, healAt);
-        run.expect(during.isEmpty(), "no acknowledgement while the followers are cut off: " + during);
+        run.expect(during.isEmpty(), "no acknowledgement while the followers are cut off: " + ClusterRun.describe(during));
         run.heal(leader);
         run.awaitFullIsr();
         run.awaitAcked(n);
@@ -411,6 +424,33 @@ public final class ClusterFaults {
         run.note("followers cut off from broker " + leader + ": ISR " + (shrunk ? "[" + leader + "]" : "not shrunk")
                 + ", high watermark " + hwAtShrink + " then " + hwLater + ", " + during.size()
                 + " acknowledgements while cut");
+    }
+
+    /**
+     * The leader cut off from its followers, then killed before its ISR shrinks (within
+     * replica.lag.time.max.ms): the followers hold nothing written since the cut, the first of them
+     * leads. Whatever the old leader acknowledged during the cut would be lost: it must have
+     * acknowledged nothing (acks=all waits for a high watermark that cannot move).
+     */
+    private static void cutLeaderKilled(ClusterRun run, long n) throws IOException {
+        run.producer().startBackground(10 * ClusterRun.WAIT_MS);
+        run.awaitAcked(n / 3);
+        int leader = run.cluster().leader();
+        long cutAt = run.cutOff(leader, false);
+        Deadline.pause(1_000); // less than replica.lag.time.max.ms: the ISR still names the followers
+        run.kill(leader);
+        run.heal(leader);
+        int next = run.awaitNewLeader(leader);
+        run.awaitAcked(2 * n / 3);
+        run.restart(leader);
+        run.awaitFullIsr();
+        run.awaitAcked(n);
+        run.producer().stopBackground();
+        List<ClusterLedger.Ack> cut = run.acksBy(leader, cutAt + 1, Long.MAX_VALUE);
+        run.expect(cut.isEmpty(), "the leader acknowledges nothing sent after its followers were cut off: "
+                + ClusterRun.describe(cut));
+        run.note("followers cut off from broker " + leader + ", which was killed 1 s later; broker " + next
+                + " took over; " + cut.size() + " acknowledgements by broker " + leader + " during the cut");
     }
 
     /**

@@ -63,9 +63,11 @@ public final class ClusterHarness implements Closeable {
      * @param ensemble         three ZooKeeper processes instead of one server in this JVM
      * @param kafkaPorts       each broker also listens on a Kafka port (chapter 9)
      * @param brokerConfigs    klog serve --config KEY=VALUE for every broker
+     * @param peerProxies      brokers reach each other through the proxies (false: directly, for a
+     *                         bench, which wants no hop the cluster does not have)
      */
     public record Config(int sessionTimeoutMs, int zkTickMs, boolean ensemble, boolean kafkaPorts,
-                         List<String> brokerConfigs) {
+                         List<String> brokerConfigs, boolean peerProxies) {
         public Config {
             brokerConfigs = List.copyOf(brokerConfigs);
         }
@@ -78,15 +80,19 @@ public final class ClusterHarness implements Closeable {
         public static Config standard() {
             return new Config(4_000, 500, false, false, List.of("replica.lag.time.max.ms=3000",
                     "replica.socket.timeout.ms=3000", "replica.fetch.backoff.ms=100",
-                    "replica.high.watermark.checkpoint.interval.ms=100"));
+                    "replica.high.watermark.checkpoint.interval.ms=100"), true);
         }
 
         public Config withEnsemble() {
-            return new Config(sessionTimeoutMs, zkTickMs, true, kafkaPorts, brokerConfigs);
+            return new Config(sessionTimeoutMs, zkTickMs, true, kafkaPorts, brokerConfigs, peerProxies);
         }
 
         public Config withKafkaPorts() {
-            return new Config(sessionTimeoutMs, zkTickMs, ensemble, true, brokerConfigs);
+            return new Config(sessionTimeoutMs, zkTickMs, ensemble, true, brokerConfigs, peerProxies);
+        }
+
+        public Config withDirectPeers() {
+            return new Config(sessionTimeoutMs, zkTickMs, ensemble, kafkaPorts, brokerConfigs, false);
         }
     }
 
@@ -247,8 +253,10 @@ public final class ClusterHarness implements Closeable {
     private List<String> serveArgs(Node node) {
         String zk = config.ensemble() ? connectString() : "127.0.0.1:" + node.zooKeeper.port();
         List<String> args = new ArrayList<>(List.of("--broker-id", Integer.toString(node.id), "--zookeeper", zk,
-                "--advertised-port", Integer.toString(node.peers.port()), "--zookeeper-session-timeout-ms",
-                Integer.toString(config.sessionTimeoutMs())));
+                "--zookeeper-session-timeout-ms", Integer.toString(config.sessionTimeoutMs())));
+        if (config.peerProxies()) {
+            args.addAll(List.of("--advertised-port", Integer.toString(node.peers.port())));
+        }
         if (config.kafkaPorts()) {
             args.addAll(List.of("--kafka-port", Integer.toString(node.kafkaPort)));
         }

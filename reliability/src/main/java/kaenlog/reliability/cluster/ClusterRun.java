@@ -212,6 +212,16 @@ public final class ClusterRun implements Closeable {
                 && a.ackedAtMs() <= toMs).toList();
     }
 
+    /** A few acknowledgements, for a message: how many, and the first one's offsets, broker and records. */
+    static String describe(List<ClusterLedger.Ack> acks) {
+        if (acks.isEmpty()) {
+            return "none";
+        }
+        ClusterLedger.Ack first = acks.get(0);
+        return acks.size() + " batches (" + acks.stream().mapToLong(ClusterLedger.Ack::count).sum() + " records), the"
+                + " first at offsets " + first.baseOffset() + ".." + first.lastOffset() + " by broker " + first.broker();
+    }
+
     /** The leader's high watermark as a consumer's fetch from it says, or -1. */
     public long highWatermarkOf(int broker) {
         try (BrokerClient client = BrokerClient.connect("127.0.0.1", cluster.node(broker).port(), 5_000)) {
@@ -318,6 +328,7 @@ public final class ClusterRun implements Closeable {
             replicas.put(node.id(), ClusterChecker.ReplicaFiles.read(node.id(), node.dir()));
             logs.put(node.id(), node.logs());
         }
+        rejoinedOncePerExpiry(logs);
         ZkHistory history = cluster.history(zooKeeperMember);
         ClusterChecker.Verdict verdict = ClusterChecker.check(new ClusterChecker.Evidence(ledger, observer, history,
                 logs, replicas, finalRead, leader, finalIsr, faults, assignment, minIsr,
@@ -343,6 +354,22 @@ public final class ClusterRun implements Closeable {
         }
         unmet.forEach(e -> details.add("  expected: " + e));
         return new Outcome(name, verdict, unmet, details, faults.size());
+    }
+
+    /**
+     * No scenario cuts a broker's session twice in one life: one expiry, one rejoin. A second
+     * "session expired" line is a live session thrown away (ZooKeeper tells every watcher of a
+     * session of its expiry, so one expiry reaches a member that is several watchers several times).
+     */
+    private void rejoinedOncePerExpiry(Map<Integer, List<List<String>>> logs) {
+        logs.forEach((broker, lives) -> {
+            for (int life = 0; life < lives.size(); life++) {
+                long rejoins = lives.get(life).stream().filter(l -> l.contains("session expired: it stops leading"))
+                        .count();
+                expect(rejoins <= 1, "broker " + broker + " (life " + (life + 1) + ") rejoins once per session expiry,"
+                        + " not " + rejoins + " times");
+            }
+        });
     }
 
     private boolean converged(int leader) {
