@@ -61,9 +61,12 @@ public final class ReliabilityReport {
         BoundedBroker.Config bounds = quick ? BoundedBroker.Config.quick() : BoundedBroker.Config.full();
 
         out.println("kaen-log reliability report (reference solutions; loopback only; seeded)");
+        ClusterFaults.Config clusterSize = quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full();
         out.printf("sizes: %d SIGKILL cycles, %,d records through the faulty proxy, %d x %,d load records with %d"
-                        + " consumers, %,d decoder mutations, %,d damaged segment files%n", crash.cycles(), acks.records(),
-                load.producers(), load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs());
+                        + " consumers, %,d decoder mutations, %,d damaged segment files, %d cluster scenarios of at least"
+                        + " %,d acknowledged records%n", crash.cycles(), acks.records(), load.producers(),
+                load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs(),
+                ClusterFaults.Scenario.values().length, clusterSize.records());
         out.println();
 
         List<Figures> scenarios = new ArrayList<>();
@@ -103,7 +106,7 @@ public final class ReliabilityReport {
         lostFiles.table().forEach(out::println);
         out.println();
         ClusterFaults.Result cluster = ClusterFaults.run(Files.createDirectories(root.resolve("cluster")), options,
-                quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full(), List.of(ClusterFaults.Scenario.values()));
+                clusterSize, List.of(ClusterFaults.Scenario.values()));
         cluster.table().forEach(out::println);
         for (Figures f : scenarios) {
             out.println();
