@@ -155,10 +155,13 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
     /**
      * The session expired: this broker is no longer a member, whatever it still believes. It stops
      * leading now, before anything else (its followers follow someone else by now, and a produce it
-     * acknowledged would be cut by the new leader), then joins again.
+     * acknowledged would be cut by the new leader), then joins again. ZooKeeper tells an expiry to
+     * every watcher of the session, and this member is several (the session's own and each znode's
+     * watch): only the first of those events finds the session dead; the next ones find the new,
+     * live session, which must not be thrown away.
      */
     private void rejoin() {
-        if (closed) {
+        if (closed || zk.alive()) {
             return;
         }
         log.println("cluster: broker " + info.id() + "'s ZooKeeper session expired: it stops leading and joins again");

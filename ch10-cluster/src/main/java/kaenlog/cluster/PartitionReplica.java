@@ -179,9 +179,11 @@ final class PartitionReplica {
 
     /**
      * The check and the append under the read side of the role lock: see the class comment. The
-     * batch is stamped with the leader epoch first, as Kafka's leader stamps every batch it appends
-     * (partitionLeaderEpoch, outside the CRC): the followers copy it with the batch, and their
-     * epoch caches, hence the truncation of task 7 (EpochTruncationTest), are built from it.
+     * batch is stamped with this leader's epoch first (Kafka's {@code appendAsLeader} does it for
+     * every batch it writes): chapter 3's append writes the producer's bytes as they came, and a
+     * batch without its epoch teaches the followers that copy it none, which leaves their epoch
+     * caches empty and their truncation by epoch blind. After the append the leader moves its high
+     * watermark if it can ({@link PartitionLeader#afterAppend}).
      */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
         roleChange.readLock().lock();
@@ -190,12 +192,13 @@ final class PartitionReplica {
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
+            PartitionLeader current = leader;
             ByteBuffer batch = request.records();
             if (batch.remaining() >= BatchHeader.SIZE) { // a shorter one is refused as corrupt by the append
-                RecordBatch.assignPartitionLeaderEpoch(batch, leader.leaderEpoch());
+                RecordBatch.assignPartitionLeaderEpoch(batch, current.leaderEpoch());
             }
             CompletableFuture<ProduceResponse> answer = append.run();
-            leader.afterAppend();
+            current.afterAppend();
             return answer;
         } finally {
             roleChange.readLock().unlock();

@@ -90,6 +90,11 @@ public final class ZkClient implements Closeable {
         return connect(connectString, sessionTimeoutMs, event -> { });
     }
 
+    /** False once the session expired or was closed: nothing more can be done with it. */
+    public boolean alive() {
+        return zk.getState().isAlive();
+    }
+
     /** This session's id: the {@code ephemeralOwner} of every ephemeral znode it creates. */
     public long sessionId() {
         return zk.getSessionId();

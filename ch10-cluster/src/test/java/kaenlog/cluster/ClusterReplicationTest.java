@@ -12,10 +12,12 @@ import kaenlog.batch.RecordBatch;
 import kaenlog.client.BrokerClient;
 import kaenlog.idem.Idempotence;
 import kaenlog.log.FetchIsolation;
+import kaenlog.replication.LeaderEpochCache;
 import kaenlog.replication.Replica;
 import kaenlog.testkit.WaitsFor;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
 import kaenlog.wire.InitProducerId;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
@@ -63,14 +65,37 @@ class ClusterReplicationTest {
                     .isTrue();
             List<Integer> crcs = crcs(leader.replica(PARTITION).orElseThrow());
             for (TestCluster.Node node : cluster.nodes()) {
-                assertThat(crcs(node.replica(PARTITION).orElseThrow()))
+                Replica replica = node.replica(PARTITION).orElseThrow();
+                assertThat(crcs(replica))
                         .as("broker %d holds the leader's batches CRC for CRC: no offset reassigned", node.id)
                         .isEqualTo(crcs);
-                assertThat(epochs(node.replica(PARTITION).orElseThrow()))
-                        .as("broker %d: every batch carries leader epoch 0, stamped by the leader as it appends and"
-                                + " copied as is (a follower's epoch cache, which its truncation asks, is built from it)",
-                                node.id)
+                assertThat(epochs(replica))
+                        .as("broker %d's batches carry leader epoch 0: the leader stamps its epoch on every batch it"
+                                + " writes, so that a follower learns the epochs from what it copies", node.id)
                         .containsOnly(0);
+                assertThat(replica.epochs().entries())
+                        .as("broker %d's epoch cache says epoch 0 starts at offset 0, learnt from the copied batches"
+                                + " (a follower's truncation by epoch asks with it)", node.id)
+                        .containsExactly(new LeaderEpochCache.EpochEntry(0, 0));
+            }
+        }
+    }
+
+    @Test
+    void aPartitionWithOneReplicaAnswersAcksAllAndServesItsRecordsAtOnce() throws Exception {
+        try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 2)) {
+            cluster.createTopic("solo", Map.of(0, List.of(1)), Map.of("min.insync.replicas", "1"));
+            assertThat(cluster.await(() -> cluster.leaderOf("solo-0").isPresent(), WAIT_MS)).isTrue();
+            try (BrokerClient client = cluster.node(1).client()) {
+                ProduceResponse answer = client.produce(new ProduceRequest("solo-0", ProduceRequest.ACKS_ALL, 2_000,
+                        batch("alone")));
+                assertThat(answer.error())
+                        .as("acks=all with an ISR of the leader alone (min.insync.replicas 1) is answered at once: the"
+                                + " leader's append moves its high watermark (Kafka's maybeIncrementLeaderHW), there is"
+                                + " no follower fetch to wait for")
+                        .isEqualTo(ErrorCode.NONE);
+                assertThat(client.fetch(FetchRequest.consumer("solo-0", 0, 1 << 20, 0)).highWatermark())
+                        .as("a consumer is served the record: the high watermark is past it").isEqualTo(1);
             }
         }
     }
@@ -112,30 +137,20 @@ class ClusterReplicationTest {
     }
 
     @Test
-    void aPartitionWithOneReplicaCommitsEachWriteAtOnce() throws Exception {
+    void aBrokerWithNoReplicaOfAPartitionTakesNoWriteForItAndCreatesNothing() throws Exception {
         try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 2)) {
             cluster.createTopic("single", Map.of(0, List.of(2)), Map.of());
             assertThat(cluster.await(() -> cluster.leaderOf("single-0").isPresent(), WAIT_MS)).isTrue();
-            try (BrokerClient client = cluster.node(2).client()) {
-                ProduceResponse answer = client.produce("single-0", ProduceRequest.ACKS_ALL, batch("alone"));
-                assertThat(answer.error()).as("no follower to wait for: the leader's own append commits it")
-                        .isEqualTo(ErrorCode.NONE);
-                assertThat(client.fetch(kaenlog.wire.FetchRequest.consumer("single-0", 0, 1 << 20, 0))
-                        .records().hasRemaining())
-                        .as("and a consumer reads it at once: the HW moved with the append, not with a fetch").isTrue();
-            }
             try (BrokerClient other = cluster.node(1).client()) {
                 assertThat(other.produce("single-0", ProduceRequest.ACKS_ALL, batch("elsewhere")).error())
                         .as("broker 1 holds no replica of single-0: it takes no write for it, and creates nothing")
                         .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
-            }
-            assertThat(root.resolve("broker-1").resolve("single-0")).doesNotExist();
-            try (BrokerClient client = cluster.node(1).client()) {
-                Topics.Answer made = Topics.Answer.decode(client.call(ApiKeys.CREATE_TOPICS,
+                Topics.Answer made = Topics.Answer.decode(other.call(ApiKeys.CREATE_TOPICS,
                         new Topics.Create("local", 1).encode()));
                 assertThat(made.error()).as("klog topics on a member's own port creates nothing: a cluster's topics"
                         + " are assignments in ZooKeeper").isEqualTo("POLICY_VIOLATION");
             }
+            assertThat(root.resolve("broker-1").resolve("single-0")).doesNotExist();
             assertThat(root.resolve("broker-1").resolve("local-0")).doesNotExist();
         }
     }

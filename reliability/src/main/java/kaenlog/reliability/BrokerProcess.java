@@ -43,13 +43,12 @@ public final class BrokerProcess implements AutoCloseable {
      * @param maxHeap      the -Xmx of the broker JVM, e.g. "64m"
      * @param segmentBytes klog serve's --segment-bytes, 0 for its default
      * @param jvmArgs      the JVM's options besides -Xmx and -cp
-     * @param serveArgs    more flags for klog serve (e.g. --flush-messages 1)
-        }
-
      * @param serveArgs    more flags for klog serve (its limits, e.g. --max-connections 100)
+     * @param port         klog serve's --port: 0 for one the system picks, or a fixed one (a broker
+     *                     restarted behind a proxy must come back on the port the proxy forwards to)
      */
     public record Options(String classpath, String maxHeap, int segmentBytes, List<String> jvmArgs,
-                          List<String> serveArgs) {
+                          List<String> serveArgs, int port) {
         public Options {
             jvmArgs = List.copyOf(jvmArgs);
             serveArgs = List.copyOf(serveArgs);
@@ -57,18 +56,18 @@ public final class BrokerProcess implements AutoCloseable {
 
         /** The caller's own classpath, a 128 MiB heap, klog serve's default segment size, {@link #DEFAULT_JVM_ARGS}. */
         public static Options ofThisClasspath() {
-            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS, List.of());
+            return new Options(System.getProperty("java.class.path"), "128m", 0, DEFAULT_JVM_ARGS, List.of(), 0);
         }
 
         public Options withServeArgs(List<String> args) {
-            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, args);
+            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, args, port);
         }
 
         /** These klog serve flags after the current ones. */
         public Options plusServeArgs(String... more) {
             List<String> all = new ArrayList<>(serveArgs);
             all.addAll(List.of(more));
-            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, all);
+            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, all, port);
         }
 
         /** Without -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError kills a thread, not the process. */
@@ -84,15 +83,20 @@ public final class BrokerProcess implements AutoCloseable {
         }
 
         public Options withMaxHeap(String heap) {
-            return new Options(classpath, heap, segmentBytes, jvmArgs, serveArgs);
+            return new Options(classpath, heap, segmentBytes, jvmArgs, serveArgs, port);
         }
 
         public Options withSegmentBytes(int bytes) {
-            return new Options(classpath, maxHeap, bytes, jvmArgs, serveArgs);
+            return new Options(classpath, maxHeap, bytes, jvmArgs, serveArgs, port);
         }
 
         public Options withJvmArgs(List<String> args) {
-            return new Options(classpath, maxHeap, segmentBytes, args, serveArgs);
+            return new Options(classpath, maxHeap, segmentBytes, args, serveArgs, port);
+        }
+
+        /** klog serve on this port (0: one the system picks). */
+        public Options withPort(int fixed) {
+            return new Options(classpath, maxHeap, segmentBytes, jvmArgs, serveArgs, fixed);
         }
     }
 
@@ -114,17 +118,28 @@ public final class BrokerProcess implements AutoCloseable {
         this.drains = drains;
     }
 
-    /** Starts {@code klog serve --dir dir --port 0} and waits for its "listening on HOST:PORT" line. */
+    /** Starts {@code klog serve --dir dir --port P} (0 unless the options fix one) and waits for its "listening on HOST:PORT" line. */
     public static BrokerProcess start(Path dir, Options options) throws IOException {
+        List<String> serve = new ArrayList<>(List.of("serve", "--dir", dir.toString(), "--port",
+                Integer.toString(options.port())));
+        if (options.segmentBytes() > 0) {
+            serve.addAll(List.of("--segment-bytes", Integer.toString(options.segmentBytes())));
+        }
+        serve.addAll(options.serveArgs());
+        return startKlog(serve, options, LISTENING);
+    }
+
+    /**
+     * Starts {@code klog ARGS} (any subcommand: {@code serve}, {@code zookeeper}) with the options'
+     * JVM, and waits for a stdout line that matches {@code ready}, whose groups 1 and 2 are the host
+     * and port it serves on. The options' serve flags are not used: {@code klogArgs} are all of them.
+     */
+    public static BrokerProcess startKlog(List<String> klogArgs, Options options, Pattern ready) throws IOException {
         List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx" + options.maxHeap(),
                 "-Dfile.encoding=UTF-8"));
         command.addAll(options.jvmArgs());
-        command.addAll(List.of("-cp", options.classpath(), "kaenlog.cli.Klog", "serve", "--dir", dir.toString(),
-                "--port", "0"));
-        if (options.segmentBytes() > 0) {
-            command.addAll(List.of("--segment-bytes", Integer.toString(options.segmentBytes())));
-        }
-        command.addAll(options.serveArgs());
+        command.addAll(List.of("-cp", options.classpath(), "kaenlog.cli.Klog"));
+        command.addAll(klogArgs);
         Process process = new ProcessBuilder(command).start();
         List<String> stdout = new ArrayList<>();
         List<String> stderr = new ArrayList<>();
@@ -134,10 +149,10 @@ public final class BrokerProcess implements AutoCloseable {
             Deadline deadline = Deadline.in(START_TIMEOUT_MS);
             Matcher listening = null;
             while (listening == null) {
-                listening = firstMatch(stdout, LISTENING);
+                listening = firstMatch(stdout, ready);
                 if (listening == null && (!process.isAlive() || deadline.passed())) {
-                    throw new IOException("klog serve did not start (alive: " + process.isAlive() + "); stdout "
-                            + snapshot(stdout) + ", stderr " + snapshot(stderr));
+                    throw new IOException("klog " + klogArgs.get(0) + " did not start (alive: " + process.isAlive()
+                            + "); stdout " + snapshot(stdout) + ", stderr " + snapshot(stderr));
                 }
                 if (listening == null) {
                     Deadline.pause(5);
@@ -152,6 +167,11 @@ public final class BrokerProcess implements AutoCloseable {
             process.destroyForcibly();
             throw e;
         }
+    }
+
+    /** What the process printed on stdout so far. */
+    public List<String> stdout() {
+        return snapshot(stdout);
     }
 
     private static String javaExecutable() {
@@ -249,6 +269,31 @@ public final class BrokerProcess implements AutoCloseable {
     /** SIGKILL: the broker stops between two instructions. Returns the exit status (137 on Linux). */
     public int kill() throws IOException {
         process.destroyForcibly();
+        return awaitExit();
+    }
+
+    /**
+     * Sends the process a signal with {@code kill -SIG pid}: {@code STOP} freezes it between two
+     * instructions (its sockets stay open, its ZooKeeper session stops heartbeating), {@code CONT}
+     * lets it go on as if nothing happened, {@code TERM} asks it to stop cleanly.
+     */
+    public void signal(String name) throws IOException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
+                .start();
+        String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        try {
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IOException("kill -" + name + " " + process.pid() + " failed: " + output);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while signalling " + process.pid(), e);
+        }
+    }
+
+    /** SIGTERM and a wait for the exit: klog serve's shutdown hook closes the broker (and its ZooKeeper session). */
+    public int terminate() throws IOException {
+        signal("TERM");
         return awaitExit();
     }
 

@@ -7,27 +7,27 @@ import java.util.function.BooleanSupplier;
  * code it needs real time, but only for this: every loop that waits for another thread or process
  * is bounded by a deadline and fails loudly when it passes. No time is ever printed.
  */
-final class Deadline {
+public final class Deadline {
     private final long endNanos;
 
     private Deadline(long endNanos) {
         this.endNanos = endNanos;
     }
 
-    static Deadline in(long ms) {
+    public static Deadline in(long ms) {
         return new Deadline(System.nanoTime() + ms * 1_000_000L);
     }
 
-    boolean passed() {
+    public boolean passed() {
         return System.nanoTime() - endNanos >= 0;
     }
 
-    long remainingMs() {
+    public long remainingMs() {
         return Math.max(0, (endNanos - System.nanoTime()) / 1_000_000L);
     }
 
     /** Polls {@code condition} every few milliseconds; true when it held before the deadline. */
-    boolean await(BooleanSupplier condition) {
+    public boolean await(BooleanSupplier condition) {
         while (!condition.getAsBoolean()) {
             if (passed()) {
                 return false;
@@ -37,7 +37,7 @@ final class Deadline {
         return true;
     }
 
-    static void pause(long ms) {
+    public static void pause(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {

@@ -34,12 +34,12 @@ public final class Ledger {
     private final List<Batch> acked = new ArrayList<>();
     private final List<Batch> inDoubt = new ArrayList<>();
 
-    static String value(int producer, long seq) {
+    public static String value(int producer, long seq) {
         return "p" + producer + "-" + seq;
     }
 
     /** {producer, seq} of a value named by {@link #value}, or null for anything else. */
-    static long[] parse(String value) {
+    public static long[] parse(String value) {
         int dash = value.indexOf('-');
         if (!value.startsWith("p") || dash < 2) {
             return null;
@@ -51,20 +51,20 @@ public final class Ledger {
         }
     }
 
-    synchronized void acked(String partition, int producer, long firstSeq, int count, long baseOffset,
+    public synchronized void acked(String partition, int producer, long firstSeq, int count, long baseOffset,
                             long lastOffset) {
         acked.add(new Batch(partition, producer, firstSeq, count, baseOffset, lastOffset));
     }
 
-    synchronized void inDoubt(String partition, int producer, long firstSeq, int count) {
+    public synchronized void inDoubt(String partition, int producer, long firstSeq, int count) {
         inDoubt.add(new Batch(partition, producer, firstSeq, count, -1, -1));
     }
 
-    synchronized long ackedRecords() {
+    public synchronized long ackedRecords() {
         return acked.stream().mapToLong(Batch::count).sum();
     }
 
-    synchronized long ackedBatches() {
+    public synchronized long ackedBatches() {
         return acked.size();
     }
 
@@ -73,7 +73,7 @@ public final class Ledger {
      * must be exactly at the offset its acknowledgement named, once; every in-doubt batch whole or
      * absent; no value twice; each producer's records in the order it sent them; no record nobody sent.
      */
-    synchronized Audit audit(Map<String, List<LogContents.Entry>> partitions) {
+    public synchronized Audit audit(Map<String, List<LogContents.Entry>> partitions) {
         List<String> problems = new ArrayList<>();
         Map<String, List<String>> where = new HashMap<>();
         long records = 0;

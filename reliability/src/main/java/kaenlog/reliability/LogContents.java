@@ -21,16 +21,16 @@ import kaenlog.wire.FetchResponse;
  * decoded (CRC and all) with chapter 1's {@link RecordBatch#decode}; and a consumer's fetches over
  * TCP. A crash test compares both with what the producers were told.
  */
-final class LogContents {
+public final class LogContents {
     private static final int FETCH_MAX_BYTES = 512 * 1024;
     private static final int MAX_FETCHES = 1_000_000;
 
     /** One record as found: its offset and its value as text. */
-    record Entry(long offset, String value) {
+    public record Entry(long offset, String value) {
     }
 
     /** The segment files decoded: every batch, in file order, and how many batches there were. */
-    record OnDisk(List<Entry> entries, List<RecordBatch> batches, int segments) {
+    public record OnDisk(List<Entry> entries, List<RecordBatch> batches, int segments) {
     }
 
     private LogContents() {
@@ -40,7 +40,7 @@ final class LogContents {
      * Decodes every batch of every {@code .log} segment file in {@code partitionDir}, oldest
      * segment first. Throws {@link CorruptBatchException} at the first batch that does not decode.
      */
-    static OnDisk readSegments(Path partitionDir) throws IOException {
+    public static OnDisk readSegments(Path partitionDir) throws IOException {
         List<Path> files = segmentFiles(partitionDir);
         List<RecordBatch> batches = new ArrayList<>();
         List<Entry> entries = new ArrayList<>();
@@ -97,7 +97,7 @@ final class LogContents {
     }
 
     /** Consumes the whole partition from offset 0 up to the high watermark, as a consumer (replicaId -1). */
-    static List<Entry> consume(BrokerClient client, String partition) throws IOException {
+    public static List<Entry> consume(BrokerClient client, String partition) throws IOException {
         List<Entry> entries = new ArrayList<>();
         long offset = 0;
         for (int fetches = 0; fetches < MAX_FETCHES; fetches++) {
@@ -122,7 +122,7 @@ final class LogContents {
     }
 
     /** Offsets that do not follow on from the previous batch (a log nobody compacted has none). */
-    static long offsetGaps(List<RecordBatch> batches) {
+    public static long offsetGaps(List<RecordBatch> batches) {
         long gaps = 0;
         long expected = batches.isEmpty() ? 0 : batches.get(0).baseOffset();
         for (RecordBatch batch : batches) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import kaenlog.reliability.cluster.ClusterFaults;
 
 /**
  * Runs every scenario of the reliability suite at the issue's full size and prints a short table
@@ -26,8 +27,18 @@ public final class ReliabilityReport {
     private ReliabilityReport() {
     }
 
-    public static void main(String[] args) throws IOException {
-        boolean quick = List.of(args).contains("--quick");
+    public static void main(String[] args) {
+        try {
+            main(List.of(args).contains("--quick"));
+        } catch (IOException | RuntimeException e) {
+            // said here: the cluster rows' ZooKeeper server (NIOServerCnxnFactory) replaces the default
+            // uncaught-exception handler with one that logs to slf4j, a no-op here
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void main(boolean quick) throws IOException {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         Path root = Files.createTempDirectory("kaenlog-reliability");
         int status;
@@ -50,9 +61,12 @@ public final class ReliabilityReport {
         BoundedBroker.Config bounds = quick ? BoundedBroker.Config.quick() : BoundedBroker.Config.full();
 
         out.println("kaen-log reliability report (reference solutions; loopback only; seeded)");
+        ClusterFaults.Config clusterSize = quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full();
         out.printf("sizes: %d SIGKILL cycles, %,d records through the faulty proxy, %d x %,d load records with %d"
-                        + " consumers, %,d decoder mutations, %,d damaged segment files%n", crash.cycles(), acks.records(),
-                load.producers(), load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs());
+                        + " consumers, %,d decoder mutations, %,d damaged segment files, %d cluster scenarios of at least"
+                        + " %,d acknowledged records%n", crash.cycles(), acks.records(), load.producers(),
+                load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs(),
+                ClusterFaults.Scenario.values().length, clusterSize.records());
         out.println();
 
         List<Figures> scenarios = new ArrayList<>();
@@ -90,6 +104,10 @@ public final class ReliabilityReport {
         out.println();
         LostFiles.Result lostFiles = LostFiles.run(Files.createDirectories(root.resolve("lost-files")), options);
         lostFiles.table().forEach(out::println);
+        out.println();
+        ClusterFaults.Result cluster = ClusterFaults.run(Files.createDirectories(root.resolve("cluster")), options,
+                clusterSize, List.of(ClusterFaults.Scenario.values()));
+        cluster.table().forEach(out::println);
         for (Figures f : scenarios) {
             out.println();
             out.println(f.title() + ":");
@@ -102,6 +120,9 @@ public final class ReliabilityReport {
         out.println();
         out.println("files lost after a clean stop:");
         lostFiles.details().forEach(line -> out.println("  " + line));
+        out.println();
+        out.println("the cluster under faults (three klog serve processes, ZooKeeper, a proxy on every link):");
+        cluster.details().forEach(line -> out.println("  " + line));
 
         out.println();
         out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
@@ -127,7 +148,7 @@ public final class ReliabilityReport {
                 + utf8.keyThrew() + ", OffsetCommitValue.decode (metadata) threw " + utf8.valueThrew()
                 + " (expected: CorruptOffsetRecordException naming the field)");
 
-        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok() && lostFiles.ok();
+        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok() && lostFiles.ok() && cluster.ok();
         out.println();
         out.println(ok ? "every scenario of the issue held" : "SOME SCENARIOS FAILED: see FAILED above");
         return ok ? 0 : 1;
@@ -137,7 +158,8 @@ public final class ReliabilityReport {
         return value < 0 ? "-" : String.format("%,d", value);
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    /** Deletes {@code root} and everything under it. */
+    public static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

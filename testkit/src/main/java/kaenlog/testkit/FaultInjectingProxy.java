@@ -30,6 +30,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Each connection draws from its own {@code Random(seed, connection number, direction)}, so a
  * run is repeatable up to the interleaving of threads.
+ *
+ * <p>{@link #blackhole()} partitions the link until {@link #heal()}: what a dropped-packets firewall
+ * rule does to TCP. Nothing is forwarded either way and a new connection is accepted but not put
+ * through; the frames sent meanwhile wait, as TCP's retransmissions would, and arrive in order after
+ * the heal, unless an end gave the connection up first (its own timeout: a ZooKeeper session that
+ * expires, a request that times out). Nothing is dropped, so a partition alone never reorders or
+ * loses a frame: only the ends' timeouts act on it.
  */
 public final class FaultInjectingProxy implements Closeable {
     /** Larger than any frame a kaen-log broker or a Kafka client sends here. */
@@ -66,6 +73,9 @@ public final class FaultInjectingProxy implements Closeable {
     private final AtomicLong responsesForwarded = new AtomicLong();
     private final AtomicLong responsesDropped = new AtomicLong();
     private final AtomicLong delayed = new AtomicLong();
+    private final AtomicLong blackholes = new AtomicLong();
+    private final Object partition = new Object();
+    private boolean blackholed;
     private volatile boolean closed;
 
     public FaultInjectingProxy(String brokerHost, int brokerPort, Faults faults) throws IOException {
@@ -106,9 +116,47 @@ public final class FaultInjectingProxy implements Closeable {
         return responsesForwarded.get();
     }
 
-    /** Every fault injected: drops and delays. */
+    /** Every fault injected: drops, delays and partitions. */
     public long faultsInjected() {
-        return requestsDropped.get() + responsesDropped.get() + delayed.get();
+        return requestsDropped.get() + responsesDropped.get() + delayed.get() + blackholes.get();
+    }
+
+    /** Partitions the link: from now on no frame crosses it, either way, until {@link #heal()}. */
+    public void blackhole() {
+        synchronized (partition) {
+            if (!blackholed) {
+                blackholes.incrementAndGet();
+            }
+            blackholed = true;
+        }
+    }
+
+    /** Ends the partition: the frames held back go on, in order, and new connections are put through. */
+    public void heal() {
+        synchronized (partition) {
+            blackholed = false;
+            partition.notifyAll();
+        }
+    }
+
+    public boolean blackholed() {
+        synchronized (partition) {
+            return blackholed;
+        }
+    }
+
+    /** How many times the link was partitioned. */
+    public long blackholes() {
+        return blackholes.get();
+    }
+
+    /** Waits while the link is partitioned (or until the proxy closes). */
+    private void awaitHealed() throws InterruptedException {
+        synchronized (partition) {
+            while (blackholed && !closed) {
+                partition.wait(100);
+            }
+        }
     }
 
     private void acceptLoop() {
@@ -122,12 +170,16 @@ public final class FaultInjectingProxy implements Closeable {
             long n = connections.incrementAndGet();
             Socket upstream = new Socket();
             try {
+                awaitHealed(); // a partitioned link takes the connection but puts nothing through
                 upstream.connect(broker, 10_000);
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
-            } catch (IOException e) {
+            } catch (IOException | InterruptedException e) {
                 closeQuietly(client);
                 closeQuietly(upstream);
+                if (e instanceof InterruptedException) {
+                    return;
+                }
                 continue;
             }
             synchronized (sockets) {
@@ -155,6 +207,7 @@ public final class FaultInjectingProxy implements Closeable {
                 InputStream in = new BufferedInputStream(from.getInputStream());
                 OutputStream out = new BufferedOutputStream(to.getOutputStream());
                 for (byte[] frame = readFrame(in); frame != null; frame = readFrame(in)) {
+                    awaitHealed();
                     if (random.nextDouble() < dropRate) {
                         dropped.incrementAndGet();
                         if (faults.silentDrops()) {
@@ -216,6 +269,7 @@ public final class FaultInjectingProxy implements Closeable {
     @Override
     public void close() throws IOException {
         closed = true;
+        heal();
         server.close();
         List<Thread> all;
         synchronized (sockets) {

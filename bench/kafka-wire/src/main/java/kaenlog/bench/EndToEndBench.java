@@ -215,9 +215,14 @@ public final class EndToEndBench {
     }
 
     private static Broker startKafka(String classpath, Path work) throws IOException {
+        return startKafka(classpath, work, 1);
+    }
+
+    /** Kafka 4.1.1 as a process of its own ({@link KafkaBrokerMain}) with {@code brokers} brokers; its bootstrap. */
+    static Broker startKafka(String classpath, Path work, int brokers) throws IOException {
         Process p = new ProcessBuilder("java", "-Xmx1G", "-Xms1G", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
                 "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-cp", classpath,
-                KafkaBrokerMain.class.getName(), work.resolve("kafka-data").toString())
+                KafkaBrokerMain.class.getName(), work.resolve("kafka-data").toString(), Integer.toString(brokers))
                 .redirectErrorStream(true).start();
         String line = awaitLine(p, "bootstrap ", work.resolve("kafka.out"));
         return new Broker("Kafka", line.substring("bootstrap ".length()).trim(), p);
@@ -278,7 +283,7 @@ public final class EndToEndBench {
         return m;
     }
 
-    private static void stop(Broker broker) throws InterruptedException {
+    static void stop(Broker broker) throws InterruptedException {
         if (broker == null) {
             return;
         }
@@ -293,7 +298,7 @@ public final class EndToEndBench {
         }
     }
 
-    private static String figure(List<Double> rates) {
+    static String figure(List<Double> rates) {
         List<Double> sorted = rates.stream().sorted().toList();
         return String.format("%,.0f [%,.0f-%,.0f]", median(rates), sorted.get(0), sorted.get(sorted.size() - 1));
     }
@@ -328,7 +333,7 @@ public final class EndToEndBench {
         }
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -9,7 +9,8 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
  * Kafka 4.1.1 as a process of its own for {@link EndToEndBench}: the same one-node KRaft broker
  * {@link KafkaWireBench} starts in-process, started here in a JVM of its own so that the bench
  * compares two servers as a user runs them. Prints {@code bootstrap HOST:PORT} once it is ready and
- * stops when its standard input closes. Argument: the data directory.
+ * stops when its standard input closes. Arguments: the data directory, and the number of brokers
+ * (1 by default; more for {@link KafkaClusterBench}'s three, one of them the KRaft controller too).
  */
 public final class KafkaBrokerMain {
     private KafkaBrokerMain() {
@@ -17,7 +18,8 @@ public final class KafkaBrokerMain {
 
     public static void main(String[] args) throws Exception {
         Path dir = Files.createDirectories(Path.of(args[0]));
-        try (KafkaClusterTestKit kafka = KafkaWireBench.startKafka(dir)) {
+        int brokers = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        try (KafkaClusterTestKit kafka = KafkaWireBench.startKafka(dir, brokers)) {
             System.out.println("bootstrap " + kafka.bootstrapServers());
             System.out.flush();
             waitForEndOfInput();

@@ -76,8 +76,13 @@ public final class KafkaWireBench {
     }
 
     static KafkaClusterTestKit startKafka(Path dir) throws Exception {
+        return startKafka(dir, 1);
+    }
+
+    /** {@code brokers} KRaft brokers, the first also the one controller, in this JVM. */
+    static KafkaClusterTestKit startKafka(Path dir, int brokers) throws Exception {
         KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
-                .setNumBrokerNodes(1).setNumControllerNodes(1).setBaseDirectory(dir).build())
+                .setNumBrokerNodes(brokers).setNumControllerNodes(1).setBaseDirectory(dir).build())
                 .setConfigProp("log.flush.interval.messages", Long.MAX_VALUE)
                 .build();
         kafka.format();

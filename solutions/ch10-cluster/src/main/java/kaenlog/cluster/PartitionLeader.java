@@ -102,17 +102,6 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
     }
 
     /**
-     * After this leader appended: the high watermark may move at once when no follower holds it
-     * back (an ISR of the leader alone, replication factor 1), as Kafka's leader tries after every
-     * append. With followers in the ISR it stays where their fetches put it.
-     */
-    public synchronized void afterAppend() throws IOException {
-        if (!stopped) {
-            Cluster.recomputeHw(replica, this);
-        }
-    }
-
-    /**
      * The isr-expiration tick: followers silent for longer than replica.lag.time.max.ms leave the
      * ISR (written first, counted once written), which may move the high watermark: a dead follower
      * no longer holds it back. A leader fenced by a refused write reads the state again first.
@@ -173,6 +162,19 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
     @Override
     public boolean checkEnoughReplicasReached(long requiredOffset) {
         return answer(requiredOffset).filter(error -> error == ErrorCode.NONE).isPresent();
+    }
+
+    /**
+     * After a produce's append (Kafka's {@code appendRecordsToLeader} ends with
+     * {@code maybeIncrementLeaderHW}): the leader's own LEO moved, which moves the high watermark
+     * when the ISR is the leader alone (a partition with one replica, or an ISR shrunk to the leader
+     * under min.insync.replicas 1). Without it only a follower's fetch moves the HW, and with no
+     * follower acks=all waits until it times out and a consumer sees nothing.
+     */
+    public synchronized void afterAppend() throws IOException {
+        if (!stopped) {
+            Cluster.recomputeHw(replica, this);
+        }
     }
 
     /** This leadership is over: nothing more is accepted, and the waiting produces are answered. */
