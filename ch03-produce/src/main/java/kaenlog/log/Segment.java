@@ -49,6 +49,15 @@ public final class Segment implements Closeable {
      * what lies past it. Bytes this broker did not write (a segment opened from disk) start unchecked.
      */
     private volatile int verifiedEnd;
+    /**
+     * The last {@link #window} read of at most one index interval and a header (the span
+     * {@link #positionOf} reads): the fetch that called positionOf reads the same span again right
+     * after (Log.read's window, FileSlice's header walk), and a consumer at the end of the log asks
+     * for the same few KiB fetch after fetch. Served from here, those reads cost no system call.
+     * Its bytes were below {@link #size} when read, and those never change until a truncation,
+     * which drops it ({@link #resetTo}); they are only ever read, never written.
+     */
+    private volatile Window recent;
     /** Sends holding the log channel open ({@link #retainForSend}); guarded by this segment's monitor. */
     private int sends;
     private boolean closeAfterSends;
@@ -515,13 +524,41 @@ public final class Segment implements Closeable {
      * read per header (Kafka's FileRecords slices the file the same way).
      */
     public ByteBuffer window(long position, int length) throws IOException {
-        ByteBuffer bytes = ByteBuffer.allocate((int) Math.max(0, Math.min(length, size - position)));
+        int wanted = (int) Math.max(0, Math.min(length, size - position));
+        Window last = recent;
+        if (last != null && last.covers(position, wanted)) {
+            return last.slice(position, wanted);
+        }
+        ByteBuffer bytes = ByteBuffer.allocate(wanted);
         while (bytes.hasRemaining()) {
             if (log.read(bytes, position + bytes.position()) < 0) {
                 break;
             }
         }
-        return bytes.flip();
+        bytes.flip();
+        if (bytes.limit() > 0 && bytes.limit() <= indexIntervalBytes + BatchHeader.SIZE) {
+            recent = new Window(position, bytes.duplicate());
+        }
+        return bytes;
+    }
+
+    /**
+     * Bytes of the segment file from {@code position}, kept in memory: {@link #recent}. A window
+     * handed out is a slice of them (its own position and limit, the same bytes).
+     */
+    record Window(long position, ByteBuffer bytes) {
+        boolean covers(long from, int length) {
+            return from >= position && from + length <= position + bytes.limit();
+        }
+
+        ByteBuffer slice(long from, int length) {
+            return bytes.slice((int) (from - position), length);
+        }
+    }
+
+    /** The bytes the last small {@link #window} read, or null (FileSlice walks its headers from there). */
+    Window recentWindow() {
+        return recent;
     }
 
     /**
@@ -577,6 +614,7 @@ public final class Segment implements Closeable {
     /** Removes every batch whose last offset is at or past {@code offset}. */
     void truncateTo(long offset) throws IOException {
         int position = positionOf(offset);
+        recent = null; // its bytes may be cut
         try {
             log.truncate(position);
         } catch (IOException e) {
@@ -601,6 +639,7 @@ public final class Segment implements Closeable {
     }
 
     private void resetTo(int newSize) {
+        recent = null; // the bytes it holds may be cut, and others written in their place
         size = newSize;
         nextOffset = baseOffset;
         maxTimestamp = BatchHeader.NO_TIMESTAMP;

@@ -12,6 +12,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.RecordBatch;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,6 +106,33 @@ class FileSliceTest {
                 assertThatThrownBy(() -> send(slice)).as("fewer bytes than announced: the send fails, and the"
                         + " connection is closed rather than sending a frame of the wrong length")
                         .isInstanceOf(IOException.class).hasMessageContaining("truncated during a send");
+            }
+        }
+    }
+
+    /**
+     * A segment keeps the last span your positionOf read, so that the fetch's next read of it costs
+     * no system call; a truncation must drop it, or the bytes written in place of the cut ones (a
+     * follower taking the leader's batches for the same offsets) would be answered with the old ones.
+     */
+    @Test
+    void bytesWrittenAfterATruncationAreServedNotTheOnesItCut() throws IOException {
+        try (Log log = Log.open(dir.resolve("p"), LogConfig.defaults())) {
+            for (int i = 0; i < 6; i++) {
+                log.append(new BatchBuilder().append(0L, null, new byte[] {1}).build());
+            }
+            assertThat(log.read(3, 10_000, FetchIsolation.LOG_END).remaining()).as("offsets 3..5 read once").isPositive();
+            log.truncateTo(3);
+            for (int i = 0; i < 3; i++) {
+                log.append(new BatchBuilder().append(0L, null, new byte[] {2}).build());
+            }
+            ByteBuffer after = log.read(3, 10_000, FetchIsolation.LOG_END);
+            assertThat(RecordBatch.decodeAll(after.duplicate())).extracting(b -> b.records().get(0).value()[0])
+                    .as("Log.read after the truncation: the values of the batches written after it (2), not of the"
+                            + " ones it cut (1)").containsExactly((byte) 2, (byte) 2, (byte) 2);
+            byte[] read = bytes(after);
+            try (FileSlice slice = FileSlice.read(log, 3, 10_000, FetchIsolation.LOG_END, true)) {
+                assertThat(send(slice)).as("the slice sends the same bytes").isEqualTo(read);
             }
         }
     }

@@ -160,8 +160,13 @@ public final class FileSlice implements Closeable {
         private static final int KEPT = 16;
         private static final ConcurrentLinkedQueue<Scan> IDLE = new ConcurrentLinkedQueue<>();
 
-        private final ByteBuffer window = ByteBuffer.allocateDirect(WINDOW_BYTES);
+        private final ByteBuffer direct = ByteBuffer.allocateDirect(WINDOW_BYTES);
         private final CRC32C crc = new CRC32C();
+        /**
+         * What the walk reads: {@link #direct}, or the segment's recent window when that already holds
+         * the bytes ({@link Segment#recentWindow}: the span positionOf just read), never written.
+         */
+        private ByteBuffer window = direct;
         /** The file position of the window's first byte; its limit is how much it holds. */
         private long windowStart;
         private FileChannel windowChannel;
@@ -175,6 +180,7 @@ public final class FileSlice implements Closeable {
 
         static void give(Scan scan) {
             scan.windowChannel = null;
+            scan.window = scan.direct; // not the segment's bytes: they may go
             if (IDLE.size() < KEPT) {
                 IDLE.offer(scan);
             }
@@ -193,7 +199,7 @@ public final class FileSlice implements Closeable {
             int lastBatch = 0;
             while (position < size) {
                 // After a large batch only its successor's header is needed, not a window of its records.
-                if (!load(channel, position, BatchHeader.SIZE, size, lastBatch > 4096 ? 0 : wanted)) {
+                if (!load(segment, channel, position, BatchHeader.SIZE, size, lastBatch > 4096 ? 0 : wanted)) {
                     return firstOrStop(segment, position, start);
                 }
                 int at = (int) (position - windowStart);
@@ -212,7 +218,7 @@ public final class FileSlice implements Closeable {
                     return position;
                 }
                 if (position + batchBytes > verified) {
-                    if (!crcHolds(channel, position, batchBytes, storedCrc, size, wanted)) {
+                    if (!crcHolds(segment, channel, position, batchBytes, storedCrc, size, wanted)) {
                         return firstOrStop(segment, position, start);
                     }
                     segment.verifiedThrough(position, position + batchBytes);
@@ -237,14 +243,23 @@ public final class FileSlice implements Closeable {
 
         /**
          * Makes the window hold {@code [position, position + length)}, reading up to {@code wanted} (the
-         * fetch's budget) when that is more; false when the file ends first.
+         * fetch's budget) when that is more; false when the file ends first. Bytes the segment
+         * already holds in memory are not read again.
          */
-        private boolean load(FileChannel channel, long position, int length, int size, long wanted)
+        private boolean load(Segment segment, FileChannel channel, long position, int length, int size, long wanted)
                 throws IOException {
             if (windowChannel == channel && position >= windowStart
                     && position + length <= windowStart + window.limit()) {
                 return true;
             }
+            windowChannel = channel;
+            Segment.Window recent = segment.recentWindow();
+            if (recent != null && recent.covers(position, length)) {
+                window = recent.bytes();
+                windowStart = recent.position();
+                return true;
+            }
+            window = direct;
             long read = Math.max(length, wanted - position);
             window.clear().limit((int) Math.min(Math.min(WINDOW_BYTES, size - position), read));
             while (window.hasRemaining()) {
@@ -254,18 +269,17 @@ public final class FileSlice implements Closeable {
             }
             window.limit(window.position()).position(0);
             windowStart = position;
-            windowChannel = channel;
             return window.limit() >= length;
         }
 
         /** CRC-32C of the batch from its attributes to its end, as stored after the header's crc field. */
-        private boolean crcHolds(FileChannel channel, long position, int batchBytes, int storedCrc, int size,
-                                 long wanted) throws IOException {
+        private boolean crcHolds(Segment segment, FileChannel channel, long position, int batchBytes, int storedCrc,
+                                 int size, long wanted) throws IOException {
             crc.reset();
             long from = position + BatchHeader.ATTRIBUTES_OFFSET;
             long end = position + batchBytes;
             while (from < end) {
-                if (!load(channel, from, 1, size, Math.max(wanted, end))) {
+                if (!load(segment, channel, from, 1, size, Math.max(wanted, end))) {
                     return false;
                 }
                 int at = (int) (from - windowStart);
