@@ -547,9 +547,29 @@ public final class ClusterHarness implements Closeable {
         setLife(node, Life.TERMINATED);
     }
 
+    /** Where {@link #freePort} looks next: below Linux's ephemeral range, apart for each JVM. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT = new java.util.concurrent.atomic.AtomicInteger(
+            (int) (ProcessHandle.current().pid() % 500) * 24);
+    private static final int PORTS_FROM = 20_000;
+    private static final int PORTS = 12_000;
+
+    /**
+     * A port nothing listens on now, for a process started later on it (a broker, restarted on the
+     * same port; an ensemble member's peer port). Not port 0's choice: that comes from the ephemeral
+     * range (32768-60999 on Linux), which every outgoing connection on the machine draws from too,
+     * so a port found free there can be taken by the time the process binds it (seen: a broker's
+     * BindException). These ports are below that range.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        for (int tries = 0; tries < PORTS; tries++) {
+            int port = PORTS_FROM + Math.floorMod(NEXT_PORT.getAndIncrement(), PORTS);
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // someone listens there: the next one
+            }
         }
+        throw new IOException("no free port in " + PORTS_FROM + ".." + (PORTS_FROM + PORTS - 1));
     }
 }

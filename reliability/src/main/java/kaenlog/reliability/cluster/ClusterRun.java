@@ -104,7 +104,7 @@ public final class ClusterRun implements Closeable {
 
     // ---- faults, each written down with the leader it found
 
-    /** SIGKILL of broker {@code id}; the time. */
+    /** SIGKILL of broker {@code id}; the time it was gone. */
     public long kill(int id) throws IOException {
         return fault("SIGKILL", id, () -> cluster.kill(id));
     }
@@ -114,7 +114,7 @@ public final class ClusterRun implements Closeable {
         return fault("SIGTERM", id, () -> cluster.terminate(id));
     }
 
-    /** SIGSTOP of broker {@code id}; the time. */
+    /** SIGSTOP of broker {@code id}; the time it was stopped. */
     public long pause(int id) throws IOException {
         return fault("SIGSTOP", id, () -> cluster.pause(id));
     }
@@ -129,13 +129,18 @@ public final class ClusterRun implements Closeable {
         void run() throws IOException;
     }
 
+    /**
+     * Runs a fault and writes it down with the leader it found and the time it began (what the
+     * wait for a new leader is measured from); returns the time it had taken effect (the signal
+     * delivered, the process gone), the one to tell a request sent before it from one sent after.
+     */
     private long fault(String what, int id, Action action) throws IOException {
         int leader = cluster.leader();
         long at = System.currentTimeMillis();
         action.run();
         boolean takesLeader = leader == id && !what.equals("a cut from its followers");
         faults.add(new ClusterChecker.Fault(what, id, at, leader, takesLeader));
-        return at;
+        return System.currentTimeMillis();
     }
 
     /** A fault that is not a broker's (ZooKeeper's leader killed), for the count. */
