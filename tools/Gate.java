@@ -37,10 +37,15 @@ import kaenlog.testkit.loop.Tasks;
  *     of a task left (an assumption may skip it: a guide check on a learner's code);
  *   - a test of no task (the demo's golden test, the oracles) fails only on this chapter's TODOs
  *     while tasks are left, and on the skeleton fails on one;
- *   - every state runs as many tests per class as surefire ran.
+ *   - every state runs as many tests per class as surefire ran (of a later task's class, its
+ *     @PassesOnSkeleton tests: the others have no rule before their task, so they are not run).
  * It prints one line per chapter and exits 1 naming every test that broke a rule.
  */
 public final class Gate {
+    /** States built and run at once (-Dgate.jobs overrides). */
+    static final int JOBS = 4;
+    /** testkit's PassesOnSkeleton.TAG, which tools/gate/GateRunner.java filters on. */
+    static final String TAG = "passes-on-skeleton";
     /**
      * The ONE place the tools name Maven for a build with every chapter on the reference (earlier
      * chapters included: -Dearlier=reference keeps them there whatever the learner's default is).
@@ -82,15 +87,24 @@ public final class Gate {
         if (chapters.isEmpty()) {
             chapters.addAll(Markers.chapters(root));
         }
-        int jobs = Integer.getInteger("gate.jobs", 2);
         List<String> problems = new ArrayList<>();
-        List<String> lines = new ArrayList<>();
         long start = System.nanoTime();
-        for (String chapter : chapters) {
-            List<String> found = new ArrayList<>();
-            lines.add(check(root, chapter, jobs, found));
-            System.out.println(lines.get(lines.size() - 1));
-            problems.addAll(found);
+        // One pool for every chapter's states: a chapter's last states overlap the next chapter's
+        // first. The states wait on sockets, ZooKeeper sessions and child JVMs more than they
+        // compute, so more states than cores keep the machine busy.
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Integer.getInteger("gate.jobs", JOBS)));
+        try {
+            List<Chapter> started = new ArrayList<>();
+            for (String chapter : chapters) {
+                started.add(start(root, chapter, pool));
+            }
+            for (Chapter chapter : started) {
+                List<String> found = new ArrayList<>();
+                System.out.println(check(chapter, found));
+                problems.addAll(found);
+            }
+        } finally {
+            pool.shutdownNow();
         }
         if (!problems.isEmpty()) {
             System.out.println("PROGRESSIVE GATE FAILED: " + problems.size() + " problem(s)");
@@ -113,47 +127,77 @@ public final class Gate {
     record Counts(int taskTests, int chapterTests, int declared) {
     }
 
-    static String check(Path root, String chapter, int jobs, List<String> problems) throws Exception {
-        String id = chapter.substring(0, 4);
-        long start = System.nanoTime();
+    /** A chapter whose states were handed to the pool; {@code states} is null when it could not be checked. */
+    record Chapter(String name, List<Tasks.Task> tasks, Reference reference, Map<Integer, Future<State>> states,
+            List<String> problems) {
+    }
+
+    /** One state's results and how long its build and test JVM took. */
+    record State(List<Result> results, long nanos) {
+    }
+
+    static Chapter start(Path root, String chapter, ExecutorService pool) throws Exception {
+        List<String> problems = new ArrayList<>();
         List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
-        Map<String, Integer> taskOf = new LinkedHashMap<>();
-        tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
         Reference reference = reference(root, chapter, tasks, problems);
         List<String> classpath = reference == null ? null
                 : testClasspath(root, chapter, reference.properties(), problems);
         if (classpath == null) {
-            return chapter + ": not checked";
+            return new Chapter(chapter, tasks, reference, null, problems);
         }
-        Map<Integer, Future<List<Result>>> states = startStates(root, chapter, tasks, classpath, reference,
-                compileRunner(root, classpath), jobs);
-        Counts counts = new Counts(0, 0, 0);
-        for (Map.Entry<Integer, Future<List<Result>>> e : states.entrySet()) {
-            int n = e.getKey();
-            List<Result> results;
+        return new Chapter(chapter, tasks, reference,
+                startStates(root, chapter, tasks, classpath, reference, compileRunner(root, classpath), pool), problems);
+    }
+
+    static String check(Chapter chapter, List<String> problems) throws Exception {
+        String id = chapter.name().substring(0, 4);
+        problems.addAll(chapter.problems());
+        if (chapter.states() == null) {
+            return chapter.name() + ": not checked";
+        }
+        Map<String, Integer> taskOf = taskOf(chapter.tasks());
+        Reference reference = chapter.reference();
+        Map<Integer, List<Result>> results = new TreeMap<>();
+        long nanos = 0;
+        for (Map.Entry<Integer, Future<State>> e : chapter.states().entrySet()) {
             try {
-                results = e.getValue().get();
+                State state = e.getValue().get();
+                results.put(e.getKey(), state.results());
+                nanos += state.nanos();
             } catch (java.util.concurrent.ExecutionException failed) {
-                problems.add(chapter + " before task " + n + ": " + failed.getCause().getMessage());
-                continue;
+                problems.add(chapter.name() + " before task " + e.getKey() + ": " + failed.getCause().getMessage());
             }
-            Map<String, Integer> ran = new TreeMap<>();
-            results.forEach(r -> ran.merge(r.className(), 1, Integer::sum));
-            if (!ran.equals(reference.testsPerClass())) {
-                problems.add(chapter + " before task " + n + ": ran " + ran + " tests per class, surefire ran "
-                        + reference.testsPerClass());
-            }
-            if (n == 1) {
-                counts = counts(results, taskOf);
-            }
-            problems.addAll(rules(id, n, taskOf, results));
         }
-        long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter)
-                || p.contains(chapter + "/")).count();
+        // The state before the last task runs every test (no class is of a later task): it counts
+        // the chapter's tests and, per class, the @PassesOnSkeleton ones the earlier states run.
+        int last = chapter.tasks().size();
+        List<Result> full = results.getOrDefault(last, List.of());
+        Counts counts = counts(full, taskOf);
+        Map<String, Integer> declaredPerClass = new TreeMap<>();
+        full.stream().filter(Result::passesOnSkeleton).forEach(r -> declaredPerClass.merge(r.className(), 1, Integer::sum));
+        for (Map.Entry<Integer, List<Result>> e : results.entrySet()) {
+            int n = e.getKey();
+            Map<String, Integer> ran = new TreeMap<>();
+            e.getValue().forEach(r -> ran.merge(r.className(), 1, Integer::sum));
+            Map<String, Integer> expected = new TreeMap<>();
+            reference.testsPerClass().forEach((c, count) -> {
+                int tests = taskOf.getOrDefault(simple(c), 0) > n ? declaredPerClass.getOrDefault(c, 0) : count;
+                if (tests > 0) {
+                    expected.put(c, tests);
+                }
+            });
+            if (!ran.equals(expected)) {
+                problems.add(chapter.name() + " before task " + n + ": ran " + ran + " tests per class, expected "
+                        + expected + " (surefire ran " + reference.testsPerClass() + ")");
+            }
+            problems.addAll(rules(id, n, taskOf, e.getValue()));
+        }
+        long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter.name())
+                || p.contains(chapter.name() + "/")).count();
         return String.format("%s: %d tasks, %d tests (%d in task classes, %d whole-chapter, %d @PassesOnSkeleton),"
-                + " %d states: %s (%d s)", chapter, tasks.size(), reference.tests(), counts.taskTests(),
-                counts.chapterTests(), counts.declared(), tasks.size(), mine == 0 ? "all held" : mine + " problem(s)",
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+                + " %d states: %s (%d s of states)", chapter.name(), chapter.tasks().size(), reference.tests(),
+                counts.taskTests(), counts.chapterTests(), counts.declared(), chapter.tasks().size(),
+                mine == 0 ? "all held" : mine + " problem(s)", TimeUnit.NANOSECONDS.toSeconds(nanos));
     }
 
     /**
@@ -196,17 +240,37 @@ public final class Gate {
         return new Reference(testsPerClass, properties);
     }
 
-    /** Every state (before task 1, 2, ... T) built and run on {@code jobs} threads. */
-    static Map<Integer, Future<List<Result>>> startStates(Path root, String chapter, List<Tasks.Task> tasks,
-            List<String> classpath, Reference reference, Path runner, int jobs) {
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, jobs));
-        Map<Integer, Future<List<Result>>> states = new TreeMap<>();
+    /**
+     * Every state (before task 1, 2, ... T), handed to the pool. A state before task n runs every
+     * test class of tasks 1..n and of no task whole, and of a later task's class only its
+     * {@code @PassesOnSkeleton} tests: its other tests have no rule before their task.
+     */
+    static Map<Integer, Future<State>> startStates(Path root, String chapter, List<Tasks.Task> tasks,
+            List<String> classpath, Reference reference, Path runner, ExecutorService pool) {
+        Map<String, Integer> taskOf = taskOf(tasks);
+        Map<Integer, Future<State>> states = new TreeMap<>();
         for (Tasks.Task t : tasks) {
-            states.put(t.number(), pool.submit(() -> runState(root, chapter, t.number(), classpath,
-                    reference.properties(), runner, reference.testsPerClass().keySet())));
+            List<String> classes = reference.testsPerClass().keySet().stream()
+                    .map(c -> taskOf.getOrDefault(simple(c), 0) > t.number() ? c + "#" + TAG : c)
+                    .toList();
+            states.put(t.number(), pool.submit(() -> {
+                long start = System.nanoTime();
+                List<Result> results = runState(root, chapter, t.number(), classpath, reference.properties(), runner,
+                        classes);
+                return new State(results, System.nanoTime() - start);
+            }));
         }
-        pool.shutdown();
         return states;
+    }
+
+    static Map<String, Integer> taskOf(List<Tasks.Task> tasks) {
+        Map<String, Integer> taskOf = new LinkedHashMap<>();
+        tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
+        return taskOf;
+    }
+
+    static String simple(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
     }
 
     static Counts counts(List<Result> results, Map<String, Integer> taskOf) {
@@ -317,7 +381,7 @@ public final class Gate {
 
     /** Builds the chapter with tasks 1..n-1 done and runs its tests in a fresh JVM. */
     static List<Result> runState(Path root, String chapter, int n, List<String> classpath, Map<String, String> properties,
-            Path runner, java.util.Set<String> testClasses) throws Exception {
+            Path runner, List<String> testClasses) throws Exception {
         Path module = root.resolve(chapter);
         Path dir = module.resolve("target/gate/before-task-" + n);
         Workbook.deleteTree(dir);

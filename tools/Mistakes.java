@@ -11,6 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import kaenlog.testkit.loop.Tasks;
@@ -32,6 +36,8 @@ import kaenlog.testkit.loop.Tasks;
  */
 public final class Mistakes {
     static final int PER_TASK = 3;
+    /** Chapters checked at once (-Dmistakes.jobs overrides). */
+    static final int JOBS = 2;
     static final long SECONDS_PER_MISTAKE = 120;
     /** The runner's arguments per mistake: name, classes, test class, the message fragment. */
     static final int ARGS = 4;
@@ -193,12 +199,25 @@ public final class Mistakes {
         long start = System.nanoTime();
         List<String> problems = new ArrayList<>();
         int total = 0;
-        for (String chapter : chapters) {
-            List<String> found = new ArrayList<>();
-            String line = check(root, chapter, verbose, found);
-            System.out.println(line);
-            problems.addAll(found);
-            total += files(root, chapter).size();
+        // Each chapter runs its mistakes in one JVM of its own, mostly on one core: two chapters at
+        // once keep two cores busy. -v prints per mistake as it goes, so it runs one at a time.
+        ExecutorService pool = Executors.newFixedThreadPool(verbose ? 1 : Integer.getInteger("mistakes.jobs", JOBS));
+        try {
+            Map<String, Future<Checked>> checks = new LinkedHashMap<>();
+            for (String chapter : chapters) {
+                checks.put(chapter, pool.submit(() -> {
+                    List<String> found = new ArrayList<>();
+                    return new Checked(check(root, chapter, verbose, found), found);
+                }));
+            }
+            for (Map.Entry<String, Future<Checked>> e : checks.entrySet()) {
+                Checked checked = get(e.getValue());
+                System.out.println(checked.line());
+                problems.addAll(checked.problems());
+                total += files(root, e.getKey()).size();
+            }
+        } finally {
+            pool.shutdownNow();
         }
         if (!problems.isEmpty()) {
             System.out.println("MISTAKES NOT CAUGHT: " + problems.size() + " problem(s)");
@@ -208,6 +227,18 @@ public final class Mistakes {
         System.out.printf("mistakes: every one of %d caught by a test of its task (%d s)%n", total,
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
         return 0;
+    }
+
+    /** One chapter's summary line and what it found wrong. */
+    record Checked(String line, List<String> problems) {
+    }
+
+    static Checked get(Future<Checked> check) throws Exception {
+        try {
+            return check.get();
+        } catch (ExecutionException failed) {
+            throw failed.getCause() instanceof Exception e ? e : failed;
+        }
     }
 
     static List<String> chaptersOrNone(Path root) {

@@ -13,33 +13,48 @@ import org.w3c.dom.Element;
  * the reference (green), the test classes, and per class the number of tests, failures and skips,
  * are the same under `mvn -PchNN test` (surefire's reports) and under the watch loop (--once --list).
  *
- *   java tools/WatchAgrees.java [ch01]      exit 0 when they agree on both trees; ~1 minute for ch01
+ *   java tools/WatchAgrees.java [ch01] [--reference-reports]
+ *       exit 0 when they agree on both trees; ~1 minute for ch01. --reference-reports compares the
+ *       reference with the reports mvn -Psolutions verify left instead of running Maven for it.
  */
 public class WatchAgrees {
     static final Path ROOT = Path.of(".").toAbsolutePath().normalize();
 
     public static void main(String[] args) throws Exception {
-        String chapter = args.length > 0 ? args[0] : "ch01";
+        String chapter = args.length > 0 && !args[0].startsWith("-") ? args[0] : "ch01";
+        boolean reuse = List.of(args).contains("--reference-reports");
         String module;
         try (Stream<Path> dirs = Files.list(ROOT)) {
             module = dirs.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(chapter + "-")).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no chapter " + chapter));
         }
-        boolean agree = compare(module, chapter, "learner's tree", "") & compare(module, chapter + ",solutions", "reference", "--solutions");
+        // The reference first: with --reference-reports it reads what mvn -Psolutions verify left
+        // (CI ran it just before); the learner's tree then rebuilds the module as a skeleton.
+        boolean agree = compare(module, chapter + ",solutions", "reference", "--solutions", reuse)
+                & compare(module, chapter, "learner's tree", "", false);
         System.out.println(agree ? "watch and Maven agree on " + module : "watch and Maven DISAGREE on " + module);
         System.exit(agree ? 0 : 1);
     }
 
-    static boolean compare(String module, String profiles, String label, String watchFlag) throws Exception {
+    static boolean compare(String module, String profiles, String label, String watchFlag, boolean reuse)
+            throws Exception {
         Path reports = ROOT.resolve(module).resolve("target/surefire-reports");
-        if (Files.exists(reports)) {
-            try (Stream<Path> walk = Files.walk(reports)) {
-                for (Path p : walk.sorted((a, b) -> b.compareTo(a)).toList()) {
-                    Files.delete(p);
+        if (reuse) {
+            if (!referenceReports(reports)) {
+                System.out.println(module + ": --reference-reports, but " + ROOT.relativize(reports)
+                        + " holds no reports of a run on the reference: run mvn -Psolutions verify first");
+                return false;
+            }
+        } else {
+            if (Files.exists(reports)) {
+                try (Stream<Path> walk = Files.walk(reports)) {
+                    for (Path p : walk.sorted((a, b) -> b.compareTo(a)).toList()) {
+                        Files.delete(p);
+                    }
                 }
             }
+            run(List.of("mvn", "-q", "-B", "-P" + profiles, "test", "-Dmaven.test.failure.ignore=true"));
         }
-        run(List.of("mvn", "-q", "-B", "-P" + profiles, "test", "-Dmaven.test.failure.ignore=true"));
         Map<String, String> maven = new TreeMap<>();
         try (Stream<Path> files = Files.list(reports)) {
             for (Path xml : files.filter(p -> p.getFileName().toString().matches("TEST-.*\\.xml")).toList()) {
@@ -71,6 +86,22 @@ public class WatchAgrees {
             }
         }
         return same;
+    }
+
+    /** Whether the reports are surefire's of a run on the reference (the pom's chapter.kind property). */
+    static boolean referenceReports(Path reports) throws Exception {
+        if (!Files.isDirectory(reports)) {
+            return false;
+        }
+        try (Stream<Path> files = Files.list(reports)) {
+            List<Path> xml = files.filter(p -> p.getFileName().toString().matches("TEST-.*\\.xml")).toList();
+            for (Path p : xml) {
+                if (!Files.readString(p, StandardCharsets.UTF_8).contains("name=\"chapter.kind\" value=\"reference\"")) {
+                    return false;
+                }
+            }
+            return !xml.isEmpty();
+        }
     }
 
     static List<String> concat(java.util.Set<String> a, java.util.Set<String> b) {

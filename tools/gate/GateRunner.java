@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TagFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
@@ -18,7 +18,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
  * Runs inside one forked JVM per task state of the progressive gate (tools/Gate.java compiles it
- * against the JUnit Platform launcher): runs the given test classes, the ones surefire ran, and
+ * against the JUnit Platform launcher): runs the given test classes, the ones surefire ran (of a
+ * later task's class only its tests tagged passes-on-skeleton), and
  * writes one tab-separated line per test: status, class, test, tagged passes-on-skeleton, the
  * first "TODO chNN task N" in its failure (or -), the failure's first line.
  *
@@ -26,14 +27,26 @@ import org.junit.platform.launcher.core.LauncherFactory;
  */
 public class GateRunner {
     static final Pattern TODO = Pattern.compile("TODO (ch\\d\\d task \\d+):");
+    static final String TAG = "passes-on-skeleton";
 
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args[0]);
-        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        // "Class" runs every test of the class; "Class#passes-on-skeleton" (a later task's class)
+        // only its tests tagged so: the only ones of it the gate has a rule for in this state.
+        LauncherDiscoveryRequestBuilder whole = LauncherDiscoveryRequestBuilder.request();
+        LauncherDiscoveryRequestBuilder tagged = LauncherDiscoveryRequestBuilder.request()
+                .filters(TagFilter.includeTags(TAG));
+        boolean anyWhole = false;
+        boolean anyTagged = false;
         for (int i = 1; i < args.length; i++) {
-            request.selectors(DiscoverySelectors.selectClass(args[i]));
+            if (args[i].endsWith("#" + TAG)) {
+                tagged.selectors(DiscoverySelectors.selectClass(args[i].substring(0, args[i].length() - TAG.length() - 1)));
+                anyTagged = true;
+            } else {
+                whole.selectors(DiscoverySelectors.selectClass(args[i]));
+                anyWhole = true;
+            }
         }
-        LauncherDiscoveryRequest discovery = request.build();
         List<String> lines = new ArrayList<>();
         TestExecutionListener listener = new TestExecutionListener() {
             @Override
@@ -58,7 +71,12 @@ public class GateRunner {
                 }
             }
         };
-        LauncherFactory.create().execute(discovery, listener);
+        if (anyWhole) {
+            LauncherFactory.create().execute(whole.build(), listener);
+        }
+        if (anyTagged) {
+            LauncherFactory.create().execute(tagged.build(), listener);
+        }
         Files.write(out, lines, StandardCharsets.UTF_8);
         System.exit(0);
     }
@@ -73,7 +91,7 @@ public class GateRunner {
         } else if (test.getSource().isPresent()) {
             cls = test.getSource().get().toString().replaceAll(".*className = '([^']*)'.*", "$1");
         }
-        boolean passesOnSkeleton = test.getTags().stream().anyMatch(t -> t.getName().equals("passes-on-skeleton"));
+        boolean passesOnSkeleton = test.getTags().stream().anyMatch(t -> t.getName().equals(TAG));
         String todo = "-";
         String first = "";
         if (failure != null) {

@@ -49,8 +49,11 @@ class KafkaClusterFailoverTest {
     private static final String TOPIC = "acceptance";
     private static final String PARTITION = TOPIC + "-0";
     private static final int RECORDS = 100_000;
-    /** The producer's pace: 2,000 records a second, so both kills land while it sends. */
-    private static final int RECORDS_PER_TICK = 20;
+    /**
+     * The producer's pace: 4,000 records a second, 25 s for all of them, so both kills (each about 2 s
+     * to a new leader and 5 s to the ISR whole again) land while it sends.
+     */
+    private static final int RECORDS_PER_TICK = 40;
     private static final long TICK_MS = 10;
     private static final int SESSION_MS = 2_000;
     private static final long WAIT_MS = 60_000;
