@@ -1,15 +1,15 @@
 package kaenlog.cluster;
 
+import static kaenlog.cluster.LeaderFixture.LAG;
+import static kaenlog.cluster.LeaderFixture.T0;
+import static kaenlog.cluster.LeaderFixture.TOPIC;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
-import kaenlog.replication.Role;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
@@ -27,9 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 class AcksAllTest {
     @RegisterExtension
     static final ZooKeeperFixture ZK = new ZooKeeperFixture();
-    private static final long T0 = 1_700_000_000_000L;
-    private static final long LAG = 30_000;
-    private static final String TOPIC = "orders";
     private static final int EPOCH = 2;
 
     @TempDir
@@ -134,21 +131,10 @@ class AcksAllTest {
     }
 
     private Replica leaderWith(int records) throws Exception {
-        Replica replica = Replica.open(1, Role.FOLLOWER, dir.resolve("orders-0"));
-        replica.stopEagerHighWatermark();
-        replica.becomeLeader(EPOCH);
-        for (int i = 0; i < records; i++) {
-            replica.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + i).build());
-        }
-        return replica;
+        return LeaderFixture.leaderWith(dir, EPOCH, records);
     }
 
     private static PartitionLeader leader(Replica replica, List<Integer> isr, int minIsr) throws Exception {
-        ZkClient zk = ZK.connect();
-        ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
-        PartitionStateStore.createAssignment(zk, TOPIC, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
-        PartitionStateStore.createStates(zk, controller, TOPIC, Map.of(0, new PartitionState(1, EPOCH, isr, 1)));
-        return new PartitionLeader(zk, TOPIC, 0, replica, PartitionStateStore.read(zk, TOPIC, 0).orElseThrow(),
-                List.of(1, 2, 3), minIsr, LAG, T0);
+        return LeaderFixture.leader(ZK.connect(), replica, EPOCH, isr, minIsr);
     }
 }

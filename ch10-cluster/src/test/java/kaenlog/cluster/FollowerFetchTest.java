@@ -1,14 +1,14 @@
 package kaenlog.cluster;
 
+import static kaenlog.cluster.LeaderFixture.LAG;
+import static kaenlog.cluster.LeaderFixture.T0;
+import static kaenlog.cluster.LeaderFixture.TOPIC;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
-import kaenlog.replication.Role;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import org.junit.jupiter.api.Order;
@@ -24,9 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 class FollowerFetchTest {
     @RegisterExtension
     static final ZooKeeperFixture ZK = new ZooKeeperFixture();
-    private static final long T0 = 1_700_000_000_000L;
-    private static final long LAG = 30_000;
-    private static final String TOPIC = "orders";
     private static final int EPOCH = 4;
 
     @TempDir
@@ -117,21 +114,10 @@ class FollowerFetchTest {
 
     /** A leader at epoch {@link #EPOCH} with {@code records} records, its HW at 0 (eager HW off). */
     private Replica leaderWith(int records) throws Exception {
-        Replica replica = Replica.open(1, Role.FOLLOWER, dir.resolve("orders-0"));
-        replica.stopEagerHighWatermark();
-        replica.becomeLeader(EPOCH);
-        for (int i = 0; i < records; i++) {
-            replica.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + i).build());
-        }
-        return replica;
+        return LeaderFixture.leaderWith(dir, EPOCH, records);
     }
 
     private static PartitionLeader leader(Replica replica, List<Integer> isr) throws Exception {
-        ZkClient zk = ZK.connect();
-        ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
-        PartitionStateStore.createAssignment(zk, TOPIC, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
-        PartitionStateStore.createStates(zk, controller, TOPIC, Map.of(0, new PartitionState(1, EPOCH, isr, 1)));
-        return new PartitionLeader(zk, TOPIC, 0, replica, PartitionStateStore.read(zk, TOPIC, 0).orElseThrow(),
-                List.of(1, 2, 3), 2, LAG, T0);
+        return LeaderFixture.leader(ZK.connect(), replica, EPOCH, isr, 2);
     }
 }
