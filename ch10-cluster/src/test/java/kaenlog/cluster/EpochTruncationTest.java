@@ -97,6 +97,25 @@ class EpochTruncationTest {
         }
     }
 
+    @Test
+    void aLogWithoutEpochsFallsBackToTheHighWatermarkWithoutAsking() throws Exception {
+        try (Replica f = open(1, "f")) {
+            f.becomeFollower();
+            for (int i = 0; i < 3; i++) { // batches as a producer wrote them: no leader epoch stamped (-1)
+                f.appendAsFollower(new BatchBuilder().append(NOW_MS, "k", "v" + i).build(i));
+            }
+            f.updateHighWatermark(1);
+            assertThat(f.epochs().latestEpoch()).as("the log holds records but no epoch").isEmpty();
+            EpochTruncation.Result result = EpochTruncation.truncate(f, epoch -> {
+                throw new IOException("a log without epochs has no epoch to ask about");
+            });
+            assertThat(result.truncatedTo()).as("records no epoch vouches for: Kafka's fetcher truncates such a log to"
+                    + " its high watermark, 1, without asking (keeping them could keep records the leader never had)")
+                    .isEqualTo(1);
+            assertThat(result.rounds()).as("no question asked").isZero();
+        }
+    }
+
     private Replica open(int id, String name) throws IOException {
         Replica replica = Replica.open(id, Role.FOLLOWER, dir.resolve(name + "/orders-0"));
         replica.stopEagerHighWatermark();

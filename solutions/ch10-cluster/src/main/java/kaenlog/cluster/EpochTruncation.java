@@ -43,6 +43,8 @@ public final class EpochTruncation {
         for (int round = 1; round <= MAX_ROUNDS; round++) {
             OptionalInt held = follower.epochs().latestEpoch();
             if (held.isEmpty()) {
+                // nothing to ask about: Kafka's fetcher cuts such a log to its HW (an empty one stays empty)
+                follower.truncateTo(Math.min(follower.highWatermark(), follower.leo()));
                 return new Result(follower.leo(), round - 1);
             }
             Optional<EpochEndOffset> answer = leader.endOffsetForEpoch(held.getAsInt());
