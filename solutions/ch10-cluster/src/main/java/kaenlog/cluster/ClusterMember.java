@@ -110,8 +110,8 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
                     long epoch = BrokerRegistration.register(session, info, broker.nowMs());
                     zk = session;
                     leadership.joined(session);
-                    log.println("cluster: broker " + info.id() + " registered at " + connectString + ", broker epoch "
-                            + epoch);
+                    log.println("cluster: broker " + info.id() + " registered in ZooKeeper at " + connectString
+                            + ", broker epoch " + epoch);
                     log.flush();
                     return;
                 } catch (KeeperException.NodeExistsException previousLife) {
