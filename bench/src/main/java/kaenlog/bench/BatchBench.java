@@ -2,7 +2,6 @@ package kaenlog.bench;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
-import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
@@ -45,8 +44,7 @@ public class BatchBench {
 
     @Setup
     public void setUp() {
-        String[] parts = shape.split("x");
-        inputs = new Inputs(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+        inputs = Inputs.of(shape);
         encoded = kaenEncode();
     }
 
@@ -94,11 +92,7 @@ public class BatchBench {
     }
 
     private ByteBuffer kaenEncode() {
-        BatchBuilder builder = new BatchBuilder();
-        for (int i = 0; i < inputs.size(); i++) {
-            builder.append(inputs.timestamps[i], inputs.keys[i], inputs.values[i]);
-        }
-        return builder.build();
+        return inputs.kaenLogBatch();
     }
 
     private int estimate() {

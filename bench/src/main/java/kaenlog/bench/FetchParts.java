@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Random;
 import java.util.stream.Stream;
-import kaenlog.batch.BatchBuilder;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.FileSlice;
 import kaenlog.log.Log;
@@ -46,14 +45,9 @@ public final class FetchParts {
     private long checksum;
 
     private FetchParts(Path dir, String shape) throws IOException {
-        String[] parts = shape.split("x");
-        recordsPerBatch = Integer.parseInt(parts[0]);
-        Inputs inputs = new Inputs(recordsPerBatch, Integer.parseInt(parts[1]));
-        BatchBuilder builder = new BatchBuilder();
-        for (int i = 0; i < inputs.size(); i++) {
-            builder.append(inputs.timestamps[i], inputs.keys[i], inputs.values[i]);
-        }
-        ByteBuffer batch = builder.build();
+        Inputs inputs = Inputs.of(shape);
+        recordsPerBatch = inputs.size();
+        ByteBuffer batch = inputs.kaenLogBatch();
         batchBytes = batch.remaining();
         int appends = Math.max(1, (64 << 20) / batchBytes);
         LogConfig config = LogConfig.defaults();

@@ -10,7 +10,6 @@ import java.util.Comparator;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import kaenlog.batch.BatchBuilder;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.FileSlice;
 import kaenlog.log.Log;
@@ -60,14 +59,9 @@ public class LogBench {
 
     @Setup(Level.Iteration)
     public void setUp() throws IOException {
-        String[] parts = shape.split("x");
-        recordsPerBatch = Integer.parseInt(parts[0]);
-        Inputs inputs = new Inputs(recordsPerBatch, Integer.parseInt(parts[1]));
-        BatchBuilder builder = new BatchBuilder();
-        for (int i = 0; i < inputs.size(); i++) {
-            builder.append(inputs.timestamps[i], inputs.keys[i], inputs.values[i]);
-        }
-        batch = builder.build();
+        Inputs inputs = Inputs.of(shape);
+        recordsPerBatch = inputs.size();
+        batch = inputs.kaenLogBatch();
         appends = Math.max(1, (64 << 20) / batch.remaining()); // 64 MiB a shot: 1 GiB segments never roll
         dir = Files.createTempDirectory("kaen-bench");
         LogConfig config = LogConfig.defaults();

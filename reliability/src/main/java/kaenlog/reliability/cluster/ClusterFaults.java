@@ -224,14 +224,24 @@ public final class ClusterFaults {
         run.awaitAcked(n / 3);
         int leader = run.cluster().leader();
         run.kill(leader);
+        int next = failover(run, leader, n, () -> run.restart(leader));
+        run.note("broker " + leader + " killed; broker " + next + " took over; broker " + leader
+                + " restarted and back in the ISR");
+    }
+
+    /**
+     * How a leader's fault ends: a new leader, which the producer writes through up to two thirds of
+     * {@code n}; then {@code back} brings the old leader back, the ISR is whole again and all of
+     * {@code n} is written. Returns the new leader.
+     */
+    private static int failover(ClusterRun run, int leader, long n, ClusterRun.Action back) throws IOException {
         int next = run.awaitNewLeader(leader);
         run.awaitAcked(2 * n / 3);
-        run.restart(leader);
+        back.run();
         run.awaitFullIsr();
         run.awaitAcked(n);
         run.producer().stopBackground();
-        run.note("broker " + leader + " killed; broker " + next + " took over; broker " + leader
-                + " restarted and back in the ISR");
+        return next;
     }
 
     /** Kafka's hard_bounce: five times, kill -9 whoever leads now and start it again. */
@@ -361,15 +371,12 @@ public final class ClusterFaults {
         run.awaitAcked(n / 3);
         int leader = run.cluster().leader();
         long stoppedAt = run.pause(leader);
-        int next = run.awaitNewLeader(leader);
-        run.awaitAcked(2 * n / 3);
-        ClusterHarness.Node node = run.cluster().node(leader);
-        run.resume(leader);
-        run.expect(node.process().awaitLog(l -> l.contains("session expired: it stops leading"), ClusterRun.WAIT_MS),
-                "the zombie " + leader + " learns that its session expired and stops leading");
-        run.awaitFullIsr();
-        run.awaitAcked(n);
-        run.producer().stopBackground();
+        int next = failover(run, leader, n, () -> {
+            ClusterHarness.Node node = run.cluster().node(leader);
+            run.resume(leader);
+            run.expect(node.process().awaitLog(l -> l.contains("session expired: it stops leading"),
+                    ClusterRun.WAIT_MS), "the zombie " + leader + " learns that its session expired and stops leading");
+        });
         List<ClusterLedger.Ack> zombie = run.acksBy(leader, stoppedAt, Long.MAX_VALUE);
         run.expect(zombie.isEmpty(), "the zombie " + leader + " acknowledges nothing sent after it stopped: " + ClusterRun.describe(zombie));
         run.note("broker " + leader + " stopped past its session; broker " + next + " took over; the zombie"
@@ -386,12 +393,7 @@ public final class ClusterFaults {
         run.awaitAcked(n / 3);
         int leader = run.cluster().leader();
         long cutAt = run.cutOff(leader, true);
-        int next = run.awaitNewLeader(leader);
-        run.awaitAcked(2 * n / 3);
-        run.heal(leader);
-        run.awaitFullIsr();
-        run.awaitAcked(n);
-        run.producer().stopBackground();
+        int next = failover(run, leader, n, () -> run.heal(leader));
         List<ClusterLedger.Ack> zombie = run.acksBy(leader, cutAt, Long.MAX_VALUE);
         run.expect(zombie.isEmpty(), "the cut-off leader " + leader + " acknowledges nothing sent after the cut: "
                 + ClusterRun.describe(zombie));
@@ -448,12 +450,7 @@ public final class ClusterFaults {
         Deadline.pause(1_000); // less than replica.lag.time.max.ms: the ISR still names the followers
         run.kill(leader);
         run.heal(leader);
-        int next = run.awaitNewLeader(leader);
-        run.awaitAcked(2 * n / 3);
-        run.restart(leader);
-        run.awaitFullIsr();
-        run.awaitAcked(n);
-        run.producer().stopBackground();
+        int next = failover(run, leader, n, () -> run.restart(leader));
         List<ClusterLedger.Ack> cut = run.acksBy(leader, cutAt + 1, Long.MAX_VALUE);
         run.expect(cut.isEmpty(), "the leader acknowledges nothing sent after its followers were cut off: "
                 + ClusterRun.describe(cut));

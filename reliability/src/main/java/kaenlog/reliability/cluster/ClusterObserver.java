@@ -126,16 +126,7 @@ public final class ClusterObserver implements Closeable {
     private void readCheckpoints() {
         Deadline deadline = Deadline.in(maxMs);
         while (!closed && !deadline.passed()) {
-            for (ClusterHarness.Node node : cluster.nodes()) {
-                try {
-                    Long hw = Checkpoints.readHighWatermarks(node.dir()).get(ClusterHarness.PARTITION);
-                    if (hw != null) {
-                        record(node.id(), hw);
-                    }
-                } catch (IOException | RuntimeException notYet) {
-                    // no file yet, or caught between its write and its move: the next read sees it
-                }
-            }
+            readCheckpointsOnce();
             Deadline.pause(POLL_MS);
         }
     }
@@ -211,14 +202,19 @@ public final class ClusterObserver implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        readCheckpointsOnce(); // the last values the brokers wrote
+    }
+
+    /** Every broker's checkpointed high watermark of the partition, as it stands in its file now. */
+    private void readCheckpointsOnce() {
         for (ClusterHarness.Node node : cluster.nodes()) {
             try {
                 Long hw = Checkpoints.readHighWatermarks(node.dir()).get(ClusterHarness.PARTITION);
                 if (hw != null) {
                     record(node.id(), hw);
                 }
-            } catch (IOException | RuntimeException gone) {
-                // nothing more to read
+            } catch (IOException | RuntimeException notYet) {
+                // no file yet, or caught between its write and its move: the next read sees it
             }
         }
     }

@@ -125,7 +125,8 @@ public final class ClusterRun implements Closeable {
                 () -> cluster.cutOff(id, fromZooKeeper));
     }
 
-    private interface Action {
+    /** A step of a scenario that may fail with an I/O error (a fault, a restart). */
+    interface Action {
         void run() throws IOException;
     }
 
