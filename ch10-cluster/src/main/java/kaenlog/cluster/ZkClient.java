@@ -127,17 +127,23 @@ public final class ZkClient implements Closeable {
         return get(path, null);
     }
 
-    /** The same, leaving a one-shot watch on it (fired once, at its next change or deletion). */
+    /**
+     * The same, leaving a one-shot watch on it (fired once, at its next change, its deletion, or its
+     * creation when it does not exist yet). A znode created between the read that missed it and the
+     * exists() that sets the watch is read again: its creation fires no watch, so "empty" then would
+     * leave the caller waiting for a change that may never come (a partition's first state).
+     */
     public Optional<Node> get(String path, Watcher watch) throws KeeperException, InterruptedException {
-        Stat stat = new Stat();
-        try {
-            byte[] data = watch == null ? zk.getData(path, false, stat) : zk.getData(path, watch, stat);
-            return Optional.of(new Node(data, stat));
-        } catch (KeeperException.NoNodeException e) {
-            if (watch != null) {
-                zk.exists(path, watch);
+        while (true) {
+            Stat stat = new Stat();
+            try {
+                byte[] data = watch == null ? zk.getData(path, false, stat) : zk.getData(path, watch, stat);
+                return Optional.of(new Node(data, stat));
+            } catch (KeeperException.NoNodeException e) {
+                if (watch == null || zk.exists(path, watch) == null) {
+                    return Optional.empty();
+                }
             }
-            return Optional.empty();
         }
     }
 
