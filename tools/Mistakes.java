@@ -33,6 +33,12 @@ import kaenlog.testkit.loop.Tasks;
  * in its failure: the test names the rule. It prints one line per chapter (mistakes, caught,
  * declared) and exits 1 naming every mistake that was not caught, every stale edit, every task with
  * fewer than {@link #PER_TASK} mistakes and every declared mistake that a test catches after all.
+ *
+ * <p>{@code --from DIR} measures mistakes that are not (yet) in the corpus, for example ones written
+ * by someone who has not read the tests: DIR/chNN-x/taskN-name.txt, same format. With
+ * {@code --any-message} a mistake counts as caught when any test of its task fails, whatever its
+ * failure says (a fresh mistake has no message yet: -v prints the first failure line to choose one
+ * from); the per-task minimum is not checked for such a directory.
  */
 public final class Mistakes {
     static final int PER_TASK = 3;
@@ -114,8 +120,21 @@ public final class Mistakes {
         return lines.isEmpty() ? "" : String.join("\n", lines) + "\n";
     }
 
+    /** Where mistakes are read from: beside each chapter, or DIR/chNN-x with --from DIR. */
+    record Source(Path from, boolean anyMessage) {
+        static final Source CORPUS = new Source(null, false);
+
+        Path dir(Path root, String chapter) {
+            return from == null ? root.resolve(chapter).resolve("mistakes") : from.resolve(chapter);
+        }
+    }
+
     static List<Path> files(Path root, String chapter) throws IOException {
-        Path dir = root.resolve(chapter).resolve("mistakes");
+        return files(root, chapter, Source.CORPUS);
+    }
+
+    static List<Path> files(Path root, String chapter, Source source) throws IOException {
+        Path dir = source.dir(root, chapter);
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
@@ -184,15 +203,23 @@ public final class Mistakes {
     static int main(Path root, String[] args) throws Exception {
         boolean verbose = List.of(args).contains("-v");
         List<String> chapters = new ArrayList<>();
-        for (String a : args) {
-            if (!a.startsWith("-")) {
+        Path from = null;
+        boolean anyMessage = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--from") && i + 1 < args.length) {
+                from = Path.of(args[++i]).toAbsolutePath();
+            } else if (a.equals("--any-message")) {
+                anyMessage = true;
+            } else if (!a.startsWith("-")) {
                 chapters.add(Markers.chapters(root).stream().filter(c -> c.equals(a) || c.startsWith(a + "-")).findFirst()
                         .orElseThrow(() -> new Workbook.Stop(2, "usage: ./workbook mistakes [chNN...] [-v]: no chapter '"
                                 + a + "' (there are " + String.join(", ", chaptersOrNone(root)) + ")")));
             } else if (!a.equals("-v")) {
-                throw new Workbook.Stop(2, "usage: ./workbook mistakes [chNN...] [-v]: unknown flag " + a);
+                throw new Workbook.Stop(2, "usage: ./workbook mistakes [chNN...] [-v] [--from DIR [--any-message]]: unknown flag " + a);
             }
         }
+        Source source = new Source(from, anyMessage);
         if (chapters.isEmpty()) {
             chapters.addAll(Markers.chapters(root));
         }
@@ -207,14 +234,14 @@ public final class Mistakes {
             for (String chapter : chapters) {
                 checks.put(chapter, pool.submit(() -> {
                     List<String> found = new ArrayList<>();
-                    return new Checked(check(root, chapter, verbose, found), found);
+                    return new Checked(check(root, chapter, source, verbose, found), found);
                 }));
             }
             for (Map.Entry<String, Future<Checked>> e : checks.entrySet()) {
                 Checked checked = get(e.getValue());
                 System.out.println(checked.line());
                 problems.addAll(checked.problems());
-                total += files(root, e.getKey()).size();
+                total += files(root, e.getKey(), source).size();
             }
         } finally {
             pool.shutdownNow();
@@ -249,14 +276,14 @@ public final class Mistakes {
         }
     }
 
-    static String check(Path root, String chapter, boolean verbose, List<String> problems) throws Exception {
+    static String check(Path root, String chapter, Source source, boolean verbose, List<String> problems) throws Exception {
         long start = System.nanoTime();
         String id = chapter.substring(0, 4);
         List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
         Map<Integer, Tasks.Task> byNumber = new TreeMap<>();
         tasks.forEach(t -> byNumber.put(t.number(), t));
         List<Mistake> mistakes = new ArrayList<>();
-        for (Path p : files(root, chapter)) {
+        for (Path p : files(root, chapter, source)) {
             try {
                 mistakes.add(parse(p));
             } catch (IllegalArgumentException bad) {
@@ -265,7 +292,7 @@ public final class Mistakes {
         }
         Map<Integer, Integer> perTask = new TreeMap<>();
         mistakes.forEach(m -> perTask.merge(m.task(), 1, Integer::sum));
-        for (Tasks.Task t : tasks) {
+        for (Tasks.Task t : source.from() == null ? tasks : List.<Tasks.Task>of()) {
             if (perTask.getOrDefault(t.number(), 0) < PER_TASK) {
                 problems.add(chapter + ": task " + t.number() + " (" + t.testClass() + ") has "
                         + perTask.getOrDefault(t.number(), 0) + " mistake(s); every task has at least " + PER_TASK);
@@ -306,7 +333,8 @@ public final class Mistakes {
                 continue;
             }
             List<String> missing = Stream.of("kind", "rule", "file").filter(k -> m.field(k).isEmpty()).toList();
-            if (!missing.isEmpty() || m.field("message").isEmpty() && m.field("declared").isEmpty()) {
+            boolean needsMessage = !source.anyMessage() && m.field("message").isEmpty() && m.field("declared").isEmpty();
+            if (!missing.isEmpty() || needsMessage) {
                 problems.add(m.name() + ": needs " + (missing.isEmpty() ? "message" : String.join(", ", missing)));
                 continue;
             }
@@ -319,8 +347,8 @@ public final class Mistakes {
                 problems.add(m.name() + ": no reference file " + root.relativize(file));
                 continue;
             }
-            String source = Files.readString(file, StandardCharsets.UTF_8);
-            String wrong = apply(m, source, task.tag(), problems);
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            String wrong = apply(m, text, task.tag(), problems);
             if (wrong == null) {
                 continue;
             }
@@ -348,7 +376,7 @@ public final class Mistakes {
         for (Map.Entry<String, Mistake> e : byName.entrySet()) {
             Mistake m = e.getValue();
             List<String[]> tests = results.getOrDefault(e.getKey(), List.of());
-            String verdict = verdict(m, tests);
+            String verdict = verdict(m, tests, source.anyMessage());
             boolean isCaught = verdict.startsWith("caught");
             if (!m.field("declared").isEmpty()) {
                 declared++;
@@ -371,12 +399,17 @@ public final class Mistakes {
     }
 
     /** "caught by T.m: ..." when a test of the task failed with the mistake's message, else why not. */
-    static String verdict(Mistake m, List<String[]> tests) {
+    static String verdict(Mistake m, List<String[]> tests, boolean anyMessage) {
         if (tests.stream().anyMatch(t -> t[0].equals("HUNG"))) {
             return "hung: a test of its task waits without a bound (give it one, with a message that names what it waits for)";
         }
         String fragment = m.field("message");
         List<String[]> failed = tests.stream().filter(t -> t[0].equals("FAILED")).toList();
+        if (anyMessage && !failed.isEmpty()) {
+            String first = failed.get(0)[2];
+            int nl = first.indexOf('\n');
+            return "caught by " + failed.get(0)[1] + ": " + (nl < 0 ? first : first.substring(0, nl));
+        }
         for (String[] t : failed) {
             if (!fragment.isEmpty() && t[2].contains(fragment)) {
                 return "caught by " + t[1];

@@ -65,12 +65,16 @@ public final class SelfTest {
         check(Mistakes.apply(shifted, SOURCE, "ch09 task 2", problems) != null,
                 "mistakes: a second edit after one that added lines still lies in its block: " + problems);
         String[] hung = {"HUNG", "-", "x"};
-        check(Mistakes.verdict(inTask, List.<String[]>of(hung)).startsWith("hung"), "mistakes: a hung run is no catch");
+        check(Mistakes.verdict(inTask, List.<String[]>of(hung), false).startsWith("hung"), "mistakes: a hung run is no catch");
         Mistakes.Mistake named = new Mistakes.Mistake(Path.of("t.txt"), "t", java.util.Map.of("message", "the rule"), List.of());
-        check(Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "[breaks the rule] expected 1"}))
+        check(Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "[breaks the rule] expected 1"}), false)
                 .startsWith("caught"), "mistakes: a failure naming the rule catches");
-        check(!Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "NullPointerException"}))
+        check(!Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "NullPointerException"}), false)
                 .startsWith("caught"), "mistakes: a failure that does not name the rule does not catch");
+        check(Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "NullPointerException"}), true)
+                .startsWith("caught"), "mistakes --any-message: any failure of its task catches a fresh mistake");
+        check(!Mistakes.verdict(named, List.<String[]>of(new String[] {"PASSED", "T.a", ""}), true)
+                .startsWith("caught"), "mistakes --any-message: a mistake every test passes is not caught");
     }
 
     static void check(boolean ok, String what) {

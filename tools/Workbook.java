@@ -108,6 +108,7 @@ public class Workbook {
                        ./workbook selftest          the tools' own tests
                        ./workbook gate [chNN...]    every task solvable in order (after mvn -Psolutions verify)
                        ./workbook mistakes [chNN...] [-v]   every learner mistake of the corpus caught by its task's tests
+                                    --from DIR [--any-message]: mistakes kept outside the corpus (DIR/chNN-x/)
                        ./workbook skeletons [--write]   check (or write) the skeletons only""");
         return status;
     }
