@@ -1,0 +1,210 @@
+package kaenlog.testkit.property;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.IntFunction;
+
+/**
+ * The generators every chapter needs. Each one favours the edges where implementations go wrong
+ * (0, -1, the largest and smallest values, a power of two and its neighbours, the empty list, text
+ * outside ASCII) and still covers its whole range, and each one shrinks towards its simplest value.
+ */
+public final class Gens {
+    private Gens() {
+    }
+
+    public static <T> Gen<T> constant(T value) {
+        return c -> value;
+    }
+
+    public static Gen<Boolean> booleans() {
+        return c -> c.below(2) == 1;
+    }
+
+    /** One of the values; the first is the simplest. */
+    @SafeVarargs
+    public static <T> Gen<T> elements(T... values) {
+        List<T> list = List.of(values);
+        return c -> list.get(c.belowInt(list.size()));
+    }
+
+    /** One of the generators; the first is the simplest. */
+    @SafeVarargs
+    public static <T> Gen<T> oneOf(Gen<? extends T>... gens) {
+        List<Gen<? extends T>> list = List.of(gens);
+        return c -> list.get(c.belowInt(list.size())).generate(c);
+    }
+
+    /** Ints in [min, max]. */
+    public static Gen<Integer> ints(int min, int max) {
+        return longs(min, max).map(Long::intValue);
+    }
+
+    /** Every int. */
+    public static Gen<Integer> ints() {
+        return ints(Integer.MIN_VALUE, Integer.MAX_VALUE);
+    }
+
+    /** Every long. */
+    public static Gen<Long> longs() {
+        return longs(Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+
+    /**
+     * Longs in [min, max]: a quarter near the origin (0, or the bound nearest it), an eighth the
+     * range's ends and the limits of byte, short, int and long, an eighth the powers of two and their
+     * neighbours, half anywhere in the range. However it was picked, the value is recorded as its
+     * distance from the origin (zig-zag), so it shrinks towards the origin from any of them.
+     */
+    public static Gen<Long> longs(long min, long max) {
+        if (min > max) {
+            throw new IllegalArgumentException("empty range " + min + ".." + max);
+        }
+        long origin = Math.max(min, Math.min(max, 0));
+        List<Long> limits = inside(min, max, limits(min, max));
+        List<Long> powers = inside(min, max, powersOfTwo());
+        return c -> {
+            long raw = c.picked(() -> {
+                SplittableRandom r = c.random();
+                long v = switch (r.nextInt(8)) {
+                    case 0, 1 -> near(r, origin, min, max);
+                    case 2 -> limits.get(r.nextInt(limits.size()));
+                    case 3 -> powers.isEmpty() ? origin : powers.get(r.nextInt(powers.size()));
+                    default -> anywhere(r, min, max);
+                };
+                return encode(v - origin, origin, min, max);
+            });
+            long offset = decode(raw, origin, min, max);
+            long v = origin + offset;
+            boolean inRange = offset >= 0 ? v >= origin && v <= max : v < origin && v >= min;
+            return inRange ? v : origin; // a lowered draw that left the range is the simplest value
+        };
+    }
+
+    /** A distance from the origin as a draw: plain when the range lies on one side of it, zig-zag when on both. */
+    private static long encode(long offset, long origin, long min, long max) {
+        if (origin == min) {
+            return offset;
+        }
+        return origin == max ? -offset : (offset << 1) ^ (offset >> 63);
+    }
+
+    private static long decode(long raw, long origin, long min, long max) {
+        if (origin == min) {
+            return raw;
+        }
+        return origin == max ? -raw : (raw >>> 1) ^ -(raw & 1);
+    }
+
+    private static long near(SplittableRandom r, long origin, long min, long max) {
+        long step = r.nextLong(64);
+        long down = origin - step;
+        long up = origin + step;
+        if (r.nextBoolean() && down >= min && down <= origin) {
+            return down;
+        }
+        return up <= max && up >= origin ? up : origin;
+    }
+
+    private static long anywhere(SplittableRandom r, long min, long max) {
+        long span = max - min; // overflows when the range is more than half of all longs
+        if (span >= 0 && span < Long.MAX_VALUE) {
+            return min + r.nextLong(span + 1);
+        }
+        while (true) {
+            long v = r.nextLong();
+            if (v >= min && v <= max) {
+                return v;
+            }
+        }
+    }
+
+    private static List<Long> limits(long min, long max) {
+        return List.of(min, max, 0L, 1L, -1L, min + 1, max - 1, (long) Byte.MIN_VALUE, (long) Byte.MAX_VALUE,
+                (long) Short.MIN_VALUE, (long) Short.MAX_VALUE, (long) Integer.MIN_VALUE, (long) Integer.MAX_VALUE,
+                Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+
+    private static List<Long> powersOfTwo() {
+        List<Long> powers = new ArrayList<>();
+        for (int bit = 0; bit < 63; bit++) {
+            long p = 1L << bit;
+            powers.addAll(List.of(p - 1, p, -p, -p - 1));
+        }
+        return powers;
+    }
+
+    private static List<Long> inside(long min, long max, List<Long> values) {
+        return values.stream().filter(v -> v >= min && v <= max).distinct().toList();
+    }
+
+    /** Lists of [min, max] elements, shorter ones more often; shrinks towards the shortest. */
+    public static <T> Gen<List<T>> lists(Gen<T> element, int min, int max) {
+        return c -> {
+            List<T> list = new ArrayList<>();
+            while (list.size() < min) {
+                list.add(element.generate(c));
+            }
+            // Each further element is one "more?" draw: zeroed or deleted, the list ends there.
+            while (list.size() < max && c.below(8) != 0) {
+                list.add(element.generate(c));
+            }
+            return list;
+        };
+    }
+
+    /** Byte arrays of [min, max] bytes, each byte any of 256, edges often. */
+    public static Gen<byte[]> bytes(int min, int max) {
+        Gen<Integer> b = oneOf(ints(0, 255), elements(0x00, 0x01, 0x7f, 0x80, 0xff));
+        return lists(b, min, max).map(list -> {
+            byte[] out = new byte[list.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (byte) (int) list.get(i);
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Unicode code points, valid in UTF-8 (no lone surrogates): ASCII, the two-, three- and
+     * four-byte ranges, and the boundaries between them.
+     */
+    public static Gen<Integer> codePoints() {
+        Gen<Integer> bmp = ints(0x80, 0xFFFD).filter(cp -> cp < Character.MIN_SURROGATE || cp > Character.MAX_SURROGATE);
+        return oneOf(ints(0x20, 0x7e), elements(0, 0x7f, 0x80, 0x7ff, 0x800, 0xfffd, 0xffff, 0x10000, 0x10ffff, 0x1f600),
+                bmp, ints(0x10000, 0x10FFFF));
+    }
+
+    /** Strings of [min, max] code points over the whole of Unicode. */
+    public static Gen<String> strings(int min, int max) {
+        return lists(codePoints(), min, max).map(cps -> {
+            StringBuilder s = new StringBuilder();
+            cps.forEach(s::appendCodePoint);
+            return s.toString();
+        });
+    }
+
+    /** UTF-8 bytes of a string over the whole of Unicode. */
+    public static Gen<byte[]> utf8(int minCodePoints, int maxCodePoints) {
+        return strings(minCodePoints, maxCodePoints).map(s -> s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A value, or null one time in {@code oneIn} (null is the simpler choice only when drawn). */
+    public static <T> Gen<T> nullOr(Gen<T> gen, int oneIn) {
+        return c -> c.oneIn(oneIn) ? null : gen.generate(c);
+    }
+
+    /** A list of {@code size} elements, the size itself drawn from {@code sizes}. */
+    public static <T> Gen<List<T>> listOf(Gen<Integer> sizes, IntFunction<Gen<T>> element) {
+        return c -> {
+            int n = sizes.generate(c);
+            List<T> list = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                list.add(element.apply(i).generate(c));
+            }
+            return list;
+        };
+    }
+}

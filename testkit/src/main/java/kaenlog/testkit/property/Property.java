@@ -1,0 +1,222 @@
+package kaenlog.testkit.property;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import kaenlog.testkit.Hex;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * A property: a check that must hold for every input a generator makes. It tries {@link #tries}
+ * inputs from a fixed seed (the same inputs on every run: a red test stays red until the code
+ * changes), and when one fails it shrinks it to the smallest input that still fails the same way,
+ * then fails with that input and the check's own message (which says what the learner answered,
+ * what Kafka answers, and the rule).
+ *
+ * <pre>
+ * Property.forAll(Gens.ints()).check(value -&gt; Judge.agree(...));
+ * </pre>
+ *
+ * <p>A workbook TODO is never shrunk: it fails the property at once, unchanged, so the task table and
+ * the gate see the task it names. {@code -Dkaenlog.property.tries=N} runs every property with N
+ * tries, {@code -Dkaenlog.property.seed=S} with another seed (to look further; the failure names
+ * the seed that found it).
+ */
+public final class Property<T> {
+    /** The default seed: the same inputs every run, on every machine. */
+    public static final long SEED = 0x6B61656E6C6F67L; // "kaenlog"
+    static final int DEFAULT_TRIES = 200;
+    /** Replays of the failing input allowed while shrinking: bounds its time, deterministically. */
+    static final int SHRINK_BUDGET = 5_000;
+
+    private final Gen<T> gen;
+    private int tries = DEFAULT_TRIES;
+    private long seed = SEED;
+    private Function<? super T, String> show = Property::show;
+
+    private Property(Gen<T> gen) {
+        this.gen = gen;
+    }
+
+    public static <T> Property<T> forAll(Gen<T> gen) {
+        return new Property<>(gen);
+    }
+
+    /** How many inputs to try (a property of a cheap rule: hundreds; of a broker: tens). */
+    public Property<T> tries(int tries) {
+        this.tries = tries;
+        return this;
+    }
+
+    public Property<T> seed(long seed) {
+        this.seed = seed;
+        return this;
+    }
+
+    /** How an input is written in a failure (default: hex for bytes, toString otherwise). */
+    public Property<T> show(Function<? super T, String> show) {
+        this.show = show;
+        return this;
+    }
+
+    /** What the property checks of one input; throws (an AssertionError, usually) when it does not hold. */
+    @FunctionalInterface
+    public interface Check<T> {
+        void check(T input) throws Exception;
+    }
+
+    public void check(Check<? super T> check) {
+        int n = Integer.getInteger("kaenlog.property.tries", tries);
+        long s = Long.getLong("kaenlog.property.seed", seed);
+        SplittableRandom random = new SplittableRandom(s);
+        int discarded = 0;
+        for (int attempt = 1; attempt <= n; attempt++) {
+            Choices choices = Choices.random(random.split());
+            T input;
+            try {
+                input = gen.generate(choices);
+            } catch (Choices.Overrun overrun) {
+                if (++discarded > n * 5) {
+                    throw new AssertionFailedError("the generator of this property gave up on " + discarded
+                            + " inputs (a filter too strict?): a test that tries nothing proves nothing");
+                }
+                attempt--;
+                continue;
+            }
+            Throwable failure = run(check, input);
+            if (failure != null) {
+                throw report(check, choices.drawn(), input, failure, attempt, n, s);
+            }
+        }
+    }
+
+    private static <T> Throwable run(Check<? super T> check, T input) {
+        try {
+            check.check(input);
+            return null;
+        } catch (Throwable t) {
+            if (isTodo(t)) {
+                throw sneaky(t); // a skeleton's TODO is not a disagreement: it names the task to do
+            }
+            if (t instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
+            return t;
+        }
+    }
+
+    static boolean isTodo(Throwable t) {
+        return t instanceof UnsupportedOperationException && t.getMessage() != null && t.getMessage().startsWith("TODO ch");
+    }
+
+    private AssertionFailedError report(Check<? super T> check, long[] draws, T input, Throwable failure, int attempt,
+                                        int n, long s) {
+        Shrunk<T> smallest = shrink(check, draws, input, failure);
+        String message = String.valueOf(smallest.failure().getMessage()).strip();
+        String why = smallest.failure() instanceof AssertionError ? "" : smallest.failure().getClass().getName() + ": ";
+        return new AssertionFailedError(why + message + "\n  the smallest input found: "
+                + show.apply(smallest.input()) + "\n  (input " + attempt + " of " + n + " failed, seed " + s
+                + "; shrunk in " + smallest.steps() + " steps; -Dkaenlog.property.seed=N tries other inputs)",
+                smallest.failure());
+    }
+
+    record Shrunk<T>(T input, Throwable failure, int steps) {
+    }
+
+    /**
+     * Deletes and lowers draws while the input they make still fails with the same kind of
+     * throwable: shorter sequences first, then smaller draws, each step strictly smaller (so it
+     * ends), within {@link #SHRINK_BUDGET} replays.
+     */
+    private Shrunk<T> shrink(Check<? super T> check, long[] draws, T input, Throwable failure) {
+        Shrinking<T> s = new Shrinking<>(draws, input, failure);
+        while (s.budget > 0 && Candidates.offer(s.draws, candidate -> s.budget-- > 0 && tryCandidate(check, s, candidate))) {
+            s.steps++;
+        }
+        return new Shrunk<>(s.input, s.failure, s.steps);
+    }
+
+    /** The smallest failing input so far. */
+    private static final class Shrinking<T> {
+        long[] draws;
+        T input;
+        Throwable failure;
+        int steps;
+        int budget = SHRINK_BUDGET;
+
+        Shrinking(long[] draws, T input, Throwable failure) {
+            this.draws = draws;
+            this.input = input;
+            this.failure = failure;
+        }
+    }
+
+    private boolean tryCandidate(Check<? super T> check, Shrinking<T> s, long[] candidate) {
+        Choices replay = Choices.replay(candidate);
+        T value;
+        try {
+            value = gen.generate(replay);
+        } catch (Choices.Overrun overrun) {
+            return false;
+        }
+        long[] used = replay.drawn();
+        if (!Candidates.smaller(used, s.draws)) {
+            return false;
+        }
+        Throwable t = run(check, value);
+        if (t == null || t.getClass() != s.failure.getClass()) {
+            return false;
+        }
+        s.draws = used;
+        s.input = value;
+        s.failure = t;
+        return true;
+    }
+
+    /** An input as a failure shows it: bytes in hex, collections and arrays element by element. */
+    public static String show(Object value) {
+        if (value instanceof byte[] bytes) {
+            if (bytes.length == 0) {
+                return "(no bytes)";
+            }
+            if (bytes.length <= 32) {
+                StringBuilder hex = new StringBuilder();
+                for (byte b : bytes) {
+                    hex.append(hex.length() == 0 ? "" : " ").append(String.format("%02x", b));
+                }
+                return hex.toString();
+            }
+            return bytes.length + " bytes:\n" + Hex.dump(bytes);
+        }
+        if (value instanceof ByteBuffer buffer) {
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.duplicate().get(bytes);
+            return show(bytes);
+        }
+        if (value instanceof String s) {
+            return "\"" + s.codePoints().mapToObj(cp -> cp >= 0x20 && cp < 0x7f ? Character.toString(cp)
+                    : String.format("\\u{%x}", cp)).collect(Collectors.joining()) + "\"";
+        }
+        if (value instanceof Collection<?> c) {
+            return c.stream().map(Property::show).collect(Collectors.joining(", ", "[", "]"));
+        }
+        if (value instanceof Object[] array) {
+            return show(Arrays.asList(array));
+        }
+        if (value instanceof int[] ints) {
+            return Arrays.toString(ints);
+        }
+        if (value instanceof long[] longs) {
+            return Arrays.toString(longs);
+        }
+        return String.valueOf(value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+        throw (E) t;
+    }
+}

@@ -1,0 +1,92 @@
+package kaenlog.testkit.property;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
+
+class PropertyTest {
+
+    @Test
+    void theSameSeedTriesTheSameInputs() {
+        List<Integer> first = new ArrayList<>();
+        List<Integer> second = new ArrayList<>();
+        Property.forAll(Gens.ints()).tries(50).check(first::add);
+        Property.forAll(Gens.ints()).tries(50).check(second::add);
+        assertThat(first).as("a property's inputs come from a fixed seed").hasSize(50).isEqualTo(second);
+    }
+
+    @Test
+    void aFailureShrinksToTheSmallestInputThatStillFails() {
+        assertThatThrownBy(() -> Property.forAll(Gens.ints()).check(x -> assertThat(x).as("small").isLessThan(1000)))
+                .isInstanceOf(AssertionFailedError.class)
+                .hasMessageContaining("the smallest input found: 1000\n");
+    }
+
+    @Test
+    void aListShrinksToItsOneOffendingElement() {
+        assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.ints(0, 10_000), 0, 50))
+                .check(list -> assertThat(list).as("no element above 100").allMatch(x -> x <= 100)))
+                .hasMessageContaining("the smallest input found: [101]\n");
+    }
+
+    @Test
+    void aWorkbookTodoFailsAtOnceUnchanged() {
+        UnsupportedOperationException todo = new UnsupportedOperationException("TODO ch01 task 1: zig-zag (VarintTest)");
+        List<Integer> seen = new ArrayList<>();
+        assertThatThrownBy(() -> Property.forAll(Gens.ints()).check(x -> {
+            seen.add(x);
+            throw todo;
+        })).isSameAs(todo);
+        assertThat(seen).as("a TODO is not shrunk").hasSize(1);
+    }
+
+    @Test
+    void anExceptionOfTheCodeIsReportedWithItsTypeAndKeptAsTheCause() {
+        assertThatThrownBy(() -> Property.forAll(Gens.bytes(0, 20)).check(b -> {
+            if (b.length > 3) {
+                throw new IndexOutOfBoundsException("index " + b.length);
+            }
+        })).hasMessageStartingWith("java.lang.IndexOutOfBoundsException: index 4")
+                .hasMessageContaining("the smallest input found: 00 00 00 00")
+                .hasCauseInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void theGeneratorsReachTheEdges() {
+        Set<Long> longs = new HashSet<>();
+        Property.forAll(Gens.longs()).tries(500).check(longs::add);
+        assertThat(longs).contains(0L, -1L, 1L, Long.MIN_VALUE, Long.MAX_VALUE, (long) Integer.MIN_VALUE);
+        Set<Integer> ints = new HashSet<>();
+        Property.forAll(Gens.ints(-5, 300)).tries(500).check(ints::add);
+        assertThat(ints).contains(-5, 300, 0, 255, 256).allMatch(x -> x >= -5 && x <= 300);
+        List<String> strings = new ArrayList<>();
+        Property.forAll(Gens.strings(0, 10)).tries(300).check(strings::add);
+        assertThat(strings).anyMatch(String::isEmpty).anyMatch(s -> s.codePoints().anyMatch(cp -> cp > 0xFFFF))
+                .anyMatch(s -> s.codePoints().anyMatch(cp -> cp >= 0x80 && cp < 0x800));
+    }
+
+    @Test
+    void aDisagreementSaysBothAnswersAndTheRule() {
+        assertThatThrownBy(() -> Judge.agree("the varint of -64", "bytes", new byte[] {(byte) 0xc0, (byte) 0xff, 0x0f},
+                "ByteUtils.writeVarint writes", new byte[] {0x7f}, "zig-zag first, so that small negative numbers take one byte"))
+                .hasMessage("for the varint of -64 your bytes are c0 ff 0f, Kafka's ByteUtils.writeVarint writes 7f: "
+                        + "zig-zag first, so that small negative numbers take one byte");
+    }
+
+    @Test
+    void twoRefusalsAgreeWhateverTheirTypes() {
+        Judge.Outcome yours = Judge.Outcome.of(() -> {
+            throw new IllegalArgumentException("too long");
+        });
+        Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+            throw new IllegalStateException("varint too long");
+        });
+        assertThat(yours).isEqualTo(kafkas).isNotEqualTo(Judge.Outcome.of(() -> 7));
+    }
+}
