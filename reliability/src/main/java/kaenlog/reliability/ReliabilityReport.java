@@ -6,9 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import kaenlog.reliability.cluster.ClusterFaults;
 
 /**
@@ -45,7 +43,7 @@ public final class ReliabilityReport {
         try {
             status = report(root, quick, out);
         } finally {
-            deleteTree(root);
+            Directories.deleteTree(root);
         }
         System.exit(status);
     }
@@ -156,17 +154,5 @@ public final class ReliabilityReport {
 
     private static String n(long value) {
         return value < 0 ? "-" : String.format("%,d", value);
-    }
-
-    /** Deletes {@code root} and everything under it. */
-    public static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import kaenlog.client.IdempotentProducer;
 import kaenlog.reliability.BrokerProcess;
 import kaenlog.reliability.Deadline;
-import kaenlog.reliability.ReliabilityReport;
+import kaenlog.reliability.Directories;
 import kaenlog.wire.ProduceRequest;
 
 /**
@@ -67,7 +67,7 @@ public final class ClusterBench {
             throughput(cluster, rounds, batches, records, bytes);
             failovers(cluster, kills);
         } finally {
-            ReliabilityReport.deleteTree(root);
+            Directories.deleteTree(root);
         }
     }
 

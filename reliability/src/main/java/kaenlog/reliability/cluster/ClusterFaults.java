@@ -9,6 +9,7 @@ import java.util.SortedMap;
 import kaenlog.cluster.PartitionState;
 import kaenlog.reliability.BrokerProcess;
 import kaenlog.reliability.Deadline;
+import kaenlog.reliability.Directories;
 
 /**
  * The cluster under faults (#28), the way Kafka's own system tests try it
@@ -150,7 +151,7 @@ public final class ClusterFaults {
                     chosen.isEmpty() ? List.of(Scenario.values()) : chosen);
         } finally {
             if (keep == null) {
-                kaenlog.reliability.ReliabilityReport.deleteTree(root);
+                Directories.deleteTree(root);
             }
         }
         result.table().forEach(System.out::println);
