@@ -2,7 +2,11 @@ package kaenlog.reliability;
 
 import java.util.List;
 
-/** What a scenario measured: one row of the report, a few lines of detail, and whether it held. */
+/**
+ * What a scenario measured: one row of the report's summary table (or several), a few lines of
+ * detail, and whether it held. The report's other kinds are {@link TableFigures} (a table of its
+ * own) and {@link Finding} (lines under "findings").
+ */
 public interface Figures {
     /** The report's row: runs, records, faults injected, records lost, duplicates, crashes survived. */
     Row row();
@@ -26,6 +30,11 @@ public interface Figures {
     /** True when what one row stands for held: the whole scenario's verdict unless it says otherwise. */
     default boolean ok(Row row) {
         return ok();
+    }
+
+    /** The last column of the row: "ok" or "FAILED" by {@link #ok(Row)}, unless it says otherwise. */
+    default String verdict(Row row) {
+        return ok(row) ? "ok" : "FAILED";
     }
 
     /**

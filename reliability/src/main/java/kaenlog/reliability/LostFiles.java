@@ -88,7 +88,7 @@ public final class LostFiles {
     }
 
     /** All the rows. */
-    public record Result(List<Outcome> outcomes) {
+    public record Result(List<Outcome> outcomes) implements TableFigures {
         public Result {
             outcomes = List.copyOf(outcomes);
         }
@@ -109,6 +109,11 @@ public final class LostFiles {
                     + " offline; accepted: the same after klog serve --accept-data-loss " + PARTITION + "; twice:"
                     + " acknowledged offsets a produce after either restart was given again)");
             return lines;
+        }
+
+        @Override
+        public String title() {
+            return "files lost after a clean stop";
         }
 
         public List<String> details() {

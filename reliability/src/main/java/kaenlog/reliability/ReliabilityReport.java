@@ -6,8 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
-import kaenlog.reliability.cluster.ClusterFaults;
+import java.util.Set;
 
 /**
  * Runs every scenario of the reliability suite at the issue's full size and prints a short table
@@ -19,15 +20,19 @@ import kaenlog.reliability.cluster.ClusterFaults;
  * every scenario of the issue held (the findings do not change it), 1 otherwise.
  *
  * <p>{@code reliability/run} builds the reference and runs this; {@code --quick} runs the sizes
- * the tests use instead.
+ * the tests use instead, {@code --only} some of the scenarios. What the report holds, and how to
+ * add to it, is {@link Suite}'s: this class only prints each kind of result in its place.
  */
 public final class ReliabilityReport {
+    /** The summary table's columns: the header and every row. */
+    private static final String SUMMARY = "%-44s %9s %9s %8s %6s %6s %8s  %s";
+
     private ReliabilityReport() {
     }
 
     public static void main(String[] args) {
         try {
-            main(List.of(args).contains("--quick"));
+            System.exit(run(args));
         } catch (IOException | RuntimeException e) {
             // said here: the cluster rows' ZooKeeper server (NIOServerCnxnFactory) replaces the default
             // uncaught-exception handler with one that logs to slf4j, a no-op here
@@ -36,122 +41,154 @@ public final class ReliabilityReport {
         }
     }
 
-    private static void main(boolean quick) throws IOException {
+    /** The command: its exit status, 2 with the usage for arguments it does not know. */
+    static int run(String[] args) throws IOException {
+        Suite any = new Suite(Suite.Sizes.of(false));
+        Arguments arguments;
+        try {
+            arguments = Arguments.parse(args, any.names());
+        } catch (IllegalArgumentException e) {
+            System.err.println("reliability/run: " + e.getMessage());
+            System.err.print(usage(any));
+            return 2;
+        }
+        if (arguments.help()) {
+            System.out.print(usage(any));
+            return 0;
+        }
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         Path root = Files.createTempDirectory("kaenlog-reliability");
-        int status;
         try {
-            status = report(root, quick, out);
+            return report(root, new Suite(Suite.Sizes.of(arguments.quick())), arguments.only(), out);
         } finally {
             Directories.deleteTree(root);
         }
-        System.exit(status);
     }
 
-    static int report(Path root, boolean quick, PrintStream out) throws IOException {
-        BrokerProcess.Options options = BrokerProcess.Options.ofThisClasspath();
-        CrashRecovery.Config crash = CrashRecovery.Config.full();
-        AckLoss.Config acks = AckLoss.Config.full();
-        HostileClients.Config hostile = HostileClients.Config.full();
-        DecoderFuzz.Config fuzz = quick ? new DecoderFuzz.Config(4, 200_000) : DecoderFuzz.Config.full();
-        SegmentFileFuzz.Config disk = quick ? new SegmentFileFuzz.Config(6, 1_000) : SegmentFileFuzz.Config.full();
-        Load.Config load = Load.Config.full();
-        BoundedBroker.Config bounds = quick ? BoundedBroker.Config.quick() : BoundedBroker.Config.full();
-
-        out.println("kaen-log reliability report (reference solutions; loopback only; seeded)");
-        ClusterFaults.Config clusterSize = quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full();
-        out.printf("sizes: %d SIGKILL cycles, %,d records through the faulty proxy, %d x %,d load records with %d"
-                        + " consumers, %,d decoder mutations, %,d damaged segment files, %d cluster scenarios of at least"
-                        + " %,d acknowledged records%n", crash.cycles(), acks.records(), load.producers(),
-                load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs(),
-                ClusterFaults.Scenario.values().length, clusterSize.records());
-        out.println();
-
-        List<Figures> scenarios = new ArrayList<>();
-        scenarios.add(CrashRecovery.run(Files.createDirectories(root.resolve("crash")), options, crash));
-        scenarios.add(RollCrash.run(Files.createDirectories(root.resolve("roll")), options, 11));
-        scenarios.add(CompactionCrash.run(Files.createDirectories(root.resolve("compaction")),
-                System.getProperty("java.class.path"), 5, new int[] {0, 1}));
-        scenarios.add(AckLoss.run(Files.createDirectories(root.resolve("acks")), acks));
-        scenarios.add(HostileClients.run(Files.createDirectories(root.resolve("hostile")), options, hostile));
-        scenarios.add(DecoderFuzz.run(fuzz));
-        scenarios.add(Load.run(Files.createDirectories(root.resolve("load")), load));
-        BoundedBroker.Result bounded = BoundedBroker.run(Files.createDirectories(root.resolve("bounded")), options,
-                bounds);
-        scenarios.add(bounded);
-        scenarios.add(OfflineNeighbour.run(Files.createDirectories(root.resolve("neighbour")), options));
-        scenarios.add(ResponsePath.run(Files.createDirectories(root.resolve("response")), options,
-                quick ? ResponsePath.Config.quick() : ResponsePath.Config.full()));
-
-        String header = String.format("%-44s %9s %9s %8s %6s %6s %8s  %s", "scenario", "runs", "records", "faults",
-                "lost", "dups", "crashes", "verdict");
-        out.println(header);
-        out.println("-".repeat(header.length() + 4));
-        for (Figures f : scenarios) {
-            for (Figures.Row row : f.rows()) {
-                boolean expectedDuplicates = row.scenario().contains("no idempotence");
-                out.printf("%-44s %9s %9s %8s %6s %6s %8s  %s%n", row.scenario(), n(row.runs()), n(row.records()),
-                        n(row.faultsInjected()), n(row.recordsLost()), n(row.duplicates()), n(row.crashesSurvived()),
-                        expectedDuplicates ? "(for contrast)" : f.ok(row) ? "ok" : "FAILED");
+    /** What the command line asked for; {@code only} is empty for every scenario. */
+    record Arguments(boolean quick, boolean help, Set<String> only) {
+        static Arguments parse(String[] args, List<String> names) {
+            boolean quick = false;
+            boolean help = false;
+            Set<String> only = new LinkedHashSet<>();
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--quick" -> quick = true;
+                    case "--help", "-h" -> help = true;
+                    case "--only" -> only.addAll(chosen(i + 1 < args.length ? args[++i] : "", names));
+                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+                }
             }
+            return new Arguments(quick, help, only);
         }
-        out.println("(crashes: crashes after which every check held; '-': does not apply)");
+
+        private static List<String> chosen(String list, List<String> names) {
+            for (String name : list.split(",")) {
+                if (!names.contains(name)) {
+                    throw new IllegalArgumentException("--only: no scenario '" + name + "'");
+                }
+            }
+            return List.of(list.split(","));
+        }
+    }
+
+    static String usage(Suite suite) {
+        return """
+                usage: reliability/run [--quick] [--only NAME[,NAME...]]
+                  every scenario at the issue's full size, then the findings; exit 0 when every scenario
+                  held (the findings do not change it), 1 when one did not, 2 for a wrong argument
+                  --quick   the sizes the tests run, where a scenario has them
+                  --only    these scenarios only (the line of sizes still names every one):
+                              rows      %s
+                              tables    %s
+                              findings  %s (F3 comes with bounded: it is measured in row 6a)
+                """.formatted(names(suite.rows(), List.of()), names(suite.tables(), List.of()),
+                names(suite.findings(), suite.rows()));
+    }
+
+    /** The entries' names, less those of {@code others}. */
+    private static String names(List<? extends Suite.Entry<?>> entries, List<? extends Suite.Entry<?>> others) {
+        List<String> taken = others.stream().map(Suite.Entry::name).toList();
+        return String.join(" ", entries.stream().map(Suite.Entry::name).filter(n -> !taken.contains(n)).toList());
+    }
+
+    /** Runs the chosen scenarios (every one when {@code only} is empty) and prints each result in its place. */
+    static int report(Path root, Suite suite, Set<String> only, PrintStream out) throws IOException {
+        out.println("kaen-log reliability report (reference solutions; loopback only; seeded)");
+        out.println(suite.sizes().line());
         out.println();
-        StorageFaults.Result storage = StorageFaults.run(Files.createDirectories(root.resolve("storage")), options);
-        storage.table().forEach(out::println);
-        out.println();
-        LostFiles.Result lostFiles = LostFiles.run(Files.createDirectories(root.resolve("lost-files")), options);
-        lostFiles.table().forEach(out::println);
-        out.println();
-        ClusterFaults.Result cluster = ClusterFaults.run(Files.createDirectories(root.resolve("cluster")), options,
-                clusterSize, List.of(ClusterFaults.Scenario.values()));
-        cluster.table().forEach(out::println);
-        for (Figures f : scenarios) {
+        List<Figures> rows = new ArrayList<>();
+        for (Suite.Entry<Figures> entry : chosen(suite.rows(), only)) {
+            rows.add(run(root, entry));
+        }
+        printSummary(rows, out);
+        List<TableFigures> tables = new ArrayList<>();
+        for (Suite.Entry<TableFigures> entry : chosen(suite.tables(), only)) {
+            // each table as soon as its scenario ends: the cluster's takes long
+            TableFigures table = run(root, entry);
             out.println();
-            out.println(f.title() + ":");
-            f.details().forEach(line -> out.println("  " + line));
+            table.table().forEach(out::println);
+            tables.add(table);
         }
+        rows.forEach(f -> printDetails(f.title(), f.details(), out));
+        tables.forEach(t -> printDetails(t.title(), t.details(), out));
+        printFindings(root, chosen(suite.findings(), only), out);
 
-        out.println();
-        out.println("storage faults:");
-        storage.details().forEach(line -> out.println("  " + line));
-        out.println();
-        out.println("files lost after a clean stop:");
-        lostFiles.details().forEach(line -> out.println("  " + line));
-        out.println();
-        out.println("the cluster under faults (three klog serve processes, ZooKeeper, a proxy on every link):");
-        cluster.details().forEach(line -> out.println("  " + line));
-
-        out.println();
-        out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
-        SegmentFileFuzz.Result damaged = SegmentFileFuzz.run(Files.createDirectories(root.resolve("disk")), disk);
-        out.println("F1 damaged segment files: " + damaged.inputs() + " inputs, " + damaged.untypedTotal()
-                + " untyped errors from Log.open (expected: a typed CorruptBatchException, or the segment"
-                + " truncated/split as Kafka's LogLoader does)");
-        damaged.details().forEach(line -> out.println("  " + line));
-        LyingBatchProbe.Result lie = LyingBatchProbe.run(Files.createDirectories(root.resolve("lie")), options);
-        out.println("F2 a batch whose lastOffsetDelta disagrees with its record count:");
-        lie.lines().forEach(line -> out.println("  " + line));
-        out.println("F3 memory held by frames that never finish (measured in row 6a):");
-        bounded.stalled().lines().forEach(line -> out.println("  " + line));
-        out.println("  expected: the sum is bounded as Kafka bounds it (queued.max.request.bytes,"
-                + " connections.max.idle.ms, max.connections): the broker lives and serves on");
-        boolean blocked = AckLoss.idempotentProducerWaitsForeverOnASilentDrop(
-                Files.createDirectories(root.resolve("silent")), 3_000);
-        out.println("F4 a response lost without the connection closing: chapter 7's IdempotentProducer "
-                + (blocked ? "was still waiting after 3 s (no request timeout; Kafka's request.timeout.ms is 30 s,"
-                + " then it resends)" : "gave up or resent within 3 s"));
-        Findings.OffsetCommitUtf8 utf8 = Findings.offsetCommitUtf8();
-        out.println("F5 an offsets-log key whose group is 20,000 bytes that are not UTF-8: OffsetCommitKey.decode threw "
-                + utf8.keyThrew() + ", OffsetCommitValue.decode (metadata) threw " + utf8.valueThrew()
-                + " (expected: CorruptOffsetRecordException naming the field)");
-
-        boolean ok = scenarios.stream().allMatch(Figures::ok) && storage.ok() && lostFiles.ok() && cluster.ok();
+        boolean ok = rows.stream().allMatch(Figures::ok) && tables.stream().allMatch(TableFigures::ok);
         out.println();
         out.println(ok ? "every scenario of the issue held" : "SOME SCENARIOS FAILED: see FAILED above");
         return ok ? 0 : 1;
     }
 
+    private static <T> List<Suite.Entry<T>> chosen(List<Suite.Entry<T>> entries, Set<String> only) {
+        return entries.stream().filter(e -> only.isEmpty() || only.contains(e.name())).toList();
+    }
+
+    /** Runs one scenario in a directory named after it. */
+    private static <T> T run(Path root, Suite.Entry<T> entry) throws IOException {
+        return entry.scenario().run(Files.createDirectories(root.resolve(entry.name().toLowerCase())));
+    }
+
+    private static void printSummary(List<Figures> scenarios, PrintStream out) {
+        if (scenarios.isEmpty()) {
+            return;
+        }
+        String header = String.format(SUMMARY, "scenario", "runs", "records", "faults", "lost", "dups", "crashes",
+                "verdict");
+        out.println(header);
+        out.println("-".repeat(header.length() + 4));
+        for (Figures f : scenarios) {
+            for (Figures.Row row : f.rows()) {
+                out.println(String.format(SUMMARY, row.scenario(), n(row.runs()), n(row.records()),
+                        n(row.faultsInjected()), n(row.recordsLost()), n(row.duplicates()), n(row.crashesSurvived()),
+                        f.verdict(row)));
+            }
+        }
+        out.println("(crashes: crashes after which every check held; '-': does not apply)");
+    }
+
+    private static void printDetails(String title, List<String> details, PrintStream out) {
+        out.println();
+        out.println(title + ":");
+        details.forEach(line -> out.println("  " + line));
+    }
+
+    /** Each finding as soon as it is measured. */
+    private static void printFindings(Path root, List<Suite.Entry<Finding>> findings, PrintStream out)
+            throws IOException {
+        if (findings.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("findings: what this suite once caught the reference failing, each fixed since and re-measured here");
+        for (Suite.Entry<Finding> entry : findings) {
+            Finding finding = run(root, entry);
+            out.println(finding.line());
+            finding.details().forEach(line -> out.println("  " + line));
+        }
+    }
+
+    /** A count, or "-" where it does not apply. */
     private static String n(long value) {
         return value < 0 ? "-" : String.format("%,d", value);
     }

@@ -90,21 +90,13 @@ public final class StorageFaults {
     }
 
     /** All the rows. */
-    public record Result(List<Outcome> outcomes) implements Figures {
+    public record Result(List<Outcome> outcomes) implements TableFigures {
         public Result {
             outcomes = List.copyOf(outcomes);
         }
 
-        @Override
-        public Row row() {
-            long acked = outcomes.stream().mapToLong(Outcome::acked).sum();
-            long lost = outcomes.stream().mapToLong(o -> o.lost() + o.renumbered()).sum();
-            long ran = outcomes.stream().filter(o -> !o.skipped()).count();
-            return new Row("9 storage faults (tmpfs, flipped bytes)", ran, acked, ran, lost, -1,
-                    outcomes.stream().filter(o -> !o.skipped() && o.ok()).count());
-        }
-
         /** The table of the report: one line per fault. */
+        @Override
         public List<String> table() {
             List<String> lines = new ArrayList<>();
             String header = String.format("%-58s %7s %9s %8s %5s %10s  %s", "storage fault", "acked", "readable",
@@ -122,6 +114,11 @@ public final class StorageFaults {
             lines.add("(readable: at its acknowledged offset after the restart; damaged: in the batch whose byte was"
                     + " flipped, reported corrupt with its offsets, never served as good)");
             return lines;
+        }
+
+        @Override
+        public String title() {
+            return "storage faults";
         }
 
         @Override

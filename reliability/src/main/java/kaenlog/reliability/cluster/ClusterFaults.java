@@ -10,6 +10,7 @@ import kaenlog.cluster.PartitionState;
 import kaenlog.reliability.BrokerProcess;
 import kaenlog.reliability.Deadline;
 import kaenlog.reliability.Directories;
+import kaenlog.reliability.TableFigures;
 
 /**
  * The cluster under faults (#28), the way Kafka's own system tests try it
@@ -85,7 +86,7 @@ public final class ClusterFaults {
     }
 
     /** Every row. */
-    public record Result(List<ClusterRun.Outcome> outcomes) {
+    public record Result(List<ClusterRun.Outcome> outcomes) implements TableFigures {
         public boolean ok() {
             return outcomes.stream().allMatch(ClusterRun.Outcome::ok);
         }
@@ -108,6 +109,11 @@ public final class ClusterFaults {
                     + " acknowledging broker led; new leader: the longest wait from a fault to ZooKeeper naming a new"
                     + " leader, bound 4 s session + 5 s)");
             return lines;
+        }
+
+        @Override
+        public String title() {
+            return "the cluster under faults (three klog serve processes, ZooKeeper, a proxy on every link)";
         }
 
         public List<String> details() {
