@@ -106,14 +106,6 @@ final class Hints {
 
     /** Prints the text wrapped at {@value #WIDTH} columns, every line under {@code indent}. */
     static void wrap(String text, String indent, PrintStream out) {
-        StringBuilder line = new StringBuilder(indent);
-        for (String word : text.split(" ")) {
-            if (line.length() > indent.length() && line.length() + 1 + word.length() > WIDTH) {
-                out.println(line);
-                line = new StringBuilder(indent);
-            }
-            line.append(line.length() > indent.length() ? " " : "").append(word);
-        }
-        out.println(line);
+        Text.wrap(text, indent, WIDTH, out);
     }
 }
