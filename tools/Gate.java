@@ -1,6 +1,5 @@
 import java.io.File;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,8 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import kaenlog.testkit.loop.Tasks;
 
 /**
@@ -61,8 +58,6 @@ public final class Gate {
         return List.copyOf(all);
     }
 
-    /** The pom's systemPropertyVariables that the tests read; chapter.kind is a learner's here. */
-    static final List<String> TEST_PROPERTIES = List.of("demo.args", "golden.file", "golden.write", "workbook.root");
     static final long STATE_TIMEOUT_SECONDS = 300;
 
     private Gate() {
@@ -150,14 +145,37 @@ public final class Gate {
     }
 
     static String check(Chapter chapter, List<String> problems) throws Exception {
-        String id = chapter.name().substring(0, 4);
         problems.addAll(chapter.problems());
         if (chapter.states() == null) {
             return chapter.name() + ": not checked";
         }
+        String id = chapter.name().substring(0, 4);
         Map<String, Integer> taskOf = taskOf(chapter.tasks());
-        Reference reference = chapter.reference();
         Map<Integer, List<Result>> results = new TreeMap<>();
+        long nanos = await(chapter, results, problems);
+        // The state before the last task runs every test (no class is of a later task): it counts
+        // the chapter's tests and, per class, the @PassesOnSkeleton ones the earlier states run.
+        List<Result> full = results.getOrDefault(chapter.tasks().size(), List.of());
+        Map<String, Integer> declaredPerClass = new TreeMap<>();
+        full.stream().filter(Result::passesOnSkeleton).forEach(r -> declaredPerClass.merge(r.className(), 1, Integer::sum));
+        for (Map.Entry<Integer, List<Result>> e : results.entrySet()) {
+            String miscounted = testsPerClass(chapter, e.getKey(), e.getValue(), taskOf, declaredPerClass);
+            if (miscounted != null) {
+                problems.add(miscounted);
+            }
+            problems.addAll(rules(id, e.getKey(), taskOf, e.getValue()));
+        }
+        long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter.name())
+                || p.contains(chapter.name() + "/")).count();
+        Counts counts = counts(full, taskOf);
+        return String.format("%s: %d tasks, %d tests (%d in task classes, %d whole-chapter, %d @PassesOnSkeleton),"
+                + " %d states: %s (%d s of states)", chapter.name(), chapter.tasks().size(), chapter.reference().tests(),
+                counts.taskTests(), counts.chapterTests(), counts.declared(), chapter.tasks().size(),
+                mine == 0 ? "all held" : mine + " problem(s)", TimeUnit.NANOSECONDS.toSeconds(nanos));
+    }
+
+    /** Waits for every state of the chapter: their results by task, a problem for a state that broke; the states' time. */
+    static long await(Chapter chapter, Map<Integer, List<Result>> results, List<String> problems) throws Exception {
         long nanos = 0;
         for (Map.Entry<Integer, Future<State>> e : chapter.states().entrySet()) {
             try {
@@ -168,36 +186,26 @@ public final class Gate {
                 problems.add(chapter.name() + " before task " + e.getKey() + ": " + failed.getCause().getMessage());
             }
         }
-        // The state before the last task runs every test (no class is of a later task): it counts
-        // the chapter's tests and, per class, the @PassesOnSkeleton ones the earlier states run.
-        int last = chapter.tasks().size();
-        List<Result> full = results.getOrDefault(last, List.of());
-        Counts counts = counts(full, taskOf);
-        Map<String, Integer> declaredPerClass = new TreeMap<>();
-        full.stream().filter(Result::passesOnSkeleton).forEach(r -> declaredPerClass.merge(r.className(), 1, Integer::sum));
-        for (Map.Entry<Integer, List<Result>> e : results.entrySet()) {
-            int n = e.getKey();
-            Map<String, Integer> ran = new TreeMap<>();
-            e.getValue().forEach(r -> ran.merge(r.className(), 1, Integer::sum));
-            Map<String, Integer> expected = new TreeMap<>();
-            reference.testsPerClass().forEach((c, count) -> {
-                int tests = taskOf.getOrDefault(simple(c), 0) > n ? declaredPerClass.getOrDefault(c, 0) : count;
-                if (tests > 0) {
-                    expected.put(c, tests);
-                }
-            });
-            if (!ran.equals(expected)) {
-                problems.add(chapter.name() + " before task " + n + ": ran " + ran + " tests per class, expected "
-                        + expected + " (surefire ran " + reference.testsPerClass() + ")");
+        return nanos;
+    }
+
+    /**
+     * Null when the state before task n ran as many tests per class as it should (all of a class of
+     * tasks 1..n or of no task, the @PassesOnSkeleton ones of a later task's), else the problem.
+     */
+    static String testsPerClass(Chapter chapter, int n, List<Result> results, Map<String, Integer> taskOf,
+            Map<String, Integer> declaredPerClass) {
+        Map<String, Integer> ran = new TreeMap<>();
+        results.forEach(r -> ran.merge(r.className(), 1, Integer::sum));
+        Map<String, Integer> expected = new TreeMap<>();
+        chapter.reference().testsPerClass().forEach((c, count) -> {
+            int tests = taskOf.getOrDefault(simple(c), 0) > n ? declaredPerClass.getOrDefault(c, 0) : count;
+            if (tests > 0) {
+                expected.put(c, tests);
             }
-            problems.addAll(rules(id, n, taskOf, e.getValue()));
-        }
-        long mine = problems.stream().filter(p -> p.startsWith(id) || p.startsWith(chapter.name())
-                || p.contains(chapter.name() + "/")).count();
-        return String.format("%s: %d tasks, %d tests (%d in task classes, %d whole-chapter, %d @PassesOnSkeleton),"
-                + " %d states: %s (%d s of states)", chapter.name(), chapter.tasks().size(), reference.tests(),
-                counts.taskTests(), counts.chapterTests(), counts.declared(), chapter.tasks().size(),
-                mine == 0 ? "all held" : mine + " problem(s)", TimeUnit.NANOSECONDS.toSeconds(nanos));
+        });
+        return ran.equals(expected) ? null : chapter.name() + " before task " + n + ": ran " + ran
+                + " tests per class, expected " + expected + " (surefire ran " + chapter.reference().testsPerClass() + ")";
     }
 
     /**
@@ -353,30 +361,7 @@ public final class Gate {
 
     /** Compiles tools/gate/GateRunner.java against the JUnit launcher of the test classpath, once. */
     static Path compileRunner(Path root, List<String> classpath) throws IOException {
-        return compileOnce(root.resolve("tools/gate/GateRunner.java"), root.resolve("build/gate/runner"), classpath);
-    }
-
-    /** Compiles one runner source of tools/gate/ into {@code out}, again only when the source is newer. */
-    static synchronized Path compileOnce(Path source, Path out, List<String> classpath) throws IOException {
-        String name = source.getFileName().toString().replace(".java", ".class");
-        Path compiled = out.resolve(name);
-        if (Files.exists(compiled) && Files.getLastModifiedTime(compiled).compareTo(Files.getLastModifiedTime(source)) > 0) {
-            return out;
-        }
-        Files.createDirectories(out);
-        StringWriter errors = new StringWriter();
-        var files = compiler().getStandardFileManager(null, null, StandardCharsets.UTF_8);
-        boolean ok = compiler().getTask(errors, files, null, List.of("--release", "17", "-nowarn", "-proc:none",
-                "-cp", String.join(File.pathSeparator, classpath), "-d", out.toString()), null,
-                files.getJavaFileObjects(source.toFile())).call();
-        if (!ok) {
-            throw new IllegalStateException("cannot compile " + source + ":\n" + errors);
-        }
-        return out;
-    }
-
-    static JavaCompiler compiler() {
-        return ToolProvider.getSystemJavaCompiler();
+        return TestJvm.compileOnce(root.resolve("tools/gate/GateRunner.java"), root.resolve("build/gate/runner"), classpath);
     }
 
     /** Builds the chapter with tasks 1..n-1 done and runs its tests in a fresh JVM. */
@@ -385,8 +370,22 @@ public final class Gate {
         Path module = root.resolve(chapter);
         Path dir = module.resolve("target/gate/before-task-" + n);
         Workbook.deleteTree(dir);
-        Path src = Files.createDirectories(dir.resolve("src"));
-        Path classes = Files.createDirectories(dir.resolve("classes"));
+        Path classes = dir.resolve("classes");
+        String errors = TestJvm.compile(writeState(root, chapter, n, dir.resolve("src")), compileClasspath(module, classpath),
+                classes);
+        if (errors != null) {
+            throw new IllegalStateException("does not compile (" + dir + "):\n" + TestJvm.firstLines(errors, 10));
+        }
+        Path out = dir.resolve("results.tsv");
+        List<String> args = new ArrayList<>(List.of(out.toString()));
+        args.addAll(testClasses);
+        runTests(TestJvm.command(properties, runClasspath(module, classpath, runner, classes), "GateRunner", args), module,
+                dir.resolve("run.log"), out);
+        return results(out);
+    }
+
+    /** The chapter's reference sources as a learner has them before task n, written under {@code src}. */
+    static List<File> writeState(Path root, String chapter, int n, Path src) throws IOException {
         Path reference = Markers.reference(root, chapter);
         List<File> sources = new ArrayList<>();
         for (Path file : Markers.javaFiles(reference)) {
@@ -396,43 +395,37 @@ public final class Gate {
                     StandardCharsets.UTF_8);
             sources.add(target.toFile());
         }
+        return sources;
+    }
+
+    /** The test classpath without the chapter's own classes and tests: what a state compiles against. */
+    static List<String> compileClasspath(Path module, List<String> classpath) {
         String chapterClasses = module.resolve("target/classes").toString();
-        String testClassesDir = module.resolve("target/test-classes").toString();
-        List<String> compileCp = classpath.stream().filter(e -> !e.equals(chapterClasses) && !e.equals(testClassesDir))
-                .toList();
-        StringWriter errors = new StringWriter();
-        var files = compiler().getStandardFileManager(null, null, StandardCharsets.UTF_8);
-        boolean ok = compiler().getTask(errors, files, null, List.of("--release", "17", "-encoding", "UTF-8", "-nowarn",
-                "-proc:none", "-implicit:none", "-cp", String.join(File.pathSeparator, compileCp), "-d", classes.toString()),
-                null, files.getJavaFileObjectsFromFiles(sources)).call();
-        if (!ok) {
-            throw new IllegalStateException("does not compile (" + dir + "):\n" + errors.toString().lines().limit(10)
-                    .reduce("", (a, b) -> a + "      " + b + "\n"));
-        }
-        List<String> runCp = new ArrayList<>();
-        runCp.add(runner.toString());
+        String testClasses = module.resolve("target/test-classes").toString();
+        return classpath.stream().filter(e -> !e.equals(chapterClasses) && !e.equals(testClasses)).toList();
+    }
+
+    /** The runner, then the test classpath with the state's classes (and the chapter's resources) for the reference's. */
+    static List<String> runClasspath(Path module, List<String> classpath, Path runner, Path classes) {
+        String chapterClasses = module.resolve("target/classes").toString();
+        List<String> entries = new ArrayList<>();
+        entries.add(runner.toString());
         for (String entry : classpath) {
             if (entry.equals(chapterClasses)) {
-                runCp.add(classes.toString());
+                entries.add(classes.toString());
                 Path resources = module.resolve("src/main/resources");
                 if (Files.isDirectory(resources)) {
-                    runCp.add(resources.toString());
+                    entries.add(resources.toString());
                 }
             } else {
-                runCp.add(entry);
+                entries.add(entry);
             }
         }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Dfile.encoding=UTF-8", "-Dchapter.kind=learner"));
-        for (String key : TEST_PROPERTIES) {
-            if (properties.containsKey(key)) {
-                command.add("-D" + key + "=" + properties.get(key));
-            }
-        }
-        Path out = dir.resolve("results.tsv");
-        command.addAll(List.of("-cp", String.join(File.pathSeparator, runCp), "GateRunner", out.toString()));
-        command.addAll(testClasses);
-        Path log = dir.resolve("run.log");
+        return entries;
+    }
+
+    /** Runs the state's test JVM to its end, or fails when it hangs or ends without its results. */
+    static void runTests(List<String> command, Path module, Path log, Path out) throws Exception {
         Process java = new ProcessBuilder(command).directory(module.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         if (!java.waitFor(STATE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -442,6 +435,10 @@ public final class Gate {
         if (java.exitValue() != 0 || !Files.exists(out)) {
             throw new IllegalStateException("the test JVM exited " + java.exitValue() + " (see " + log + ")");
         }
+    }
+
+    /** GateRunner's lines: status, class, test, @PassesOnSkeleton, the TODO, the failure's first line. */
+    static List<Result> results(Path out) throws IOException {
         List<Result> results = new ArrayList<>();
         for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
             String[] f = line.split("\t", -1);

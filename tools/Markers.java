@@ -44,6 +44,14 @@ public final class Markers {
         return Tasks.chapters(root);
     }
 
+    /** The chapter a command line names, by its folder or its two digits ("ch03"); a {@link Workbook.Stop} (status 2) for none. */
+    static String chapter(Path root, String wanted, String usage) throws IOException {
+        List<String> chapters = chapters(root);
+        return chapters.stream().filter(c -> c.equals(wanted) || c.startsWith(wanted + "-")).findFirst()
+                .orElseThrow(() -> new Workbook.Stop(2, usage + ": no chapter '" + wanted + "' (there are "
+                        + String.join(", ", chapters) + ")"));
+    }
+
     static Path reference(Path root, String chapter) {
         return Tasks.reference(root, chapter);
     }

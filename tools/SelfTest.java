@@ -33,47 +33,47 @@ public final class SelfTest {
 
     /** A mistake's edit applies only where it is unique and inside a block of its own task. */
     static void mistakes() {
-        Mistakes.Mistake inTask = new Mistakes.Mistake(Path.of("task2-x.txt"), "task2-x",
-                java.util.Map.of("task", "2", "file", "X.java"), List.of(new Mistakes.Edit("        return helper();\n", "        return 3;\n")));
+        Mistake inTask = new Mistake(Path.of("task2-x.txt"), "task2-x",
+                java.util.Map.of("task", "2", "file", "X.java"), List.of(new Mistake.Edit("        return helper();\n", "        return 3;\n")));
         List<String> problems = new ArrayList<>();
-        String wrong = Mistakes.apply(inTask, SOURCE, "ch09 task 2", problems);
+        String wrong = inTask.apply(SOURCE, "ch09 task 2", problems);
         check(wrong != null && wrong.contains("return 3;") && !wrong.contains("return helper();") && problems.isEmpty(),
                 "mistakes: an edit inside its task's block applies: " + problems);
         problems.clear();
-        check(Mistakes.apply(inTask, SOURCE, "ch09 task 1", problems) == null
+        check(inTask.apply(SOURCE, "ch09 task 1", problems) == null
                 && problems.get(0).contains("not inside a block of task"), "mistakes: an edit outside its task's block is refused");
-        Mistakes.Mistake helper = new Mistakes.Mistake(Path.of("task2-y.txt"), "task2-y", java.util.Map.of("task", "2"),
-                List.of(new Mistakes.Edit("        return 2;\n", "        return 0;\n")));
+        Mistake helper = new Mistake(Path.of("task2-y.txt"), "task2-y", java.util.Map.of("task", "2"),
+                List.of(new Mistake.Edit("        return 2;\n", "        return 0;\n")));
         problems.clear();
-        check(Mistakes.apply(helper, SOURCE, "ch09 task 2", problems) != null,
+        check(helper.apply(SOURCE, "ch09 task 2", problems) != null,
                 "mistakes: an edit of a reference-only helper applies: " + problems);
-        Mistakes.Mistake twice = new Mistakes.Mistake(Path.of("task1-z.txt"), "task1-z", java.util.Map.of("task", "1"),
-                List.of(new Mistakes.Edit("        // END-SOLUTION\n", "")));
+        Mistake twice = new Mistake(Path.of("task1-z.txt"), "task1-z", java.util.Map.of("task", "1"),
+                List.of(new Mistake.Edit("        // END-SOLUTION\n", "")));
         problems.clear();
-        check(Mistakes.apply(twice, SOURCE, "ch09 task 1", problems) == null
+        check(twice.apply(SOURCE, "ch09 task 1", problems) == null
                 && problems.get(0).contains("more than once"), "mistakes: an edit whose text occurs twice is refused");
-        Mistakes.Mistake stale = new Mistakes.Mistake(Path.of("task1-s.txt"), "task1-s", java.util.Map.of("task", "1"),
-                List.of(new Mistakes.Edit("        return 7;\n", "")));
+        Mistake stale = new Mistake(Path.of("task1-s.txt"), "task1-s", java.util.Map.of("task", "1"),
+                List.of(new Mistake.Edit("        return 7;\n", "")));
         problems.clear();
-        check(Mistakes.apply(stale, SOURCE, "ch09 task 1", problems) == null
+        check(stale.apply(SOURCE, "ch09 task 1", problems) == null
                 && problems.get(0).contains("stale"), "mistakes: an edit whose text is gone is reported stale");
         // Two edits of one task, the first adding lines: the second is still found inside the block.
-        Mistakes.Mistake shifted = new Mistakes.Mistake(Path.of("task2-w.txt"), "task2-w", java.util.Map.of("task", "2"),
-                List.of(new Mistakes.Edit("        return helper();\n", "        int a = 1;\n        int b = 2;\n        return helper();\n"),
-                        new Mistakes.Edit("        int b = 2;\n", "        int b = 3;\n")));
+        Mistake shifted = new Mistake(Path.of("task2-w.txt"), "task2-w", java.util.Map.of("task", "2"),
+                List.of(new Mistake.Edit("        return helper();\n", "        int a = 1;\n        int b = 2;\n        return helper();\n"),
+                        new Mistake.Edit("        int b = 2;\n", "        int b = 3;\n")));
         problems.clear();
-        check(Mistakes.apply(shifted, SOURCE, "ch09 task 2", problems) != null,
+        check(shifted.apply(SOURCE, "ch09 task 2", problems) != null,
                 "mistakes: a second edit after one that added lines still lies in its block: " + problems);
-        String[] hung = {"HUNG", "-", "x"};
-        check(Mistakes.verdict(inTask, List.<String[]>of(hung), false).startsWith("hung"), "mistakes: a hung run is no catch");
-        Mistakes.Mistake named = new Mistakes.Mistake(Path.of("t.txt"), "t", java.util.Map.of("message", "the rule"), List.of());
-        check(Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "[breaks the rule] expected 1"}), false)
+        MistakesJvm.TestResult hung = new MistakesJvm.TestResult("HUNG", "-", "x");
+        check(Mistakes.verdict(inTask, List.of(hung), false).startsWith("hung"), "mistakes: a hung run is no catch");
+        Mistake named = new Mistake(Path.of("t.txt"), "t", java.util.Map.of("message", "the rule"), List.of());
+        check(Mistakes.verdict(named, List.of(new MistakesJvm.TestResult("FAILED", "T.a", "[breaks the rule] expected 1")), false)
                 .startsWith("caught"), "mistakes: a failure naming the rule catches");
-        check(!Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "NullPointerException"}), false)
+        check(!Mistakes.verdict(named, List.of(new MistakesJvm.TestResult("FAILED", "T.a", "NullPointerException")), false)
                 .startsWith("caught"), "mistakes: a failure that does not name the rule does not catch");
-        check(Mistakes.verdict(named, List.<String[]>of(new String[] {"FAILED", "T.a", "NullPointerException"}), true)
+        check(Mistakes.verdict(named, List.of(new MistakesJvm.TestResult("FAILED", "T.a", "NullPointerException")), true)
                 .startsWith("caught"), "mistakes --any-message: any failure of its task catches a fresh mistake");
-        check(!Mistakes.verdict(named, List.<String[]>of(new String[] {"PASSED", "T.a", ""}), true)
+        check(!Mistakes.verdict(named, List.of(new MistakesJvm.TestResult("PASSED", "T.a", "")), true)
                 .startsWith("caught"), "mistakes --any-message: a mistake every test passes is not caught");
     }
 
