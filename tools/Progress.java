@@ -49,59 +49,65 @@ public final class Progress {
             String compileProblem, List<String> editedTests) {
         List<TaskProgress> progress = new ArrayList<>();
         for (Tasks.Task task : tasks) {
-            String title = task.blocks().get(0).what();
-            if (outcomes == null) {
-                progress.add(new TaskProgress(task.number(), title, task.testClass(), 0, 0, 0, 0, "does not compile"));
-                continue;
-            }
-            List<Reports.Outcome> mine = outcomes.stream().filter(o -> o.simpleClass().equals(task.testClass())).toList();
-            int passed = 0;
-            int failed = 0;
-            int skipped = 0;
-            String problem = "";
-            for (Reports.Outcome o : mine) {
-                switch (o.status()) {
-                    case PASSED -> passed++;
-                    case FAILED -> {
-                        failed++;
-                        if (problem.isEmpty() || problem.contains(" is skipped")) {
-                            problem = task.testClass() + "." + o.name() + ": " + firstLine(o.failure());
-                        }
-                    }
-                    case SKIPPED -> {
-                        skipped++;
-                        if (problem.isEmpty()) {
-                            problem = task.testClass() + "." + o.name() + " is skipped (@Disabled or an assumption):"
-                                    + " a skipped test is not a pass";
-                        }
-                    }
-                }
-            }
-            if (mine.isEmpty()) {
-                problem = "no test of " + task.testClass() + " ran";
-            }
-            int blocker = blocker(chapter, mine);
-            if (blocker > 0) {
-                problem = String.format("blocked by chapter %d (its tests stop in your chapter %d code; -Dreference.ch%02d runs"
-                        + " this chapter on the reference's): %s", blocker, blocker, blocker, problem);
-            }
-            progress.add(new TaskProgress(task.number(), title, task.testClass(), mine.size(), passed, failed, skipped,
-                    problem));
+            progress.add(outcomes == null
+                    ? new TaskProgress(task.number(), task.blocks().get(0).what(), task.testClass(), 0, 0, 0, 0,
+                            "does not compile")
+                    : taskProgress(chapter, task, outcomes.stream()
+                            .filter(o -> o.simpleClass().equals(task.testClass())).toList()));
         }
-        String demo = "-";
-        if (outcomes != null) {
-            for (Reports.Outcome o : outcomes) {
-                if (o.simpleClass().endsWith("DemoGoldenTest")) {
-                    demo = switch (o.status()) {
-                        case PASSED -> "matches expected/";
-                        case SKIPPED -> "skipped";
-                        case FAILED -> o.failure() != null && o.failure().contains("TODO ") ? "reaches a TODO" : "differs";
-                    };
-                }
-            }
-        }
-        return new ChapterProgress(chapter, outcomes != null, progress, demo,
+        return new ChapterProgress(chapter, outcomes != null, progress, outcomes == null ? "-" : demo(outcomes),
                 compileProblem == null ? "" : compileProblem, editedTests);
+    }
+
+    /** One task from the outcomes of its test class: counts, and the first failure (a skip only when nothing failed). */
+    static TaskProgress taskProgress(String chapter, Tasks.Task task, List<Reports.Outcome> mine) {
+        int passed = 0;
+        int failed = 0;
+        int skipped = 0;
+        String problem = "";
+        for (Reports.Outcome o : mine) {
+            switch (o.status()) {
+                case PASSED -> passed++;
+                case FAILED -> {
+                    failed++;
+                    if (problem.isEmpty() || problem.contains(" is skipped")) {
+                        problem = task.testClass() + "." + o.name() + ": " + firstLine(o.failure());
+                    }
+                }
+                case SKIPPED -> {
+                    skipped++;
+                    if (problem.isEmpty()) {
+                        problem = task.testClass() + "." + o.name() + " is skipped (@Disabled or an assumption):"
+                                + " a skipped test is not a pass";
+                    }
+                }
+            }
+        }
+        if (mine.isEmpty()) {
+            problem = "no test of " + task.testClass() + " ran";
+        }
+        int blocker = blocker(chapter, mine);
+        if (blocker > 0) {
+            problem = String.format("blocked by chapter %d (its tests stop in your chapter %d code; -Dreference.ch%02d runs"
+                    + " this chapter on the reference's): %s", blocker, blocker, blocker, problem);
+        }
+        return new TaskProgress(task.number(), task.blocks().get(0).what(), task.testClass(), mine.size(), passed, failed,
+                skipped, problem);
+    }
+
+    /** The demo's golden test: it matches expected/, reaches a TODO, differs, or was skipped ("-" when it did not run). */
+    static String demo(List<Reports.Outcome> outcomes) {
+        String demo = "-";
+        for (Reports.Outcome o : outcomes) {
+            if (o.simpleClass().endsWith("DemoGoldenTest")) {
+                demo = switch (o.status()) {
+                    case PASSED -> "matches expected/";
+                    case SKIPPED -> "skipped";
+                    case FAILED -> o.failure() != null && o.failure().contains("TODO ") ? "reaches a TODO" : "differs";
+                };
+            }
+        }
+        return demo;
     }
 
     private static final java.util.regex.Pattern EARLIER = java.util.regex.Pattern.compile(

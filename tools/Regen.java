@@ -39,11 +39,16 @@ public final class Regen {
 
     static int main(Path root, String[] args) throws Exception {
         Map<Path, List<String>> before = snapshot(root);
-        Map<Path, String> goldens = new LinkedHashMap<>();
-        for (Path golden : files(root.resolve("expected"))) {
-            goldens.put(golden, Files.readString(golden, StandardCharsets.UTF_8));
+        boolean regenerated = numbers(root) && skeletons(root) && goldens(root) && excerpts(root, before);
+        if (!regenerated) {
+            return 1;
         }
+        System.out.println("== checks");
+        return TaskTables.main(root, new String[0]) == 0 && Skeletons.main(root, new String[0]) == 0 ? 0 : 1;
+    }
 
+    /** Step 1: the chapter list from the chapter folders, and every task number from the markers. */
+    static boolean numbers(Path root) throws IOException {
         System.out.println("== 1. the chapter list (the chapter folders) and task numbers from the markers");
         List<String> unfit = new ArrayList<>();
         for (Path changed : Chapters.write(root, unfit)) {
@@ -51,16 +56,30 @@ public final class Regen {
         }
         if (!unfit.isEmpty()) {
             unfit.forEach(p -> System.out.println("CHAPTERS " + p));
-            return 1;
+            return false;
         }
         for (String chapter : Markers.chapters(root)) {
             for (Path changed : TaskTables.write(root, chapter)) {
                 System.out.println("renumbered " + root.relativize(changed));
             }
         }
+        return true;
+    }
+
+    /** Step 2: every chapter's skeleton. */
+    static boolean skeletons(Path root) throws IOException {
         System.out.println("== 2. skeletons");
-        if (Skeletons.main(root, new String[] {"--write"}) != 0) {
-            return 1;
+        return Skeletons.main(root, new String[] {"--write"}) == 0;
+    }
+
+    /**
+     * Step 3: expected/ written by the reference demos' golden tests; put back as it was when a demo
+     * failed its own checks, the build failed, or no golden test ran.
+     */
+    static boolean goldens(Path root) throws Exception {
+        Map<Path, String> goldens = new LinkedHashMap<>();
+        for (Path golden : files(root.resolve("expected"))) {
+            goldens.put(golden, Files.readString(golden, StandardCharsets.UTF_8));
         }
         System.out.println("== 3. golden files: " + String.join(" ", GOLDEN_WRITE));
         for (String chapter : Markers.chapters(root)) {
@@ -88,13 +107,18 @@ public final class Regen {
             if (refused.isEmpty()) {
                 System.out.println("  mvn exited " + status + ", " + ran + " golden test(s) ran: see " + root.relativize(log));
             }
-            return 1;
+            return false;
         }
         for (Path golden : files(root.resolve("expected"))) {
             if (!Files.readString(golden, StandardCharsets.UTF_8).equals(goldens.get(golden))) {
                 System.out.println("wrote " + root.relativize(golden));
             }
         }
+        return true;
+    }
+
+    /** Step 4: every guide block quoting a file that changed, cut again from the new file. */
+    static boolean excerpts(Path root, Map<Path, List<String>> before) throws IOException {
         System.out.println("== 4. guide excerpts");
         List<String> problems = new ArrayList<>();
         for (Path guide : guides(root)) {
@@ -102,12 +126,8 @@ public final class Regen {
                 System.out.println("refreshed " + root.relativize(guide));
             }
         }
-        if (!problems.isEmpty()) {
-            problems.forEach(p -> System.out.println("CANNOT REFRESH " + p));
-            return 1;
-        }
-        System.out.println("== checks");
-        return TaskTables.main(root, new String[0]) == 0 && Skeletons.main(root, new String[0]) == 0 ? 0 : 1;
+        problems.forEach(p -> System.out.println("CANNOT REFRESH " + p));
+        return problems.isEmpty();
     }
 
     static List<Path> guides(Path root) throws IOException {
@@ -161,26 +181,18 @@ public final class Regen {
                 }
                 continue;
             }
-            List<String> body = new ArrayList<>();
             int j = i + 1;
-            for (; j < lines.size() && !lines.get(j).startsWith("```"); j++) {
-                body.add(lines.get(j));
+            while (j < lines.size() && !lines.get(j).startsWith("```")) {
+                j++;
             }
-            List<String> replacement = body;
-            Path file = source == null ? null : root.resolve(source);
-            if (file != null && Files.exists(file) && !line.strip().equals("```sh")) {
-                List<String> now = Files.readAllLines(file, StandardCharsets.UTF_8);
-                if (indexOf(now, body) < 0) {
-                    replacement = recut(root, file, body, now, before.get(file));
-                    if (replacement == null) {
-                        problems.add(root.relativize(guide) + ":" + (i + 1) + ": the block is in neither the old nor the"
-                                + " committed " + source + ": copy it again by hand");
-                        replacement = body;
-                    } else {
-                        changed = true;
-                    }
-                }
+            List<String> body = lines.subList(i + 1, j);
+            List<String> replacement = excerpt(root, source, line, body, before);
+            if (replacement == null) {
+                problems.add(root.relativize(guide) + ":" + (i + 1) + ": the block is in neither the old nor the"
+                        + " committed " + source + ": copy it again by hand");
+                replacement = body;
             }
+            changed |= !replacement.equals(body);
             out.addAll(replacement);
             if (j < lines.size()) {
                 out.add(lines.get(j));
@@ -192,6 +204,21 @@ public final class Regen {
             Files.write(guide, (String.join("\n", out) + "\n").getBytes(StandardCharsets.UTF_8));
         }
         return changed;
+    }
+
+    /**
+     * The fenced block as it must read: itself when it quotes no file (or a shell session) or is still
+     * a verbatim excerpt of it, else cut again from the file's new text; null when the file's old
+     * text does not have it either.
+     */
+    static List<String> excerpt(Path root, String source, String fence, List<String> body, Map<Path, List<String>> before)
+            throws IOException {
+        Path file = source == null ? null : root.resolve(source);
+        if (file == null || !Files.exists(file) || fence.strip().equals("```sh")) {
+            return body;
+        }
+        List<String> now = Files.readAllLines(file, StandardCharsets.UTF_8);
+        return indexOf(now, body) >= 0 ? body : recut(root, file, body, now, before.get(file));
     }
 
     static List<String> recut(Path root, Path file, List<String> block, List<String> now, List<String> old)

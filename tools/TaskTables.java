@@ -63,68 +63,92 @@ public final class TaskTables {
         List<Tasks.Task> tasks = Markers.tasks(root, chapter, problems);
         Path guide = root.resolve(chapter).resolve("README.md");
         List<String> lines = Files.readAllLines(guide, StandardCharsets.UTF_8);
-        List<Row> rows = rows(lines);
         String g = root.relativize(guide).toString();
+        checkTable(g, rows(lines), tasks, problems);
+        checkHints(g, hints(lines), tasks, problems);
+        Map<String, Path> testFiles = testFiles(root, chapter);
+        for (Tasks.Task task : tasks) {
+            Path file = testFiles.get(task.testClass());
+            if (file == null) {
+                problems.add(task.blocks().get(0).where() + ": names " + task.testClass() + ", but " + chapter
+                        + "/src/test/java has no such class");
+            } else {
+                checkTestClass(root, file, task, problems);
+            }
+        }
+        Prose.check(root, chapter, problems);
+        checkClassesOfNoTask(root, testFiles, tasks, problems);
+    }
+
+    /** Row N of the guide's task table is task N: its number, its test class, and every class holding one of its blocks. */
+    static void checkTable(String guide, List<Row> rows, List<Tasks.Task> tasks, List<String> problems) {
         if (rows.isEmpty()) {
-            problems.add(g + ": no task table (| task | what | where | test |) under \"## The tasks, in order\"");
+            problems.add(guide + ": no task table (| task | what | where | test |) under \"## The tasks, in order\"");
         }
         for (int i = 0; i < Math.max(rows.size(), tasks.size()); i++) {
             Row row = i < rows.size() ? rows.get(i) : null;
             Tasks.Task task = i < tasks.size() ? tasks.get(i) : null;
             String marker = task == null ? "" : task.blocks().get(0).where();
             if (row == null) {
-                problems.add(g + ": the table has no row for task " + task.number() + " (" + task.testClass() + "), which "
-                        + marker + " marks");
+                problems.add(guide + ": the table has no row for task " + task.number() + " (" + task.testClass()
+                        + "), which " + marker + " marks");
             } else if (task == null) {
-                problems.add(g + ":" + row.line() + ": row for task " + row.number() + " (" + row.test()
+                problems.add(guide + ":" + row.line() + ": row for task " + row.number() + " (" + row.test()
                         + "), but no solution marker has that task");
             } else if (row.number() != task.number() || !row.test().equals(task.testClass())) {
-                problems.add(g + ":" + row.line() + ": row " + (i + 1) + " says task " + row.number() + " is `" + row.test()
-                        + "`, but " + marker + " says task " + task.number() + " is `" + task.testClass() + "`");
+                problems.add(guide + ":" + row.line() + ": row " + (i + 1) + " says task " + row.number() + " is `"
+                        + row.test() + "`, but " + marker + " says task " + task.number() + " is `" + task.testClass() + "`");
             } else {
-                for (Tasks.Block b : task.blocks()) {
-                    String cls = b.file().getFileName().toString().replace(".java", "");
-                    if (!row.where().contains("`" + cls + ".") && !row.where().contains("`" + cls + "`")) {
-                        problems.add(g + ":" + row.line() + ": task " + task.number() + "'s \"where\" names no `" + cls
-                                + "`, but " + b.where() + " is one of its blocks");
-                    }
-                }
+                checkWhere(guide, row, task, problems);
             }
         }
-        List<int[]> hints = hints(lines);
+    }
+
+    /** The row's "where" names every class that holds a block of its task. */
+    static void checkWhere(String guide, Row row, Tasks.Task task, List<String> problems) {
+        for (Tasks.Block b : task.blocks()) {
+            String cls = b.file().getFileName().toString().replace(".java", "");
+            if (!row.where().contains("`" + cls + ".") && !row.where().contains("`" + cls + "`")) {
+                problems.add(guide + ":" + row.line() + ": task " + task.number() + "'s \"where\" names no `" + cls
+                        + "`, but " + b.where() + " is one of its blocks");
+            }
+        }
+    }
+
+    /** Hint N is headed "**Task N.**" of the markers' task N. */
+    static void checkHints(String guide, List<int[]> hints, List<Tasks.Task> tasks, List<String> problems) {
         for (int i = 0; i < Math.max(hints.size(), tasks.size()); i++) {
             if (i >= hints.size()) {
-                problems.add(g + ": no hint \"**Task " + tasks.get(i).number() + ".**\" under \"## Hints\"");
+                problems.add(guide + ": no hint \"**Task " + tasks.get(i).number() + ".**\" under \"## Hints\"");
             } else if (i >= tasks.size() || hints.get(i)[1] != tasks.get(i).number()) {
-                problems.add(g + ":" + hints.get(i)[0] + ": hint " + (i + 1) + " is headed task " + hints.get(i)[1]
+                problems.add(guide + ":" + hints.get(i)[0] + ": hint " + (i + 1) + " is headed task " + hints.get(i)[1]
                         + ", but the markers' task " + (i + 1) + " is "
                         + (i < tasks.size() ? "task " + tasks.get(i).number() : "missing"));
             }
         }
-        Map<String, Path> testFiles = testFiles(root, chapter);
+    }
+
+    /** The task's test class runs as task N (@Order(N)) and its javadoc starts "Task N:". */
+    static void checkTestClass(Path root, Path file, Tasks.Task task, List<String> problems) throws IOException {
+        String source = Files.readString(file, StandardCharsets.UTF_8);
+        Matcher order = ORDER.matcher(source);
+        if (!order.find() || Integer.parseInt(order.group(1)) != task.number()) {
+            problems.add(root.relativize(file) + ": @Order(" + (order.find(0) ? order.group(1) : "none") + "), but "
+                    + task.blocks().get(0).where() + " makes it task " + task.number() + "'s class: @Order("
+                    + task.number() + ")");
+        }
+        Matcher doc = JAVADOC_TASK.matcher(classJavadoc(source));
+        if (!doc.find() || Integer.parseInt(doc.group(2)) != task.number()) {
+            problems.add(root.relativize(file) + ": the class javadoc must start \"Task " + task.number() + ":\" ("
+                    + task.blocks().get(0).where() + ")");
+        }
+    }
+
+    /** A test class no marker names runs after every task's (its @Order above the last task's number). */
+    static void checkClassesOfNoTask(Path root, Map<String, Path> testFiles, List<Tasks.Task> tasks, List<String> problems)
+            throws IOException {
         Map<String, Integer> taskOf = new TreeMap<>();
         tasks.forEach(t -> taskOf.put(t.testClass(), t.number()));
-        for (Tasks.Task task : tasks) {
-            Path file = testFiles.get(task.testClass());
-            if (file == null) {
-                problems.add(task.blocks().get(0).where() + ": names " + task.testClass() + ", but " + chapter
-                        + "/src/test/java has no such class");
-                continue;
-            }
-            String source = Files.readString(file, StandardCharsets.UTF_8);
-            Matcher order = ORDER.matcher(source);
-            if (!order.find() || Integer.parseInt(order.group(1)) != task.number()) {
-                problems.add(root.relativize(file) + ": @Order(" + (order.find(0) ? order.group(1) : "none") + "), but "
-                        + task.blocks().get(0).where() + " makes it task " + task.number() + "'s class: @Order("
-                        + task.number() + ")");
-            }
-            Matcher doc = JAVADOC_TASK.matcher(classJavadoc(source));
-            if (!doc.find() || Integer.parseInt(doc.group(2)) != task.number()) {
-                problems.add(root.relativize(file) + ": the class javadoc must start \"Task " + task.number() + ":\" ("
-                        + task.blocks().get(0).where() + ")");
-            }
-        }
-        Prose.check(root, chapter, problems);
         for (Map.Entry<String, Path> e : testFiles.entrySet()) {
             if (taskOf.containsKey(e.getKey())) {
                 continue;
@@ -211,30 +235,11 @@ public final class TaskTables {
         Path guide = root.resolve(chapter).resolve("README.md");
         List<String> lines = Files.readAllLines(guide, StandardCharsets.UTF_8);
         List<Row> rows = rows(lines);
-        Map<String, Row> rowOf = new LinkedHashMap<>();
         Map<Integer, String> oldClassOf = new TreeMap<>();
-        rows.forEach(r -> {
-            rowOf.putIfAbsent(r.test(), r);
-            oldClassOf.put(r.number(), r.test());
-        });
+        rows.forEach(r -> oldClassOf.put(r.number(), r.test()));
         Map<String, Integer> newNumberOf = new TreeMap<>();
         tasks.forEach(t -> newNumberOf.put(t.testClass(), t.number()));
-        List<String> out = new ArrayList<>(lines);
-        if (!rows.isEmpty()) {
-            List<String> table = new ArrayList<>();
-            for (Tasks.Task t : tasks) {
-                Row old = rowOf.get(t.testClass());
-                String what = old != null ? old.what() : t.blocks().get(0).what();
-                String where = old != null ? old.where() : "`" + t.blocks().get(0).file().getFileName().toString()
-                        .replace(".java", "") + "`";
-                table.add("| " + t.number() + " | " + what + " | " + where + " | `" + t.testClass() + "` |");
-            }
-            int first = rows.get(0).line() - 1;
-            int last = rows.get(rows.size() - 1).line() - 1;
-            out.subList(first, last + 1).clear();
-            out.addAll(first, table);
-        }
-        out = renumberHints(out, oldClassOf, newNumberOf);
+        List<String> out = renumberHints(rewriteTable(lines, rows, tasks), oldClassOf, newNumberOf);
         if (!out.equals(lines)) {
             Files.write(guide, (String.join("\n", out) + "\n").getBytes(StandardCharsets.UTF_8));
             changed.add(guide);
@@ -242,20 +247,7 @@ public final class TaskTables {
         Map<String, Path> testFiles = testFiles(root, chapter);
         for (Tasks.Task t : tasks) {
             Path file = testFiles.get(t.testClass());
-            if (file == null) {
-                continue;
-            }
-            String source = Files.readString(file, StandardCharsets.UTF_8);
-            String updated = ORDER.matcher(source).replaceFirst("@Order(" + t.number() + ")");
-            String doc = classJavadoc(updated);
-            int at = updated.indexOf(doc);
-            Matcher m = JAVADOC_TASK.matcher(doc);
-            if (at >= 0 && m.find()) {
-                updated = updated.substring(0, at) + m.group(1) + "Task " + t.number() + ":"
-                        + doc.substring(m.end()) + updated.substring(at + doc.length());
-            }
-            if (!updated.equals(source)) {
-                Files.writeString(file, updated, StandardCharsets.UTF_8);
+            if (file != null && renumberTestClass(file, t.number())) {
                 changed.add(file);
             }
         }
@@ -265,6 +257,47 @@ public final class TaskTables {
             }
         }
         return changed;
+    }
+
+    /** The guide with its task table's rows in the markers' order, each keeping its text and following its test class. */
+    static List<String> rewriteTable(List<String> lines, List<Row> rows, List<Tasks.Task> tasks) {
+        List<String> out = new ArrayList<>(lines);
+        if (rows.isEmpty()) {
+            return out;
+        }
+        Map<String, Row> rowOf = new LinkedHashMap<>();
+        rows.forEach(r -> rowOf.putIfAbsent(r.test(), r));
+        List<String> table = new ArrayList<>();
+        for (Tasks.Task t : tasks) {
+            Row old = rowOf.get(t.testClass());
+            String what = old != null ? old.what() : t.blocks().get(0).what();
+            String where = old != null ? old.where() : "`" + t.blocks().get(0).file().getFileName().toString()
+                    .replace(".java", "") + "`";
+            table.add("| " + t.number() + " | " + what + " | " + where + " | `" + t.testClass() + "` |");
+        }
+        int first = rows.get(0).line() - 1;
+        int last = rows.get(rows.size() - 1).line() - 1;
+        out.subList(first, last + 1).clear();
+        out.addAll(first, table);
+        return out;
+    }
+
+    /** Gives the test class @Order(number) and a javadoc starting "Task number:"; true when the file changed. */
+    static boolean renumberTestClass(Path file, int number) throws IOException {
+        String source = Files.readString(file, StandardCharsets.UTF_8);
+        String updated = ORDER.matcher(source).replaceFirst("@Order(" + number + ")");
+        String doc = classJavadoc(updated);
+        int at = updated.indexOf(doc);
+        Matcher m = JAVADOC_TASK.matcher(doc);
+        if (at >= 0 && m.find()) {
+            updated = updated.substring(0, at) + m.group(1) + "Task " + number + ":"
+                    + doc.substring(m.end()) + updated.substring(at + doc.length());
+        }
+        if (updated.equals(source)) {
+            return false;
+        }
+        Files.writeString(file, updated, StandardCharsets.UTF_8);
+        return true;
     }
 
     /** The hints section with each "**Task N.**" paragraph moved to its test class's new number. */

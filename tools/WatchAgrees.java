@@ -39,22 +39,30 @@ public class WatchAgrees {
     static boolean compare(String module, String profiles, String label, String watchFlag, boolean reuse)
             throws Exception {
         Path reports = ROOT.resolve(module).resolve("target/surefire-reports");
-        if (reuse) {
-            if (!referenceReports(reports)) {
-                System.out.println(module + ": --reference-reports, but " + ROOT.relativize(reports)
-                        + " holds no reports of a run on the reference: run mvn -Psolutions verify first");
-                return false;
-            }
-        } else {
-            if (Files.exists(reports)) {
-                try (Stream<Path> walk = Files.walk(reports)) {
-                    for (Path p : walk.sorted((a, b) -> b.compareTo(a)).toList()) {
-                        Files.delete(p);
-                    }
-                }
-            }
+        if (reuse && !referenceReports(reports)) {
+            System.out.println(module + ": --reference-reports, but " + ROOT.relativize(reports)
+                    + " holds no reports of a run on the reference: run mvn -Psolutions verify first");
+            return false;
+        }
+        if (!reuse) {
+            deleteTree(reports);
             run(List.of("mvn", "-q", "-B", "-P" + profiles, "test", "-Dmaven.test.failure.ignore=true"));
         }
+        Map<String, String> maven = mavenCounts(reports);
+        Map<String, String> watch = watchCounts(module, watchFlag);
+        boolean same = maven.equals(watch) && !maven.isEmpty();
+        System.out.printf("%s (%s): %d test classes under Maven, %d under watch: %s%n", module, label, maven.size(), watch.size(),
+                same ? "same counts" : "DIFFERENT");
+        if (!same) {
+            for (String cls : new java.util.TreeSet<>(concat(maven.keySet(), watch.keySet()))) {
+                System.out.printf("  %-32s maven %-36s watch %s%n", cls, maven.get(cls), watch.get(cls));
+            }
+        }
+        return same;
+    }
+
+    /** Per test class, "tests=N failures=N skipped=N" as surefire's reports count them (errors are failures). */
+    static Map<String, String> mavenCounts(Path reports) throws Exception {
         Map<String, String> maven = new TreeMap<>();
         try (Stream<Path> files = Files.list(reports)) {
             for (Path xml : files.filter(p -> p.getFileName().toString().matches("TEST-.*\\.xml")).toList()) {
@@ -65,6 +73,11 @@ public class WatchAgrees {
                         + " skipped=" + suite.getAttribute("skipped"));
             }
         }
+        return maven;
+    }
+
+    /** The same counts from one run of the watch loop (--once --list). */
+    static Map<String, String> watchCounts(String module, String watchFlag) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", ROOT.resolve("tools/Watch.java").toString(),
                 module, "--once", "--list", "--earlier=yours")); // mvn -PchNN test's earlier chapters: the learner's
@@ -77,15 +90,17 @@ public class WatchAgrees {
                 watch.put(line.substring(0, line.indexOf(' ')), line.substring(line.indexOf(' ') + 1));
             }
         }
-        boolean same = maven.equals(watch) && !maven.isEmpty();
-        System.out.printf("%s (%s): %d test classes under Maven, %d under watch: %s%n", module, label, maven.size(), watch.size(),
-                same ? "same counts" : "DIFFERENT");
-        if (!same) {
-            for (String cls : new java.util.TreeSet<>(concat(maven.keySet(), watch.keySet()))) {
-                System.out.printf("  %-32s maven %-36s watch %s%n", cls, maven.get(cls), watch.get(cls));
+        return watch;
+    }
+
+    static void deleteTree(Path dir) throws Exception {
+        if (Files.exists(dir)) {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                for (Path p : walk.sorted((a, b) -> b.compareTo(a)).toList()) {
+                    Files.delete(p);
+                }
             }
         }
-        return same;
     }
 
     /** Whether the reports are surefire's of a run on the reference (the pom's chapter.kind property). */

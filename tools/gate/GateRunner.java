@@ -33,22 +33,36 @@ public class GateRunner {
         Path out = Path.of(args[0]);
         // "Class" runs every test of the class; "Class#passes-on-skeleton" (a later task's class)
         // only its tests tagged so: the only ones of it the gate has a rule for in this state.
-        LauncherDiscoveryRequestBuilder whole = LauncherDiscoveryRequestBuilder.request();
-        LauncherDiscoveryRequestBuilder tagged = LauncherDiscoveryRequestBuilder.request()
-                .filters(TagFilter.includeTags(TAG));
-        boolean anyWhole = false;
-        boolean anyTagged = false;
+        List<String> whole = new ArrayList<>();
+        List<String> tagged = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             if (args[i].endsWith("#" + TAG)) {
-                tagged.selectors(DiscoverySelectors.selectClass(args[i].substring(0, args[i].length() - TAG.length() - 1)));
-                anyTagged = true;
+                tagged.add(args[i].substring(0, args[i].length() - TAG.length() - 1));
             } else {
-                whole.selectors(DiscoverySelectors.selectClass(args[i]));
-                anyWhole = true;
+                whole.add(args[i]);
             }
         }
         List<String> lines = new ArrayList<>();
-        TestExecutionListener listener = new TestExecutionListener() {
+        TestExecutionListener listener = listener(lines);
+        if (!whole.isEmpty()) {
+            LauncherFactory.create().execute(request(whole).build(), listener);
+        }
+        if (!tagged.isEmpty()) {
+            LauncherFactory.create().execute(request(tagged).filters(TagFilter.includeTags(TAG)).build(), listener);
+        }
+        Files.write(out, lines, StandardCharsets.UTF_8);
+        System.exit(0);
+    }
+
+    static LauncherDiscoveryRequestBuilder request(List<String> classes) {
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        classes.forEach(c -> request.selectors(DiscoverySelectors.selectClass(c)));
+        return request;
+    }
+
+    /** A line per test that ran or was skipped, and per class that failed before its tests. */
+    static TestExecutionListener listener(List<String> lines) {
+        return new TestExecutionListener() {
             @Override
             public void executionSkipped(TestIdentifier test, String reason) {
                 if (test.isTest()) {
@@ -71,14 +85,6 @@ public class GateRunner {
                 }
             }
         };
-        if (anyWhole) {
-            LauncherFactory.create().execute(whole.build(), listener);
-        }
-        if (anyTagged) {
-            LauncherFactory.create().execute(tagged.build(), listener);
-        }
-        Files.write(out, lines, StandardCharsets.UTF_8);
-        System.exit(0);
     }
 
     static String line(String status, TestIdentifier test, Throwable failure) {
