@@ -78,7 +78,10 @@ public final class Gate {
     }
 
     static int main(Path root, String[] args) throws Exception {
-        List<String> chapters = new ArrayList<>(List.of(args));
+        List<String> chapters = new ArrayList<>();
+        for (String wanted : args) {
+            chapters.add(Markers.chapter(root, wanted, "usage: ./workbook gate [chNN...]"));
+        }
         if (chapters.isEmpty()) {
             chapters.addAll(Markers.chapters(root));
         }
