@@ -182,8 +182,7 @@ public final class Broker implements BrokerContext, Closeable {
 
     /**
      * Answers one request body with this broker's own handler for {@code apiKey}, the one its port
-     * would use: chapter 9's Kafka listener translates a Kafka request into kaen-log's and comes here,
-     * so there is one produce path, not a second one.
+     * would use (chapter 9's Kafka listener asks chapter 7's INIT_PRODUCER_ID this way).
      */
     public Optional<byte[]> handle(short apiKey, byte[] body) throws IOException {
         RequestHandler handler = handlers.get(apiKey);
@@ -191,6 +190,18 @@ public final class Broker implements BrokerContext, Closeable {
             throw new CloseConnectionException("this broker has no handler for kaen-log api key " + apiKey);
         }
         return handler.handle(body, this);
+    }
+
+    /**
+     * The produce this broker's port answers PRODUCE with (chapter 7's, when it is on the classpath):
+     * chapter 9's Kafka port produces through it with typed requests, so there is one produce path.
+     */
+    public ProduceHandler produceHandler() {
+        if (handlers.get(ApiKeys.PRODUCE) instanceof ProduceHandler produce) {
+            return produce;
+        }
+        throw new IllegalStateException("PRODUCE is answered by " + handlers.get(ApiKeys.PRODUCE)
+                + ", which is no ProduceHandler: there is no typed produce to call");
     }
 
     /**
