@@ -26,6 +26,9 @@ import kaenlog.wire.ProduceResponse;
  * up once per Kafka partition. There is no second storage path and no bytes in between: a Kafka
  * partition becomes one kaen-log request object, and its answer a Kafka one.
  *
+ * <p>Whether this broker is alone or a member of chapter 10's cluster is its {@link Leadership}'s
+ * business: this chapter asks it, and never names the cluster's classes.
+ *
  * <p>Names: Kafka's topic {@code orders}, partition 0, is kaen-log's partition {@code orders-0}.
  */
 public final class Backend {
@@ -144,7 +147,8 @@ public final class Backend {
      * nothing of the topic is left on disk.
      */
     public int autoCreate(String topic) throws IOException {
-        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))) {
+        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))
+                || creationRefusal().isPresent()) {
             return 0;
         }
         TopicStore.Result created = topicStore().create(topic, numPartitions(), false);
@@ -157,6 +161,11 @@ public final class Backend {
     /** Kafka's {@code num.partitions}: a topic's partitions when its creator does not say (default 1). */
     public int numPartitions() {
         return (int) broker.configs().brokerLong(KafkaConfigKeys.NUM_PARTITIONS);
+    }
+
+    /** Why this broker creates no topic a client asks for (a member of a cluster), or empty when it does. */
+    public Optional<String> creationRefusal() {
+        return broker.leadership().creationRefusal();
     }
 
     /** The broker's topics: created and deleted whole ({@link TopicStore}). */
@@ -201,11 +210,12 @@ public final class Backend {
     }
 
     /**
-     * The cluster this broker is a member of (chapter 10's, through chapter 3's {@link Leadership}
-     * only: this chapter never names the cluster's classes); empty for a broker alone.
+     * The cluster this broker answers Metadata from: chapter 10's, as this broker last read it, or, for
+     * a broker alone, a cluster of one read from its data directory ({@link BrokerAlone}), whose
+     * clients reach it at {@code listener}.
      */
-    public Optional<Leadership.ClusterView> cluster() {
-        return broker.leadership().cluster();
+    public Leadership.ClusterView clusterView(Metadata.Node listener) {
+        return broker.leadership().cluster().orElseGet(() -> new BrokerAlone(listener, this));
     }
 
     /** The partition of this kaen-log name, if it exists (looking creates nothing). */
