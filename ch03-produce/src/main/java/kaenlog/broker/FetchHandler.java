@@ -9,6 +9,7 @@ import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.Frames;
+import kaenlog.wire.PartitionNames;
 
 /**
  * Chapter 3's fetch, for consumers (replicaId -1, up to the high watermark) and followers (their
@@ -17,10 +18,29 @@ import kaenlog.wire.Frames;
  *
  * <p>A fetch creates nothing: a partition nobody produced to is UNKNOWN_PARTITION, and the
  * broker's own partitions and names that are not partition names are refused ({@link ClientRules}).
+ *
+ * <p>Both ports fetch through here: {@link #read} is one partition's read (the leadership's check,
+ * the one lookup, the slice), {@link #readOrPark} the wait when nothing came back. Chapter 9's Kafka
+ * Fetch reads each partition it names with the first and waits with the second.
  */
 public final class FetchHandler implements RequestHandler {
     /** Room left in a response frame for everything but the records. */
     static final int RESPONSE_OVERHEAD_BYTES = 1024;
+
+    /** What a fetch read at once, on either port; close it once sent (it holds segment files open). */
+    public interface Read extends AutoCloseable {
+        /** True when the read found no record and no error: the fetch may wait for data. */
+        boolean foundNothing();
+
+        @Override
+        void close();
+    }
+
+    /** A fetch's read at once: one partition (this port) or every partition of the request (Kafka's). */
+    @FunctionalInterface
+    public interface Reader<R extends Read> {
+        R read() throws IOException;
+    }
 
     @Override
     public short apiKey() {
@@ -34,42 +54,72 @@ public final class FetchHandler implements RequestHandler {
         if (refused != ErrorCode.NONE) {
             return Optional.of(FetchResponse.error(request.partition(), refused).encode());
         }
-        ErrorCode notHere = broker.leadership().beforeFetch(request, broker.nowMs());
-        if (notHere != ErrorCode.NONE) {
-            return Optional.of(FetchResponse.error(request.partition(), notHere).encode());
-        }
-        Optional<Partition> partition = broker.existingPartition(request.partition());
-        if (partition.isEmpty()) {
-            return Optional.of(FetchResponse.error(request.partition(), ErrorCode.UNKNOWN_PARTITION).encode());
+        Target target = Target.of(request, broker);
+        if (target.partition() == null) {
+            return Optional.of(FetchResponse.error(request.partition(), target.error()).encode());
         }
         Optional<ResponseChannel> connection = ResponseChannel.current().filter(ResponseChannel::servesKaenLog);
-        if (connection.isPresent()) {
-            return sendFromTheFiles(request, partition.get(), broker, connection.get());
+        if (connection.isEmpty()) { // no socket (a test calls the handler): in memory, Partition.fetch's answer
+            return Optional.of(broker.await(target.partition().fetch(request, broker.nowMs())).encode());
         }
-        return Optional.of(broker.await(partition.get().fetch(request, broker.nowMs())).encode());
+        FetchSlice slice = readOrPark(() -> target.partition().slice(request, true), request, broker);
+        connection.get().send(frame(connection.get().kaenLogCorrelationId(), slice));
+        return Optional.empty();
     }
 
     /**
-     * The zero-copy fetch, where the records go from the segment files to the socket with
-     * transferTo (sendfile) instead of through the heap: chapter 3's read decides which batches
-     * ({@link Partition#slice}: the learner's index lookup, the same bounds), and the answer is
-     * their positions. With nothing to return the fetch parks the chapter-3 way ({@link
-     * Partition#fetch}, asking for one batch only: a parked read is in memory) and reads again
-     * once woken. Answered here, on the connection's socket: the handler returns nothing to write.
+     * One partition's read for a fetch, answered at once (never parked) with the records as file
+     * ranges: the leadership's check, the one lookup of the partition, then chapter 3's read
+     * ({@link Partition#slice}: the learner's index lookup, the same bounds); {@code minOneMessage}
+     * as Kafka's (only the first partition of a fetch with data may exceed its limits, by one batch).
      */
-    private static Optional<byte[]> sendFromTheFiles(FetchRequest request, Partition partition, BrokerContext broker,
-                                                     ResponseChannel connection) throws IOException {
-        FetchSlice slice = partition.slice(request, true);
-        if (slice.error() == ErrorCode.NONE && slice.recordBytes() == 0 && request.maxWaitMs() > 0) {
-            slice.close();
-            FetchResponse woken = broker.await(partition.fetch(request.withMaxBytes(1), broker.nowMs()));
-            if (woken.error() != ErrorCode.NONE) {
-                return Optional.of(woken.encode());
-            }
-            slice = partition.slice(request, true);
+    public static FetchSlice read(FetchRequest request, boolean minOneMessage, BrokerContext broker)
+            throws IOException {
+        Target target = Target.of(request, broker);
+        if (target.partition() == null) {
+            return FetchSlice.error(request.partition(), target.error());
         }
-        connection.send(frame(connection.kaenLogCorrelationId(), slice));
-        return Optional.empty();
+        return target.partition().slice(request, minOneMessage);
+    }
+
+    /**
+     * The zero-copy fetch's wait, for either port (Kafka's {@code ReplicaManager.fetchMessages} and
+     * its delayed fetch): {@code reader} reads at once; when it found nothing and the fetch allows a
+     * wait, the fetch {@code parkOn} parks the chapter-3 way ({@link Partition#fetch}, your
+     * task 8 (FetchParkingTest), asking for one batch only: a parked read is in memory), and once
+     * woken everything is read again. A follower teaches its leader its log end once, before the first read,
+     * never at the read again (Kafka does not update a follower's state from its purgatory either).
+     */
+    public static <R extends Read> R readOrPark(Reader<R> reader, FetchRequest parkOn, BrokerContext broker)
+            throws IOException {
+        R now = reader.read();
+        if (!now.foundNothing() || parkOn.maxWaitMs() == 0 || PartitionNames.problem(parkOn.partition()) != null) {
+            return now;
+        }
+        Optional<Partition> partition = broker.existingPartition(parkOn.partition());
+        if (partition.isEmpty()) {
+            return now;
+        }
+        now.close();
+        broker.await(partition.get().fetch(parkOn.withMaxBytes(1), broker.nowMs()));
+        return reader.read();
+    }
+
+    /**
+     * A fetch's partition as the leadership's check (who leads, at which epoch; a follower's fetch
+     * offset teaches its leader, chapter 8) and the one lookup found it: the partition, or the error
+     * that answers the fetch (a partition this broker holds no log of: {@link Leadership#missingPartition}).
+     */
+    private record Target(Partition partition, ErrorCode error) {
+        static Target of(FetchRequest request, BrokerContext broker) throws IOException {
+            ErrorCode refused = broker.leadership().beforeFetch(request, broker.nowMs());
+            if (refused != ErrorCode.NONE) {
+                return new Target(null, refused);
+            }
+            Optional<Partition> partition = broker.existingPartition(request.partition());
+            return partition.map(p -> new Target(p, ErrorCode.NONE))
+                    .orElseGet(() -> new Target(null, broker.leadership().missingPartition(request.partition())));
+        }
     }
 
     /**

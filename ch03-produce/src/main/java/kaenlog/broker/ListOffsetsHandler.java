@@ -6,6 +6,7 @@ import kaenlog.log.Segment;
 import kaenlog.log.StorageException;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
 import kaenlog.wire.ListOffsets;
 
 /**
@@ -25,14 +26,15 @@ public final class ListOffsetsHandler implements RequestHandler {
         ListOffsets.Request request = ListOffsets.Request.decode(body);
         ErrorCode refused = ClientRules.nameRefusal(request.partition());
         if (refused == ErrorCode.NONE) {
-            refused = broker.leadership().readRefusal(request.partition());
+            refused = broker.leadership().readRefusal(request.partition(), FetchRequest.NO_LEADER_EPOCH);
         }
         if (refused != ErrorCode.NONE) {
             return Optional.of(ListOffsets.Response.error(refused).encode());
         }
         Optional<Partition> partition = broker.existingPartition(request.partition());
         if (partition.isEmpty()) {
-            return Optional.of(ListOffsets.Response.error(ErrorCode.UNKNOWN_PARTITION).encode());
+            return Optional.of(ListOffsets.Response.error(broker.leadership().missingPartition(request.partition()))
+                    .encode());
         }
         try {
             return Optional.of(answer(partition.get(), request.timestamp()).encode());

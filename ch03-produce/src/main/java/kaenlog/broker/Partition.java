@@ -363,8 +363,9 @@ public final class Partition implements Closeable {
      * Given code, the zero-copy twin of {@link #fetch}: the same read, answered at once (never
      * parked), with the records as file ranges a connection sends with transferTo
      * ({@link FileSlice}); {@code minOneMessage} as Kafka's (only the first partition of a fetch
-     * with data may exceed its limits, by one batch). The broker's fetch handlers (both ports) try
-     * this first and park through {@link #fetch} only when it finds nothing.
+     * with data may exceed its limits, by one batch). The broker's fetch, on both ports
+     * ({@link FetchHandler#readOrPark}), tries this first and parks through {@link #fetch} only when
+     * it finds nothing.
      */
     public FetchSlice slice(FetchRequest request, boolean minOneMessage) throws IOException {
         if (offline || log == null) {

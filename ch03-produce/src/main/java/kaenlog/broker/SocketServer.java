@@ -60,7 +60,7 @@ public final class SocketServer {
 
     /**
      * What the broker ties to a connection's thread: the partitions its current request uses, which
-     * must not be closed under it ({@link ReplicaManager}). Each is called on the connection's thread.
+     * must not be closed under it ({@link LogManager}). Each is called on the connection's thread.
      */
     interface ConnectionScope {
         /** The connection's thread starts serving. */

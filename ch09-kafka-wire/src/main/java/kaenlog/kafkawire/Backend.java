@@ -6,23 +6,28 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import kaenlog.batch.BatchHeader;
 import kaenlog.broker.Broker;
+import kaenlog.broker.FetchHandler;
+import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
-import kaenlog.log.FetchIsolation;
+import kaenlog.log.Log;
+import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
-import kaenlog.wire.FetchResponse;
+import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 
 /**
- * What the Kafka listener uses of the kaen-log broker beside it: the broker's own request path
- * ({@link Broker#handle}: the same handlers that answer kaen-log's port, so a Kafka produce is
- * judged by chapter 7's idempotence and written by chapter 3's log) and its partitions. There is
- * no second storage path: a Kafka request is translated into kaen-log's, answered, and the answer
- * translated back.
+ * What the Kafka listener uses of the kaen-log broker beside it: the broker's own produce and fetch,
+ * called with typed requests (the same code that answers kaen-log's port, so a Kafka produce is
+ * judged by chapter 7's idempotence and written by chapter 3's log), and its partitions, each looked
+ * up once per Kafka partition. There is no second storage path and no bytes in between: a Kafka
+ * partition becomes one kaen-log request object, and its answer a Kafka one.
+ *
+ * <p>Whether this broker is alone or a member of chapter 10's cluster is its {@link Leadership}'s
+ * business: this chapter asks it, and never names the cluster's classes.
  *
  * <p>Names: Kafka's topic {@code orders}, partition 0, is kaen-log's partition {@code orders-0}.
  */
@@ -42,26 +47,85 @@ public final class Backend {
     }
 
     /**
-     * Kafka's error for a topic and partition that can have no directory: INVALID_TOPIC_EXCEPTION (17)
-     * for a topic name Kafka's {@code Topic.validate} refuses, UNKNOWN_TOPIC_OR_PARTITION (3) for a
-     * partition number below 0 (or one too long for a directory name); NONE when it has a name.
+     * Kafka's error for a topic and partition no client may produce to, known before anything is
+     * looked up: INVALID_TOPIC_EXCEPTION (17) for a topic name Kafka's {@code Topic.validate} refuses
+     * or one of the broker's own ({@code __...}: Kafka's "Cannot append to internal topic"),
+     * UNKNOWN_TOPIC_OR_PARTITION (3) for a partition number below 0 (or one too long for a directory
+     * name); NONE otherwise.
      */
     public static short nameError(String topic, int partition) {
         if (PartitionNames.topicProblem(topic) != null) {
             return KafkaErrors.INVALID_TOPIC_EXCEPTION;
         }
-        return PartitionNames.problem(topic, partition) == null ? KafkaErrors.NONE : KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
+        if (PartitionNames.problem(topic, partition) != null) {
+            return KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        return PartitionNames.isInternal(topic) ? KafkaErrors.INVALID_TOPIC_EXCEPTION : KafkaErrors.NONE;
     }
 
-    /** kaen-log's produce for one partition; empty for acks=0, which is never answered. */
-    public Optional<ProduceResponse> produce(ProduceRequest request) throws IOException {
-        return call(kaenlog.wire.ApiKeys.PRODUCE, request.encode()).map(ProduceResponse::decode);
+    /**
+     * One partition's answer to a Kafka produce, in kaen-log's error: the offset of its first record
+     * and the partition's log start offset after the write (both -1 unless written).
+     */
+    public record Produced(ErrorCode error, long baseOffset, long logStartOffset) {
+        static Produced error(ErrorCode error) {
+            return new Produced(error, -1, -1);
+        }
     }
 
-    /** kaen-log's fetch for one partition (it parks like any kaen-log fetch when there is nothing yet). */
-    public FetchResponse fetch(FetchRequest request) throws IOException {
-        return call(kaenlog.wire.ApiKeys.FETCH, request.encode()).map(FetchResponse::decode)
-                .orElseThrow(() -> new IOException("the fetch handler gave no answer"));
+    /**
+     * One partition of a Kafka produce through the produce this broker's own port answers with
+     * (chapter 7's, on this classpath): the partition is looked up once, and only one that exists is
+     * written (Kafka creates partitions by CreateTopics or Metadata's auto-create alone); a missing
+     * one is the leadership's answer ({@link Leadership#missingPartition}), acks other than 0, 1 and
+     * -1 are INVALID_REQUEST. Empty for acks=0, which is never answered. The partition is done with
+     * once answered (under max.open.partitions the broker may close it again).
+     */
+    public Optional<Produced> produce(String partition, short acks, int timeoutMs, ByteBuffer records)
+            throws IOException {
+        try {
+            Optional<Partition> found = broker.existingPartition(partition);
+            if (found.isEmpty()) {
+                return Optional.of(Produced.error(broker.leadership().missingPartition(partition)));
+            }
+            ProduceRequest request;
+            try {
+                request = new ProduceRequest(partition, acks, timeoutMs, records);
+            } catch (MalformedMessageException badAcks) {
+                return Optional.of(Produced.error(ErrorCode.INVALID_REQUEST));
+            }
+            Optional<ProduceResponse> answer = broker.produceHandler().answer(request, found.get(), broker);
+            if (answer.isEmpty()) {
+                return Optional.empty();
+            }
+            ProduceResponse r = answer.get();
+            long logStart = r.baseOffset() >= 0 ? found.get().locked(Log::logStartOffset) : -1;
+            return Optional.of(new Produced(r.error(), r.baseOffset(), logStart));
+        } finally {
+            broker.partitionsDone();
+        }
+    }
+
+    /**
+     * One partition's read for a Kafka fetch, at once: chapter 3's ({@link FetchHandler#read}: the
+     * leadership's check with the client's leader epoch, one lookup, the records as file ranges).
+     * The partition is done with once read; the slice keeps its segment files open until sent.
+     */
+    public FetchSlice read(FetchRequest request, boolean minOneMessage) throws IOException {
+        try {
+            return FetchHandler.read(request, minOneMessage, broker);
+        } finally {
+            broker.partitionsDone();
+        }
+    }
+
+    /**
+     * Chapter 3's wait for a fetch that found nothing ({@link FetchHandler#readOrPark}): parked on
+     * {@code parkOn}'s partition until data or the deadline, then read again.
+     */
+    public <R extends FetchHandler.Read> R readOrPark(FetchHandler.Reader<R> reader, FetchRequest parkOn)
+            throws IOException {
+        return FetchHandler.readOrPark(reader, parkOn, broker);
     }
 
     /** Any other kaen-log request, by its kaen-log api key (chapter 7's INIT_PRODUCER_ID, say). */
@@ -77,27 +141,14 @@ public final class Backend {
     }
 
     /**
-     * A lookup by time in an existing partition (chapter 3's time index): the earliest record whose
-     * timestamp is at or after {@code timestamp}, or for {@link ListOffsets#MAX_TIMESTAMP} the first
-     * record holding the largest timestamp; empty when there is none below the high watermark (what a
-     * consumer may fetch bounds what it is told, as Kafka's ReplicaManager does with lastFetchableOffset).
-     */
-    public Optional<kaenlog.log.Segment.TimestampAndOffset> offsetForTimestamp(String partition, long timestamp)
-            throws IOException {
-        return broker.existingPartition(partition)
-                .orElseThrow(() -> new IOException("partition " + partition + " does not exist"))
-                .locked(log -> (timestamp == ListOffsets.MAX_TIMESTAMP ? log.largestTimestamp()
-                        : log.offsetForTimestamp(timestamp)).filter(found -> found.offset() < log.highWatermark()));
-    }
-
-    /**
      * Creates a topic Metadata was asked for: Kafka's {@code auto.create.topics.enable} (default true)
      * with {@code num.partitions} partitions (default 1), whole, and returns their count; 0 when the
      * broker's config forbids it or when the broker would hold more than {@code max.partitions}: then
      * nothing of the topic is left on disk.
      */
     public int autoCreate(String topic) throws IOException {
-        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))) {
+        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))
+                || creationRefusal().isPresent()) {
             return 0;
         }
         TopicStore.Result created = topicStore().create(topic, numPartitions(), false);
@@ -110,6 +161,11 @@ public final class Backend {
     /** Kafka's {@code num.partitions}: a topic's partitions when its creator does not say (default 1). */
     public int numPartitions() {
         return (int) broker.configs().brokerLong(KafkaConfigKeys.NUM_PARTITIONS);
+    }
+
+    /** Why this broker creates no topic a client asks for (a member of a cluster), or empty when it does. */
+    public Optional<String> creationRefusal() {
+        return broker.leadership().creationRefusal();
     }
 
     /** The broker's topics: created and deleted whole ({@link TopicStore}). */
@@ -145,8 +201,25 @@ public final class Backend {
         return topics;
     }
 
+    /**
+     * What this broker serves and as what (chapter 3's {@link Leadership}): everything, for a broker
+     * alone; in chapter 10's cluster, what the cluster's metadata says.
+     */
+    public Leadership leadership() {
+        return broker.leadership();
+    }
+
+    /**
+     * The cluster this broker answers Metadata from: chapter 10's, as this broker last read it, or, for
+     * a broker alone, a cluster of one read from its data directory ({@link BrokerAlone}), whose
+     * clients reach it at {@code listener}.
+     */
+    public Leadership.ClusterView clusterView(Metadata.Node listener) {
+        return broker.leadership().cluster().orElseGet(() -> new BrokerAlone(listener, this));
+    }
+
     /** The partition of this kaen-log name, if it exists (looking creates nothing). */
-    public Optional<kaenlog.broker.Partition> existingPartition(String name) throws IOException {
+    public Optional<Partition> existingPartition(String name) throws IOException {
         return broker.existingPartition(name);
     }
 
@@ -161,65 +234,6 @@ public final class Backend {
      */
     public boolean isOffline(String topic, int partition) throws IOException {
         return broker.existingPartition(partitionName(topic, partition)).map(Partition::isOffline).orElse(false);
-    }
-
-    /** Looking creates nothing: only CreateTopics or Metadata's auto-create makes a partition on this port. */
-    public boolean exists(String topic, int partition) throws IOException {
-        if (PartitionNames.problem(topic, partition) != null) {
-            return false; // no directory can hold it: topic 'alias' partition -5 is never 'alias-' partition 5
-        }
-        return broker.existingPartition(partitionName(topic, partition)).isPresent();
-    }
-
-    /**
-     * The cluster this broker is a member of (chapter 10's, through chapter 3's {@link Leadership}
-     * only: this chapter never names the cluster's classes); empty for a broker alone.
-     */
-    public Optional<Leadership.ClusterView> cluster() {
-        return broker.leadership().cluster();
-    }
-
-    /**
-     * Kafka's answer for a partition this broker has no log of ({@code ReplicaManager.getPartitionOrError}):
-     * NOT_LEADER_OR_FOLLOWER when the cluster's metadata has it (another broker holds it: the client
-     * asks Metadata again and goes there), UNKNOWN_TOPIC_OR_PARTITION when no one does.
-     */
-    public short missingPartitionError(String topic, int partition) {
-        boolean known = cluster().flatMap(view -> view.partitions(topic))
-                .map(partitions -> partitions.stream().anyMatch(p -> p.partition() == partition)).orElse(false);
-        return known ? KafkaErrors.NOT_LEADER_OR_FOLLOWER : KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
-    }
-
-    /**
-     * Before a consumer reads a partition this broker has (Fetch, ListOffsets): the leadership's
-     * check, as chapter 3's fetch asks it ({@link Leadership#beforeFetch}, a consumer's fetch that
-     * names the leader epoch the client believes in). NONE for a broker alone; in a cluster
-     * FENCED_LEADER_EPOCH (74) or UNKNOWN_LEADER_EPOCH (75) when the epoch is older or newer than
-     * this broker's, NOT_LEADER_OR_FOLLOWER (6) when it does not lead the partition. A negative
-     * epoch is "not checked", as Kafka reads it (KIP-320).
-     */
-    public short readRefusal(String topic, int partition, long fetchOffset, int currentLeaderEpoch) {
-        int epoch = currentLeaderEpoch < 0 ? FetchRequest.NO_LEADER_EPOCH : currentLeaderEpoch;
-        FetchRequest asked = new FetchRequest(FetchIsolation.CONSUMER_REPLICA_ID, partitionName(topic, partition),
-                fetchOffset, 0, 0, epoch);
-        return KafkaErrors.of(broker.leadership().beforeFetch(asked, broker.nowMs()));
-    }
-
-    /**
-     * The leader epoch of the batch at the log start of an existing partition (Kafka answers
-     * ListOffsets' EARLIEST with its leader-epoch cache's first epoch, which is that batch's); -1
-     * when the log holds no batch.
-     */
-    public int firstBatchLeaderEpoch(String partition) throws IOException {
-        return broker.existingPartition(partition)
-                .orElseThrow(() -> new IOException("partition " + partition + " does not exist"))
-                .locked(log -> {
-                    if (log.logEndOffset() <= log.logStartOffset()) {
-                        return -1;
-                    }
-                    ByteBuffer first = log.read(log.logStartOffset(), 1, FetchIsolation.LOG_END);
-                    return first.remaining() < BatchHeader.SIZE ? -1 : BatchHeader.readFrom(first).partitionLeaderEpoch();
-                });
     }
 
     /** The broker's time (the group coordinator's deadlines are on it). */

@@ -7,13 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
-import kaenlog.broker.Partition;
 import kaenlog.broker.Send;
+import kaenlog.log.FetchIsolation;
 import kaenlog.log.FileSlice;
-import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
+import kaenlog.wire.PartitionNames;
 
 /**
  * Fetch (key 1), v4..v11. Each partition becomes one kaen-log consumer fetch (replica id -1: up to
@@ -103,9 +104,11 @@ public final class Fetch {
     }
 
     /**
-     * Reads every partition at once (no waiting); when nothing at all came back and the client
-     * allows a wait, the first partition's fetch is parked the way a kaen-log fetch parks, then
-     * every partition is read once more. The records stay in the segment files: see {@link #body}.
+     * Reads every partition at once (no waiting); when nothing at all came back, the first partition
+     * answered without an error and the client allows a wait, the fetch parks on that partition the
+     * way a kaen-log fetch parks (chapter 3's {@link FetchHandler#readOrPark}, one path for both
+     * ports), then every partition is read once more. The records stay in the segment files: see
+     * {@link #body}.
      */
     public static List<TopicResponse> answer(Request request, Backend backend) throws IOException {
         return answer(request, backend, KafkaConfigKeys.DEFAULT_FETCH_MAX_BYTES);
@@ -113,26 +116,40 @@ public final class Fetch {
 
     /** {@link #answer} with the broker's {@code fetch.max.bytes}. */
     static List<TopicResponse> answer(Request request, Backend backend, int fetchMaxBytes) throws IOException {
-        List<TopicResponse> answer = readAll(request, backend, fetchMaxBytes);
-        if (totalBytes(answer) == 0 && request.maxWaitMs() > 0 && !request.topics().isEmpty()
-                && !request.topics().get(0).partitions().isEmpty()) {
-            close(answer);
-            parkOnTheFirst(request, backend);
-            answer = readAll(request, backend, fetchMaxBytes);
+        Optional<FetchRequest> first = firstPartition(request);
+        if (first.isEmpty()) {
+            return readAll(request, backend, fetchMaxBytes);
         }
-        return answer;
+        return backend.readOrPark(() -> new Read(readAll(request, backend, fetchMaxBytes)), first.get()).topics();
     }
 
     /**
-     * Waits as chapter 3's fetch waits (until data or the deadline), on the first partition only,
-     * for one batch: the read that wakes it is in memory, the answer is read again from the files.
+     * The request's first partition as a kaen-log consumer fetch with the request's wait, where the
+     * fetch parks; empty when the request names none, or none a directory can hold.
      */
-    private static void parkOnTheFirst(Request request, Backend backend) throws IOException {
+    private static Optional<FetchRequest> firstPartition(Request request) {
+        if (request.topics().isEmpty() || request.topics().get(0).partitions().isEmpty()) {
+            return Optional.empty();
+        }
         TopicRequest topic = request.topics().get(0);
         PartitionRequest first = topic.partitions().get(0);
-        String name = Backend.partitionName(topic.topic(), first.partition());
-        if (PartitionNames.problem(name) == null && backend.exists(topic.topic(), first.partition())) {
-            backend.fetch(FetchRequest.consumer(name, first.fetchOffset(), 1, request.maxWaitMs()));
+        if (PartitionNames.problem(topic.topic(), first.partition()) != null) {
+            return Optional.empty();
+        }
+        return Optional.of(FetchRequest.consumer(Backend.partitionName(topic.topic(), first.partition()),
+                first.fetchOffset(), 1, Math.max(0, request.maxWaitMs())));
+    }
+
+    /** Every partition read at once: it may wait when no partition has records and the first had no error. */
+    private record Read(List<TopicResponse> topics) implements FetchHandler.Read {
+        @Override
+        public boolean foundNothing() {
+            return totalBytes(topics) == 0 && topics.get(0).partitions().get(0).errorCode() == KafkaErrors.NONE;
+        }
+
+        @Override
+        public void close() {
+            Fetch.close(topics);
         }
     }
 
@@ -186,7 +203,6 @@ public final class Fetch {
                     boolean room = withRecords < MAX_PARTITIONS_WITH_RECORDS;
                     PartitionResponse read = readOne(topic.topic(), p, room ? maxBytes : 0, room && minOneMessage,
                             backend);
-                    backend.partitionsDone();
                     partitions.add(read);
                     int bytes = read.recordBytes();
                     if (bytes > 0) {
@@ -206,6 +222,11 @@ public final class Fetch {
     /** Partitions of one answer that may hold a segment file open for it. */
     static final int MAX_PARTITIONS_WITH_RECORDS = 256;
 
+    /**
+     * One partition through chapter 3's read ({@link Backend#read}): the client's leader epoch
+     * checked as the broker's leadership checks a kaen-log fetch's, one lookup, the records as file
+     * ranges.
+     */
     private static PartitionResponse readOne(String topic, PartitionRequest p, int maxBytes, boolean minOneMessage,
                                              Backend backend) throws IOException {
         if (PartitionNames.problem(topic, p.partition()) != null) {
@@ -213,19 +234,10 @@ public final class Fetch {
             return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1,
                     ByteBuffer.allocate(0));
         }
-        String name = Backend.partitionName(topic, p.partition());
-        Optional<Partition> partition = backend.existingPartition(name);
-        if (partition.isEmpty()) {
-            return new PartitionResponse(p.partition(), backend.missingPartitionError(topic, p.partition()), -1, -1,
-                    ByteBuffer.allocate(0));
-        }
-        // The records are read from the partition directly, past chapter 3's fetch handler: its check
-        // of who leads and at which epoch is asked here (a follower's log is not a consumer's to read).
-        short refused = backend.readRefusal(topic, p.partition(), p.fetchOffset(), p.currentLeaderEpoch());
-        if (refused != KafkaErrors.NONE) {
-            return new PartitionResponse(p.partition(), refused, -1, -1, ByteBuffer.allocate(0));
-        }
-        FetchSlice r = partition.get().slice(FetchRequest.consumer(name, p.fetchOffset(), maxBytes, 0), minOneMessage);
+        FetchRequest request = new FetchRequest(FetchIsolation.CONSUMER_REPLICA_ID,
+                Backend.partitionName(topic, p.partition()), p.fetchOffset(), maxBytes, 0,
+                Math.max(p.currentLeaderEpoch(), FetchRequest.NO_LEADER_EPOCH));
+        FetchSlice r = backend.read(request, minOneMessage);
         if (r.error() != ErrorCode.NONE) {
             r.close();
             return new PartitionResponse(p.partition(), KafkaErrors.of(r.error()), r.highWatermark(),

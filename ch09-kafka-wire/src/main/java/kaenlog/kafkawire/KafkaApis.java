@@ -71,7 +71,7 @@ public final class KafkaApis {
                 yield Optional.of(ApiVersions.response(version, KafkaErrors.NONE));
             }
             case METADATA -> Optional.of(Metadata.response(Metadata.answer(Metadata.parse(in, version), backend,
-                    self()), version));
+                    new Metadata.Node(Metadata.NODE_ID, host, port)), version));
             case PRODUCE -> Produce.answer(Produce.parse(in, version), backend)
                     .map(topics -> Produce.response(topics, version));
             case FETCH -> Optional.of(Fetch.response(Fetch.answer(Fetch.parse(in, version), backend,
@@ -99,17 +99,15 @@ public final class KafkaApis {
     }
 
     /**
-     * This broker as clients reach it: alone, {@link Metadata#NODE_ID} at the advertised address; a
-     * member of a cluster, its id and the address it registered (its {@code --advertised-host}),
-     * or, before it has read its own registration back, its id at this listener's address.
+     * This broker as clients reach it, as the cluster it answers for lists it ({@link
+     * Backend#clusterView}): alone, {@link Metadata#NODE_ID} at the advertised address; a member of
+     * chapter 10's cluster, its id and the address it registered (its {@code --advertised-host}), or,
+     * before it has read its own registration back, its id at this listener's address.
      */
     private Metadata.Node self() {
-        Optional<Leadership.ClusterView> cluster = backend == null ? Optional.empty() : backend.cluster();
-        if (cluster.isEmpty()) {
-            return new Metadata.Node(Metadata.NODE_ID, host, port);
-        }
-        int id = cluster.get().brokerId();
-        return cluster.get().liveBrokers().stream().filter(b -> b.id() == id && b.kafkaPort() >= 0).findFirst()
+        Leadership.ClusterView view = backend.clusterView(new Metadata.Node(Metadata.NODE_ID, host, port));
+        int id = view.brokerId();
+        return view.liveBrokers().stream().filter(b -> b.id() == id && b.kafkaPort() >= 0).findFirst()
                 .map(b -> new Metadata.Node(id, b.host(), b.kafkaPort())).orElse(new Metadata.Node(id, host, port));
     }
 

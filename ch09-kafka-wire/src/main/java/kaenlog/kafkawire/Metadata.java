@@ -1,12 +1,14 @@
 package kaenlog.kafkawire;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import kaenlog.broker.Leadership;
 import kaenlog.wire.PartitionNames;
 
@@ -17,11 +19,11 @@ import kaenlog.wire.PartitionNames;
  * it and the broker does (Kafka's auto.create.topics.enable, default true, with num.partitions,
  * default 1), under max.partitions; otherwise it is answered UNKNOWN_TOPIC_OR_PARTITION.
  *
- * <p>A broker of chapter 10's cluster answers from the cluster as it last read it ({@link
- * Backend#cluster}), as Kafka's brokers answer from their {@code MetadataCache}: every live broker
- * that has a Kafka port, the controller, and per partition its leader, leader epoch, replicas, ISR
- * and offline replicas. A topic no one has created is UNKNOWN_TOPIC_OR_PARTITION: in a cluster a
- * topic exists where its assignment is written in ZooKeeper, never where a client asks.
+ * <p>One answer for both: a broker alone is a cluster of one ({@link BrokerAlone}); a broker of
+ * chapter 10's cluster answers from the cluster as it last read it: every live broker that has a
+ * Kafka port, the controller, and per partition its leader, leader epoch, replicas, ISR and offline
+ * replicas. There a topic no one has created is UNKNOWN_TOPIC_OR_PARTITION (its leadership creates
+ * nothing a client asks for: a topic exists where its assignment is written in ZooKeeper).
  */
 public final class Metadata {
     /** This broker's node id in every answer of a broker alone. */
@@ -75,93 +77,47 @@ public final class Metadata {
     }
 
     /**
-     * The answer of this broker, which clients reach at {@code self}: from the cluster it is a member
-     * of, or, alone, from its data directory.
+     * The answer of this broker, whose listener clients reach at {@code listener}, from the cluster it
+     * answers for ({@link Backend#clusterView}), as Kafka's brokers answer from their
+     * {@code MetadataCache} ({@code KafkaApis.handleTopicMetadataRequest}): the live brokers that
+     * have a Kafka port; per partition the leader when it is live and has a Kafka port, else leader
+     * -1 with LEADER_NOT_AVAILABLE (or, from v6, LISTENER_NOT_FOUND for a live leader without a Kafka
+     * port), and in every case the leader epoch, the replicas, the ISR and the offline replicas as the
+     * metadata holds them. A topic asked for that does not exist is created first when the client and
+     * the broker allow it ({@link Backend#autoCreate}); one still missing is
+     * UNKNOWN_TOPIC_OR_PARTITION.
      */
-    public static Answer answer(Request request, Backend backend, Node self) throws IOException {
-        Optional<Leadership.ClusterView> cluster = backend.cluster();
-        if (cluster.isPresent()) {
-            return ofCluster(request, cluster.get());
+    public static Answer answer(Request request, Backend backend, Node listener) throws IOException {
+        try {
+            Leadership.ClusterView view = backend.clusterView(listener);
+            if (request.allowAutoTopicCreation() && request.topics() != null
+                    && autoCreated(request.topics(), view, backend)) {
+                view = backend.clusterView(listener);
+            }
+            return answer(request, view);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
-        return new Answer(List.of(self), self.id(), aloneTopics(request, backend, self.id()));
     }
 
-    private static List<TopicMetadata> aloneTopics(Request request, Backend backend, int nodeId) throws IOException {
-        Map<String, TreeSet<Integer>> existing = backend.topics();
-        List<TopicMetadata> answer = new ArrayList<>();
-        if (request.topics() == null) {
-            for (Map.Entry<String, TreeSet<Integer>> topic : existing.entrySet()) {
-                answer.add(existingTopic(topic.getKey(), topic.getValue(), backend, nodeId));
-            }
-            return answer;
-        }
-        for (String name : request.topics()) {
-            TreeSet<Integer> partitions = existing.get(name);
-            if (partitions != null) {
-                answer.add(existingTopic(name, partitions, backend, nodeId));
-            } else if (invalidName(name)) {
-                answer.add(new TopicMetadata(KafkaErrors.INVALID_TOPIC_EXCEPTION, name, List.of()));
-            } else {
-                answer.add(autoCreated(request, name, backend, nodeId));
+    /** Creates, in the order asked, the topics the view does not have; true when one was created. */
+    private static boolean autoCreated(List<String> names, Leadership.ClusterView view, Backend backend)
+            throws IOException {
+        Set<String> known = new HashSet<>(view.topics());
+        boolean created = false;
+        for (String name : names) {
+            if (!known.contains(name) && !invalidName(name) && backend.autoCreate(name) > 0) {
+                created = true;
             }
         }
-        return answer;
+        return created;
     }
 
     private static boolean invalidName(String name) {
         return PartitionNames.isInternal(name) || PartitionNames.topicProblem(name) != null;
     }
 
-    /**
-     * A topic on disk, with the partitions whose log is offline. Kafka's MetadataCache answers such a
-     * partition with its replica in offline_replicas and, its only replica being offline, no leader
-     * (leader -1, LEADER_NOT_AVAILABLE); it never answers KAFKA_STORAGE_ERROR in Metadata. A client
-     * then sends nothing for that partition and goes on with the others.
-     *
-     * <p>Every partition 0..N-1 is listed: a topic's count is its highest partition + 1, and a
-     * partition with no directory below it is answered the same way as an offline one (so a keyed
-     * producer's murmur2(key) % N keeps N, and no record goes to the wrong partition).
-     */
-    private static TopicMetadata existingTopic(String name, TreeSet<Integer> partitions, Backend backend, int nodeId)
-            throws IOException {
-        List<PartitionMetadata> answer = new ArrayList<>();
-        int count = partitions.isEmpty() ? 0 : partitions.last() + 1;
-        for (int partition = 0; partition < count; partition++) {
-            boolean present = partitions.contains(partition) && !backend.isOffline(name, partition);
-            backend.partitionsDone();
-            answer.add(present
-                    ? new PartitionMetadata(KafkaErrors.NONE, partition, nodeId, 0, List.of(nodeId), List.of(nodeId),
-                            List.of())
-                    : new PartitionMetadata(KafkaErrors.LEADER_NOT_AVAILABLE, partition, -1, 0, List.of(nodeId),
-                            List.of(), List.of(nodeId)));
-        }
-        return new TopicMetadata(KafkaErrors.NONE, name, answer);
-    }
-
-    /** A topic that does not exist: created if the client and the broker allow it, else UNKNOWN_TOPIC_OR_PARTITION. */
-    private static TopicMetadata autoCreated(Request request, String name, Backend backend, int nodeId)
-            throws IOException {
-        int created = request.allowAutoTopicCreation() ? backend.autoCreate(name) : 0;
-        if (created == 0) {
-            return new TopicMetadata(KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, name, List.of());
-        }
-        TreeSet<Integer> numbers = new TreeSet<>();
-        for (int p = 0; p < created; p++) {
-            numbers.add(p);
-        }
-        return existingTopic(name, numbers, backend, nodeId);
-    }
-
-    /**
-     * A cluster member's answer, from the cluster as it last read it (Kafka's
-     * {@code ZkMetadataCache.getPartitionMetadata}): the live brokers that have a Kafka port; per
-     * partition the leader when it is live and has a Kafka port, else leader -1 with
-     * LEADER_NOT_AVAILABLE (or, from v6, LISTENER_NOT_FOUND for a live leader without a Kafka port),
-     * and in every case the leader epoch, the replicas, the ISR and the offline replicas as the
-     * metadata holds them. A topic that is not in the metadata is UNKNOWN_TOPIC_OR_PARTITION (no
-     * auto-creation: a cluster's topics are created in ZooKeeper).
-     */
-    private static Answer ofCluster(Request request, Leadership.ClusterView view) {
+    private static Answer answer(Request request, Leadership.ClusterView view) {
         Map<Integer, Leadership.BrokerEndpoint> live = new TreeMap<>();
         view.liveBrokers().forEach(b -> live.put(b.id(), b));
         List<Node> brokers = live.values().stream().filter(b -> b.kafkaPort() >= 0)

@@ -5,16 +5,14 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import kaenlog.wire.PartitionNames;
-import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.ProduceRequest;
-import kaenlog.wire.ProduceResponse;
 import kaenlog.workbook.Todo;
 
 /**
  * Produce (key 0), v3..v8: transactional_id nullable string · acks int16 · timeout_ms int32 ·
  * topic_data [name string · partition_data [index int32 · records nullable bytes]]. Every partition's
- * records are handed to kaen-log's own produce handler, one kaen-log request per partition.
+ * records are handed to kaen-log's own produce handler (chapter 7's), one kaen-log request object per
+ * partition ({@link Backend#produce}).
  *
  * <p>Only a partition that exists is written: unlike kaen-log's own port (chapter 3's produce creates
  * what it names), Kafka creates partitions by CreateTopics or Metadata's auto-create alone.
@@ -52,38 +50,23 @@ public final class Produce {
         throw new Todo("ch09 task 6: hand each partition to kaen-log's produce, answer in Kafka's codes (RealClientsTest)");
     }
 
+    /**
+     * One partition: what its name tells at once (a name Kafka refuses, the broker's own partitions,
+     * records missing), else the backend's produce with one lookup of the partition, answered in
+     * Kafka's codes.
+     */
     private static Optional<PartitionResponse> answerOne(Request request, String topic, PartitionData data,
                                                          Backend backend) throws IOException {
         short nameError = Backend.nameError(topic, data.index());
         if (nameError != KafkaErrors.NONE) {
             return Optional.of(error(data.index(), nameError));
         }
-        String name = Backend.partitionName(topic, data.index());
         if (data.records() == null) {
             return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
         }
-        if (!PartitionNames.isInternal(name) && !backend.exists(topic, data.index())) {
-            // Kafka creates partitions only through CreateTopics or Metadata's auto-create; a produce
-            // to one that does not exist is UNKNOWN_TOPIC_OR_PARTITION and creates nothing (in a
-            // cluster, NOT_LEADER_OR_FOLLOWER when another broker holds it)
-            backend.partitionsDone();
-            return Optional.of(error(data.index(), backend.missingPartitionError(topic, data.index())));
-        }
-        ProduceRequest kaenlog;
-        try {
-            kaenlog = new ProduceRequest(name, request.acks(), request.timeoutMs(), data.records());
-        } catch (MalformedMessageException badAcks) {
-            return Optional.of(error(data.index(), KafkaErrors.INVALID_REQUEST));
-        }
-        Optional<ProduceResponse> response = backend.produce(kaenlog);
-        if (response.isEmpty()) {
-            backend.partitionsDone();
-            return Optional.empty();
-        }
-        ProduceResponse r = response.get();
-        long logStart = r.baseOffset() >= 0 ? backend.startAndHighWatermark(name)[0] : -1;
-        backend.partitionsDone();
-        return Optional.of(new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(), logStart));
+        return backend.produce(Backend.partitionName(topic, data.index()), request.acks(), request.timeoutMs(),
+                data.records()).map(r -> new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(),
+                        r.logStartOffset()));
     }
 
     private static PartitionResponse error(int index, short code) {

@@ -1,6 +1,7 @@
 package kaenlog.cluster;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -9,12 +10,16 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import kaenlog.batch.BatchHeader;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.ProducerIds;
+import kaenlog.log.FetchIsolation;
+import kaenlog.log.Log;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.OffsetsForLeaderEpoch;
+import kaenlog.wire.PartitionNames;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 
@@ -85,16 +90,17 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     }
 
     /**
-     * A partition this broker holds no replica of: a consumer is told NOT_LEADER_OR_FOLLOWER; a
-     * follower, which names an epoch, UNKNOWN_LEADER_EPOCH (this broker has not read that state yet:
-     * it just started, say), so that it asks again instead of waiting for a state that already came.
+     * A partition this broker holds no replica of: a follower that names an epoch is told
+     * UNKNOWN_LEADER_EPOCH (this broker has not read that state yet: it just started, say), so that it
+     * asks again instead of waiting for a state that already came; anyone else gets
+     * {@link #missingPartition}.
      */
     @Override
     public ErrorCode beforeFetch(FetchRequest request, long nowMs) {
         PartitionReplica replica = replicas.get(request.partition());
         if (replica == null) {
-            return request.currentLeaderEpoch() == FetchRequest.NO_LEADER_EPOCH ? ErrorCode.NOT_LEADER_OR_FOLLOWER
-                    : ErrorCode.UNKNOWN_LEADER_EPOCH;
+            boolean follower = request.replicaId() >= 0 && request.currentLeaderEpoch() != FetchRequest.NO_LEADER_EPOCH;
+            return follower ? ErrorCode.UNKNOWN_LEADER_EPOCH : missingPartition(request.partition());
         }
         try {
             return replica.beforeFetch(request, nowMs);
@@ -103,15 +109,72 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
         }
     }
 
+    /** The epoch the client believes in checked against the last state learnt, then only the leader answers. */
     @Override
-    public ErrorCode readRefusal(String partition) {
+    public ErrorCode readRefusal(String partition, int currentLeaderEpoch) {
         PartitionReplica replica = replicas.get(partition);
-        return replica != null && replica.leader().isPresent() ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        if (replica == null) {
+            return missingPartition(partition);
+        }
+        ErrorCode epochError = PartitionLeader.checkLeaderEpoch(currentLeaderEpoch, replica.knownEpoch());
+        if (epochError != ErrorCode.NONE) {
+            return epochError;
+        }
+        return replica.leader().isPresent() ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER;
     }
 
+    /**
+     * Kafka's {@code getPartitionOrError} for a partition this broker holds no replica of:
+     * NOT_LEADER_OR_FOLLOWER when the cluster's metadata has it (another broker does: the client asks
+     * Metadata again and goes there), UNKNOWN_PARTITION when no one does.
+     */
     @Override
-    public boolean producesCreatePartitions() {
-        return false;
+    public ErrorCode missingPartition(String partition) {
+        return partitionView(partition).isPresent() ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_PARTITION;
+    }
+
+    /**
+     * A cluster's topics are assignments written in ZooKeeper by one tool, as {@code kafka-topics.sh
+     * --zookeeper} wrote them: a member creates none on a client's word (a produce naming a new
+     * partition, chapter 9's CreateTopics or Metadata's auto-create).
+     */
+    @Override
+    public Optional<String> creationRefusal() {
+        return Optional.of("this broker is a member of a cluster whose topics are created in ZooKeeper:"
+                + " klog topics --zookeeper H:P --create --topic T --partitions N --replication-factor R"
+                + " [--config min.insync.replicas=M]");
+    }
+
+    /** Kafka's answer with {@code delete.topic.enable=false}: this cluster's controller deletes no topic. */
+    @Override
+    public Optional<String> deletionRefusal() {
+        return Optional.of("Topic deletion is disabled: this broker is a member of a cluster whose controller"
+                + " deletes no topic (not built in kaen-log)");
+    }
+
+    /** The leader epoch the metadata names for {@code partition} (0 before it names one). */
+    @Override
+    public int leaderEpoch(String partition) {
+        return partitionView(partition).map(PartitionView::leaderEpoch).orElse(0);
+    }
+
+    /**
+     * The epoch stamped on the batch at the log's start (a leader stamps every batch it appends with
+     * its epoch, {@link PartitionReplica#produce}); -1 when the log holds no batch.
+     */
+    @Override
+    public int earliestLeaderEpoch(Log log) throws IOException {
+        if (log.logEndOffset() <= log.logStartOffset()) {
+            return -1;
+        }
+        ByteBuffer first = log.read(log.logStartOffset(), 1, FetchIsolation.LOG_END);
+        return first.remaining() < BatchHeader.SIZE ? -1 : BatchHeader.readFrom(first).partitionLeaderEpoch();
+    }
+
+    /** {@code partition} as the cluster's metadata last read holds it, if it does. */
+    private Optional<PartitionView> partitionView(String partition) {
+        return PartitionNames.parse(partition).flatMap(p -> view.partitions(p.topic())
+                .flatMap(views -> views.stream().filter(v -> v.partition() == p.partition()).findFirst()));
     }
 
     @Override

@@ -28,7 +28,7 @@ import kaenlog.wire.ResponseEnvelope;
  * A kaen-log broker, wired the way Kafka's {@code KafkaServer} wires its parts: the
  * {@link SocketServer} accepts connections and gives each a thread of its own, which reads a request
  * frame, lets the {@link RequestHandler} for its apiKey answer ({@link #serve}: Kafka's
- * {@code KafkaApis}), writes the response frame, and reads the next. The {@link ReplicaManager}
+ * {@code KafkaApis}), writes the response frame, and reads the next. The {@link LogManager}
  * holds the partitions, the {@link Scheduler} runs the chapters' {@link BackgroundTask}s, and the
  * {@link BrokerClock} keeps the broker's time: a ticker moves it forward and lets every partition
  * expire what waited too long.
@@ -46,7 +46,7 @@ public final class Broker implements BrokerContext, Closeable {
     private final PrintStream log;
     private final Map<Short, RequestHandler> handlers;
     private final BrokerClock clock;
-    private final ReplicaManager replicas;
+    private final LogManager logManager;
     private final Scheduler scheduler;
     private final SocketServer socketServer;
     /** Lines a client can cause at will (a refused partition), one per kind per 10 s of broker time. */
@@ -63,10 +63,10 @@ public final class Broker implements BrokerContext, Closeable {
         this.troubles = new RateLimitedLog(log, 10_000);
         this.handlers = handlers;
         this.clock = clock;
-        this.replicas = new ReplicaManager(config, limits.maxOpenPartitions(), log, extensions);
+        this.logManager = new LogManager(config, limits.maxOpenPartitions(), log, extensions);
         List<BackgroundTask> tasks = extensions.stream().flatMap(e -> e.backgroundTasks().stream()).toList();
-        this.scheduler = new Scheduler(tasks, config.configs(), log, clock::nowMs, replicas::openPartitions);
-        this.socketServer = SocketServer.bind(config, limits, log, clock::nowMs, replicas, connectionThreads);
+        this.scheduler = new Scheduler(tasks, config.configs(), log, clock::nowMs, logManager::openPartitions);
+        this.socketServer = SocketServer.bind(config, limits, log, clock::nowMs, logManager, connectionThreads);
     }
 
     /** Starts a broker with the handlers registered on the classpath (ServiceLoader) and the default limits. */
@@ -105,7 +105,7 @@ public final class Broker implements BrokerContext, Closeable {
         Broker broker = new Broker(config, limits, log, handlers, extensions, clock, connectionThreads);
         broker.logWhatItRuns(candidates);
         try {
-            broker.replicas.openPartitionsOnDisk();
+            broker.logManager.openPartitionsOnDisk();
         } catch (IOException | RuntimeException e) {
             broker.close();
             throw e;
@@ -188,7 +188,7 @@ public final class Broker implements BrokerContext, Closeable {
      * Serves one connection until the client hangs up between two requests (readFrame returns
      * null): read a request frame (apiKey · correlationId · body), find the handler for its apiKey,
      * and write back a response frame (correlationId · body) unless the handler answers nothing
-     * (acks=0). Whatever is malformed is thrown, not answered: the caller logs the reason and
+     * (acks=0). Whatever is malformed is thrown, not answered: the caller logManager the reason and
      * closes this connection only.
      */
     void serve(InputStream in, OutputStream out) throws IOException {
@@ -214,8 +214,7 @@ public final class Broker implements BrokerContext, Closeable {
 
     /**
      * Answers one request body with this broker's own handler for {@code apiKey}, the one its port
-     * would use: chapter 9's Kafka listener translates a Kafka request into kaen-log's and comes here,
-     * so there is one produce path, not a second one.
+     * would use (chapter 9's Kafka listener asks chapter 7's INIT_PRODUCER_ID this way).
      */
     public Optional<byte[]> handle(short apiKey, byte[] body) throws IOException {
         RequestHandler handler = handlers.get(apiKey);
@@ -223,6 +222,18 @@ public final class Broker implements BrokerContext, Closeable {
             throw new CloseConnectionException("this broker has no handler for kaen-log api key " + apiKey);
         }
         return handler.handle(body, this);
+    }
+
+    /**
+     * The produce this broker's port answers PRODUCE with (chapter 7's, when it is on the classpath):
+     * chapter 9's Kafka port produces through it with typed requests, so there is one produce path.
+     */
+    public ProduceHandler produceHandler() {
+        if (handlers.get(ApiKeys.PRODUCE) instanceof ProduceHandler produce) {
+            return produce;
+        }
+        throw new IllegalStateException("PRODUCE is answered by " + handlers.get(ApiKeys.PRODUCE)
+                + ", which is no ProduceHandler: there is no typed produce to call");
     }
 
     /**
@@ -235,7 +246,7 @@ public final class Broker implements BrokerContext, Closeable {
             throw new IllegalStateException("the broker is closed");
         }
         long now = clock.advance(ms);
-        replicas.tick(now);
+        logManager.tick(now);
         socketServer.closeIdleConnections(now);
     }
 
@@ -272,7 +283,7 @@ public final class Broker implements BrokerContext, Closeable {
 
     @Override
     public Partition partition(String name) throws IOException {
-        return replicas.partition(name);
+        return logManager.partition(name);
     }
 
     /**
@@ -280,12 +291,12 @@ public final class Broker implements BrokerContext, Closeable {
      * {@link #releasePartition} (a replica is in use for as long as this broker is one of its replicas).
      */
     public Partition holdPartition(String name) throws IOException {
-        return replicas.hold(name);
+        return logManager.hold(name);
     }
 
     /** The partition held by {@link #holdPartition} may be closed again to make room. */
     public void releasePartition(String name) {
-        replicas.release(name);
+        logManager.release(name);
     }
 
     /** The broker's log (its stderr under {@code klog serve}): what a chapter's part of it reports. */
@@ -295,12 +306,12 @@ public final class Broker implements BrokerContext, Closeable {
 
     @Override
     public Optional<Partition> existingPartition(String name) throws IOException {
-        return replicas.existingPartition(name);
+        return logManager.existingPartition(name);
     }
 
     @Override
     public void removeIfEmpty(String name) throws IOException {
-        replicas.removeIfEmpty(name);
+        logManager.removeIfEmpty(name);
     }
 
     @Override
@@ -319,23 +330,23 @@ public final class Broker implements BrokerContext, Closeable {
      */
     @Override
     public void partitionsDone() {
-        replicas.requestDone();
+        logManager.requestDone();
     }
 
     /** Partitions the broker holds, open or on disk (at most max.partitions). */
     @Override
     public int heldPartitionCount() {
-        return replicas.heldPartitionCount();
+        return logManager.heldPartitionCount();
     }
 
     @Override
     public List<String> clientPartitionNames() throws IOException {
-        return replicas.clientPartitionNames();
+        return logManager.clientPartitionNames();
     }
 
     @Override
     public void deletePartition(String name) throws IOException {
-        replicas.deletePartition(name);
+        logManager.deletePartition(name);
     }
 
     @Override
@@ -368,7 +379,7 @@ public final class Broker implements BrokerContext, Closeable {
 
     /** Partitions open right now (at most max.open.partitions, but for those in use). */
     public int openPartitionCount() {
-        return replicas.openPartitionCount();
+        return logManager.openPartitionCount();
     }
 
     /** Bytes of the request memory pool free right now. */
@@ -416,13 +427,13 @@ public final class Broker implements BrokerContext, Closeable {
             }
             closed = true;
         }
-        replicas.shutdown();
+        logManager.shutdown();
         socketServer.shutdown();
         waiting.forEach(f -> f.cancel(false));
         clock.stopTicker();
         scheduler.close();
         socketServer.awaitShutdown();
-        replicas.close();
+        logManager.close();
         try {
             clock.checkpoint(true);
         } catch (IOException e) {

@@ -10,7 +10,7 @@ import kaenlog.wire.ErrorCode;
  * fetch does. Close it once sent (or dropped): it holds its segments' files open.
  */
 public record FetchSlice(String partition, ErrorCode error, long highWatermark, long logStartOffset, FileSlice records,
-                         ByteBuffer corruptBatch) implements AutoCloseable {
+                         ByteBuffer corruptBatch) implements FetchHandler.Read {
     public static FetchSlice error(String partition, ErrorCode error) {
         return new FetchSlice(partition, error, -1, -1, FileSlice.EMPTY, null);
     }
@@ -18,6 +18,12 @@ public record FetchSlice(String partition, ErrorCode error, long highWatermark, 
     /** Bytes of records the answer carries (the file range, or the corrupt batch). */
     public int recordBytes() {
         return corruptBatch != null ? corruptBatch.remaining() : records.sizeInBytes();
+    }
+
+    /** No record and no error: the fetch may wait for data. */
+    @Override
+    public boolean foundNothing() {
+        return error == ErrorCode.NONE && recordBytes() == 0;
     }
 
     @Override

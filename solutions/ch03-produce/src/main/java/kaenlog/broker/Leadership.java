@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import kaenlog.log.Log;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.ProduceRequest;
@@ -59,18 +60,53 @@ public interface Leadership {
         return ErrorCode.NONE;
     }
 
-    /** Before any other read of a partition for a client (ListOffsets): NONE, or NOT_LEADER_OR_FOLLOWER. */
-    default ErrorCode readRefusal(String partition) {
+    /**
+     * Before any other read of a partition for a client (ListOffsets): NONE, or the fetch's answers
+     * (FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH for the epoch the client believes in,
+     * {@code currentLeaderEpoch}, {@link FetchRequest#NO_LEADER_EPOCH} when it names none;
+     * NOT_LEADER_OR_FOLLOWER).
+     */
+    default ErrorCode readRefusal(String partition, int currentLeaderEpoch) {
         return ErrorCode.NONE;
     }
 
     /**
-     * Whether a client's produce may create the partition it names. A broker alone: yes. In a
-     * cluster a partition exists where the controller's assignment puts it, never where a client
-     * happens to write.
+     * The answer for a client's request naming a partition this broker holds no log of (Kafka's
+     * {@code ReplicaManager.getPartitionOrError}): UNKNOWN_PARTITION for a broker alone; a member of
+     * a cluster answers NOT_LEADER_OR_FOLLOWER when the cluster's metadata has the partition (another
+     * broker holds it: the client asks again who does).
      */
-    default boolean producesCreatePartitions() {
-        return true;
+    default ErrorCode missingPartition(String partition) {
+        return ErrorCode.UNKNOWN_PARTITION;
+    }
+
+    /**
+     * Why this broker creates no partition a client asks for (a produce naming a new one, a topic
+     * created through chapter 9's ports), or empty when it does. A broker alone does. In a cluster a
+     * partition exists where the controller's assignment puts it, never where a client happens to
+     * write or ask.
+     */
+    default Optional<String> creationRefusal() {
+        return Optional.empty();
+    }
+
+    /** Why this broker deletes no topic a client names (chapter 9's ports), or empty when it does. */
+    default Optional<String> deletionRefusal() {
+        return Optional.empty();
+    }
+
+    /** The leader epoch this broker leads {@code partition} at, as ListOffsets answers LATEST: 0 for a broker alone. */
+    default int leaderEpoch(String partition) {
+        return 0;
+    }
+
+    /**
+     * The leader epoch of the batch at {@code log}'s start, as ListOffsets answers EARLIEST (Kafka:
+     * its leader-epoch cache's first epoch). A broker alone leads every partition at epoch 0 from its
+     * first offset; a cluster's leaders stamp every batch with their epoch.
+     */
+    default int earliestLeaderEpoch(Log log) throws IOException {
+        return 0;
     }
 
     /** The cluster as this broker knows it, for Kafka's Metadata; empty for a broker alone. */

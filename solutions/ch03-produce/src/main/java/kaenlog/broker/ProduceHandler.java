@@ -16,14 +16,18 @@ import kaenlog.wire.ProduceResponse;
  * <p>Before anything is opened or written, {@link ClientRules} refuses what a client may not
  * produce: a name that is not a partition name, the broker's own partitions, control and
  * transactional batches; then the broker's {@link Leadership} what it does not lead (chapter 10);
- * then a batch over {@code message.max.bytes} ({@link MessageSizeLimit}). Only a produce creates a
- * partition, and only on a broker alone.
+ * then a batch over {@code message.max.bytes} ({@link MessageSizeLimit}). Only a produce on this
+ * port creates a partition, and only on a broker alone.
  *
- * <p>A later chapter extends this path instead of copying it: a {@link Validation} of its own runs
- * after chapter 3's refusals (chapter 7: a producer id this broker never handed out), and a step in
- * front of the log's append ({@link BrokerExtension#appendHook}) judges what is written.
+ * <p>Both ports produce through here: this port decodes a body into a {@link ProduceRequest} and
+ * calls {@link #answer(ProduceRequest, BrokerContext)}; chapter 9's Kafka port looks its partition up
+ * and calls {@link #answer(ProduceRequest, Partition, BrokerContext)}, one request object per Kafka
+ * partition, no bytes in between. A later chapter extends this path instead of copying it: it
+ * registers a subclass with a {@link Validation} of its own, run after chapter 3's refusals (chapter
+ * 7: a producer id this broker never handed out), and a step in front of the log's append
+ * ({@link BrokerExtension#appendHook}) judges what is written.
  */
-public final class ProduceHandler implements RequestHandler {
+public class ProduceHandler implements RequestHandler {
     /** A check a later chapter adds before anything is opened or written. */
     @FunctionalInterface
     public interface Validation {
@@ -38,7 +42,7 @@ public final class ProduceHandler implements RequestHandler {
     }
 
     /** Chapter 3's produce with one more check after chapter 3's own. */
-    public ProduceHandler(Validation validation) {
+    protected ProduceHandler(Validation validation) {
         this.validation = validation;
     }
 
@@ -48,12 +52,33 @@ public final class ProduceHandler implements RequestHandler {
     }
 
     @Override
-    public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
-        ProduceRequest request = ProduceRequest.decode(body);
+    public final Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
+        return answer(ProduceRequest.decode(body), broker).map(ProduceResponse::encode);
+    }
+
+    /**
+     * A produce to the partition the request names, created when new (this port's rule); empty for
+     * acks=0, which is never answered.
+     */
+    public final Optional<ProduceResponse> answer(ProduceRequest request, BrokerContext broker) throws IOException {
+        return answer(request, broker, () -> findOrCreate(request, broker));
+    }
+
+    /**
+     * A produce to {@code partition}, already found by the caller (chapter 9's Kafka port, which
+     * creates no partition); empty for acks=0.
+     */
+    public final Optional<ProduceResponse> answer(ProduceRequest request, Partition partition, BrokerContext broker)
+            throws IOException {
+        return answer(request, broker, () -> partition.produce(request, broker.nowMs()));
+    }
+
+    private Optional<ProduceResponse> answer(ProduceRequest request, BrokerContext broker, Leadership.Append append)
+            throws IOException {
         ErrorCode refused = refusal(request, broker);
         CompletableFuture<ProduceResponse> answer = refused != ErrorCode.NONE
                 ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
-                : broker.leadership().produce(request, () -> produce(request, broker));
+                : broker.leadership().produce(request, append);
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             ProduceResponse response = answer.getNow(null);
             if (response != null && response.error() != ErrorCode.NONE) {
@@ -62,17 +87,21 @@ public final class ProduceHandler implements RequestHandler {
             }
             return Optional.empty();
         }
-        return Optional.of(broker.await(answer).encode());
+        return Optional.of(broker.await(answer));
     }
 
     /**
-     * Appends through the partition, created when new (under max.partitions); a new partition whose
-     * first produce fails is removed again, so a failed produce leaves no directory behind.
+     * Appends through the partition: one lookup when it exists; a new one is created (under
+     * max.partitions) and, when its first produce fails, removed again, so a failed produce leaves
+     * no directory behind.
      */
-    private static CompletableFuture<ProduceResponse> produce(ProduceRequest request, BrokerContext broker)
+    private static CompletableFuture<ProduceResponse> findOrCreate(ProduceRequest request, BrokerContext broker)
             throws IOException {
-        boolean isNew = broker.existingPartition(request.partition()).isEmpty();
-        if (isNew && !broker.leadership().producesCreatePartitions()) {
+        Optional<Partition> existing = broker.existingPartition(request.partition());
+        if (existing.isPresent()) {
+            return existing.get().produce(request, broker.nowMs());
+        }
+        if (broker.leadership().creationRefusal().isPresent()) {
             return CompletableFuture.completedFuture(ProduceResponse.error(request.partition(),
                     ErrorCode.NOT_LEADER_OR_FOLLOWER));
         }
@@ -85,7 +114,7 @@ public final class ProduceHandler implements RequestHandler {
         }
         CompletableFuture<ProduceResponse> answer = partition.produce(request, broker.nowMs());
         ProduceResponse now = answer.getNow(null);
-        if (isNew && now != null && now.error() != ErrorCode.NONE) {
+        if (now != null && now.error() != ErrorCode.NONE) {
             broker.removeIfEmpty(request.partition());
         }
         return answer;

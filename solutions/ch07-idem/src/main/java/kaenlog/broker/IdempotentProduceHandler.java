@@ -3,32 +3,28 @@ package kaenlog.broker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Optional;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.RecordBatch;
-import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
 
 /**
- * Chapter 7's produce, answering PRODUCE in place of chapter 3's by priority, and chapter 3's path
- * with one check more: a producer id this broker never handed out is refused (UNKNOWN_PRODUCER_ID)
+ * Chapter 7's produce, answering PRODUCE in place of chapter 3's by priority (on both ports: chapter
+ * 9's Kafka port produces through {@link Broker#produceHandler}), and chapter 3's path with one
+ * check more: a producer id this broker never handed out is refused (UNKNOWN_PRODUCER_ID)
  * before anything is written, since an id is only real once INIT_PRODUCER_ID has written it down.
  * Everything else is chapter 3's: its refusals ({@link ClientRules}), the partition's append, acks
  * and the {@link ReplicaGate}. What makes the append idempotent is the log's own step,
  * {@link IdempotentAppendHook}: a duplicate is answered with error NONE and its first write's
  * offsets, a gap with OUT_OF_ORDER_SEQUENCE_NUMBER.
  */
-public final class IdempotentProduceHandler implements RequestHandler {
+public final class IdempotentProduceHandler extends ProduceHandler {
     /** Above chapter 3's 0: this handler answers PRODUCE when chapter 7 is on the classpath. */
     public static final int PRIORITY = 7;
 
-    private final ProduceHandler produce = new ProduceHandler(IdempotentProduceHandler::unissuedProducerId);
-
-    @Override
-    public short apiKey() {
-        return ApiKeys.PRODUCE;
+    public IdempotentProduceHandler() {
+        super(IdempotentProduceHandler::unissuedProducerId);
     }
 
     @Override
@@ -40,11 +36,6 @@ public final class IdempotentProduceHandler implements RequestHandler {
     @Override
     public int chapter() {
         return 7;
-    }
-
-    @Override
-    public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
-        return produce.handle(body, broker);
     }
 
     /** UNKNOWN_PRODUCER_ID for a batch whose producer id this broker never issued, else NONE. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -34,15 +35,6 @@ public final class CreateTopics {
 
     public record Answer(String name, short errorCode, String message, int numPartitions, short replicationFactor) {
     }
-
-    /**
-     * A cluster member's answer to CreateTopics: POLICY_VIOLATION (44), which no client retries, with
-     * this message. A cluster's topics are assignments written in ZooKeeper by one tool, as
-     * {@code kafka-topics.sh --zookeeper} wrote them; this listener never names the cluster's classes.
-     */
-    static final String IN_ZOOKEEPER = "this broker is a member of a cluster whose topics are created in ZooKeeper:"
-            + " klog topics --zookeeper H:P --create --topic T --partitions N --replication-factor R"
-            + " [--config min.insync.replicas=M]";
 
     private CreateTopics() {
     }
@@ -97,14 +89,15 @@ public final class CreateTopics {
             }
         }
         int defaultPartitions = backend.numPartitions();
+        Optional<String> elsewhere = backend.creationRefusal();
         List<Answer> answers = new ArrayList<>();
         for (Topic t : request.topics()) {
             if (twice.contains(t.name())) {
                 answers.add(error(t.name(), TopicError.INVALID_REQUEST, "Duplicate topic name."));
                 continue;
             }
-            if (backend.cluster().isPresent()) {
-                answers.add(error(t.name(), TopicError.POLICY_VIOLATION, IN_ZOOKEEPER));
+            if (elsewhere.isPresent()) { // a member of a cluster: POLICY_VIOLATION (44), which no client retries
+                answers.add(error(t.name(), TopicError.POLICY_VIOLATION, elsewhere.get()));
                 continue;
             }
             answers.add(answerOne(t, request.validateOnly(), defaultPartitions, backend));

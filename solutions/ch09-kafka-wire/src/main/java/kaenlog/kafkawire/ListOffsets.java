@@ -5,8 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import kaenlog.broker.Leadership;
+import kaenlog.broker.Partition;
+import kaenlog.log.Log;
 import kaenlog.log.Segment;
 import kaenlog.log.StorageException;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.FetchRequest;
+import kaenlog.wire.PartitionNames;
 
 /**
  * ListOffsets (key 2), v1..v7: where a consumer starts. Timestamp -2 (EARLIEST) is the log start
@@ -94,44 +99,53 @@ public final class ListOffsets {
     }
 
     /**
-     * One partition's answer. A partition whose log is offline is answered KAFKA_STORAGE_ERROR in its
-     * own entry and the others are answered as usual: Kafka's {@code KafkaApis.handleListOffsetRequest}
-     * catches a KafkaStorageException per partition ({@code Errors.forException(e)}), it never closes
-     * the connection for one partition's trouble.
+     * One partition's answer, from one lookup and one read of its log. As Kafka's
+     * {@code fetchOffsetForTimestamp}: the client's leader epoch is checked, then only the leader
+     * answers (the broker's {@link Leadership}). A partition whose log is offline is answered
+     * KAFKA_STORAGE_ERROR in its own entry and the others are answered as usual: Kafka's
+     * {@code KafkaApis.handleListOffsetRequest} catches a KafkaStorageException per partition
+     * ({@code Errors.forException(e)}), it never closes the connection for one partition's trouble.
      */
     private static PartitionResponse answerOne(String topic, PartitionRequest p, Backend backend) throws IOException {
-        if (!backend.exists(topic, p.partition())) {
-            return new PartitionResponse(p.partition(), backend.missingPartitionError(topic, p.partition()), -1);
+        if (PartitionNames.problem(topic, p.partition()) != null) {
+            return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1);
         }
-        // Kafka's fetchOffsetForTimestamp: the client's leader epoch checked, then only the leader answers
-        short refused = backend.readRefusal(topic, p.partition(), 0, p.currentLeaderEpoch());
-        if (refused != KafkaErrors.NONE) {
-            return new PartitionResponse(p.partition(), refused, -1);
+        String name = Backend.partitionName(topic, p.partition());
+        Leadership leadership = backend.leadership();
+        ErrorCode refused = leadership.readRefusal(name, Math.max(p.currentLeaderEpoch(), FetchRequest.NO_LEADER_EPOCH));
+        if (refused != ErrorCode.NONE) {
+            return new PartitionResponse(p.partition(), KafkaErrors.of(refused), -1);
         }
         try {
-            return lookUp(topic, p, backend);
+            Optional<Partition> partition = backend.existingPartition(name);
+            if (partition.isEmpty()) {
+                return new PartitionResponse(p.partition(), KafkaErrors.of(leadership.missingPartition(name)), -1);
+            }
+            return partition.get().locked(log -> lookUp(p, name, log, leadership));
         } catch (StorageException offline) {
             return new PartitionResponse(p.partition(), KafkaErrors.KAFKA_STORAGE_ERROR, -1);
+        } finally {
+            backend.partitionsDone();
         }
     }
 
-    private static PartitionResponse lookUp(String topic, PartitionRequest p, Backend backend) throws IOException {
-        String name = Backend.partitionName(topic, p.partition());
-        long[] startAndHw = backend.startAndHighWatermark(name);
-        Optional<Leadership.PartitionView> inCluster = backend.cluster().flatMap(view -> view.partitions(topic))
-                .flatMap(partitions -> partitions.stream().filter(v -> v.partition() == p.partition()).findFirst());
+    /**
+     * EARLIEST: the log start offset, with the epoch of its batch (Kafka: the leader-epoch cache's
+     * first); LATEST: the high watermark with the leader's epoch; else a lookup by time below the
+     * high watermark, with the found batch's epoch.
+     */
+    private static PartitionResponse lookUp(PartitionRequest p, String name, Log log, Leadership leadership)
+            throws IOException {
         if (p.timestamp() == EARLIEST) {
-            // Kafka: the first epoch of the leader-epoch cache; a broker alone writes every batch at epoch 0
-            int epoch = inCluster.isPresent() ? backend.firstBatchLeaderEpoch(name) : 0;
-            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, startAndHw[0], epoch);
+            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, log.logStartOffset(),
+                    leadership.earliestLeaderEpoch(log));
         }
         if (p.timestamp() == LATEST) {
-            // Kafka: the high watermark with the leader's current epoch
-            int epoch = inCluster.map(Leadership.PartitionView::leaderEpoch).orElse(0);
-            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, startAndHw[1], epoch);
+            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, log.highWatermark(),
+                    leadership.leaderEpoch(name));
         }
-        Optional<Segment.TimestampAndOffset> found = backend.offsetForTimestamp(
-                Backend.partitionName(topic, p.partition()), p.timestamp());
+        Optional<Segment.TimestampAndOffset> found = (p.timestamp() == MAX_TIMESTAMP ? log.largestTimestamp()
+                : log.offsetForTimestamp(p.timestamp())).filter(f -> f.offset() < log.highWatermark());
         return found.map(f -> new PartitionResponse(p.partition(), KafkaErrors.NONE, f.timestamp(), f.offset(),
                         f.leaderEpoch()))
                 .orElse(new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, UNKNOWN, -1));

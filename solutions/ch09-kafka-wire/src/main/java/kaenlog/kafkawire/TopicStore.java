@@ -95,13 +95,14 @@ public final class TopicStore {
      * name Kafka's Topic.validate refuses (or the broker's own {@code __} prefix), INVALID_PARTITIONS
      * below 1, TOPIC_ALREADY_EXISTS when any partition of it exists, POLICY_VIOLATION when the broker
      * would hold more than {@code max.partitions}, KAFKA_STORAGE_ERROR when the disk refuses; a topic
-     * not created leaves nothing on disk. {@code validateOnly} checks and creates nothing. A member of
-     * a cluster creates no topic here (POLICY_VIOLATION): a cluster's topics are assignments written
-     * in ZooKeeper ({@code klog topics --zookeeper}), never partitions one broker makes on its own.
+     * not created leaves nothing on disk. {@code validateOnly} checks and creates nothing. A broker
+     * whose leadership creates no partition on a client's word (a member of chapter 10's cluster,
+     * whose topics are assignments written in ZooKeeper) answers POLICY_VIOLATION with its reason.
      */
     public Result create(String topic, int partitions, boolean validateOnly) throws IOException {
-        if (broker.leadership().cluster().isPresent()) {
-            return Result.error(topic, TopicError.POLICY_VIOLATION, CreateTopics.IN_ZOOKEEPER);
+        Optional<String> elsewhere = broker.leadership().creationRefusal();
+        if (elsewhere.isPresent()) {
+            return Result.error(topic, TopicError.POLICY_VIOLATION, elsewhere.get());
         }
         synchronized (LOCK) {
             Optional<Result> refused = refusal(topic, partitions);
@@ -171,12 +172,13 @@ public final class TopicStore {
      * Deletes every partition of {@code topic}, the highest first, each closed before its directory is
      * removed ({@link BrokerContext#deletePartition}). A storage error stops the deletion there and is
      * answered KAFKA_STORAGE_ERROR: what is left is partitions 0..k, still a whole topic, never a hole.
+     * A broker whose leadership deletes no topic (chapter 10's cluster) answers Kafka's
+     * TOPIC_DELETION_DISABLED, its answer with {@code delete.topic.enable=false}, with the reason.
      */
     public Result delete(String topic) throws IOException {
-        if (broker.leadership().cluster().isPresent()) {
-            // Kafka's answer with delete.topic.enable=false: chapter 10's controller deletes nothing
-            return Result.error(topic, TopicError.TOPIC_DELETION_DISABLED, "Topic deletion is disabled: this broker is"
-                    + " a member of a cluster whose controller deletes no topic (not built in kaen-log)");
+        Optional<String> disabled = broker.leadership().deletionRefusal();
+        if (disabled.isPresent()) {
+            return Result.error(topic, TopicError.TOPIC_DELETION_DISABLED, disabled.get());
         }
         synchronized (LOCK) {
             String problem = PartitionNames.topicProblem(topic);

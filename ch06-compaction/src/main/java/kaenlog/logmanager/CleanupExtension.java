@@ -12,7 +12,7 @@ import kaenlog.broker.ConfigKey;
  * {@code log.retention.check.interval.ms}) and the cleaner (Kafka's {@code LogCleaner} threads, which
  * back off {@code log.cleaner.backoff.ms} when there is nothing to clean).
  */
-public final class LogManager implements BrokerExtension {
+public final class CleanupExtension implements BrokerExtension {
     @Override
     public List<ConfigKey> configKeys() {
         return CleanupConfigs.keys();

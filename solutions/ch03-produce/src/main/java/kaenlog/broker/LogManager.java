@@ -17,14 +17,15 @@ import kaenlog.log.Log;
 import kaenlog.wire.PartitionNames;
 
 /**
- * The partitions of one broker, Kafka's {@code ReplicaManager} ({@code getOrCreatePartition}): each
- * lives in a directory under the data directory and is opened (and recovered) on first use, or at
- * start for those already on disk. The partitions open at once are capped
+ * The partitions' logs of one broker, Kafka's {@code LogManager}: it opens and recovers them at
+ * start ({@code loadLogs}), opens or creates one on first use ({@code getOrCreateLog}), closes them,
+ * and deletes one by renaming it first ({@code asyncDelete}). Each lives in a directory under the
+ * data directory. The partitions open at once are capped
  * ({@code max.open.partitions}): the one unused longest is closed, and reopened on demand; a
  * partition a request is using is never closed under it ({@link SocketServer.ConnectionScope}: the
  * request running on a connection's thread holds what it opened until it is answered).
  */
-final class ReplicaManager implements SocketServer.ConnectionScope {
+final class LogManager implements SocketServer.ConnectionScope {
     private final BrokerConfig config;
     private final int maxOpenPartitions;
     private final PrintStream log;
@@ -55,7 +56,7 @@ final class ReplicaManager implements SocketServer.ConnectionScope {
         }
     }
 
-    ReplicaManager(BrokerConfig config, int maxOpenPartitions, PrintStream log, List<BrokerExtension> extensions) {
+    LogManager(BrokerConfig config, int maxOpenPartitions, PrintStream log, List<BrokerExtension> extensions) {
         this.config = config;
         this.maxOpenPartitions = maxOpenPartitions;
         this.log = log;
