@@ -42,8 +42,9 @@ public enum ErrorCode {
     /** Chapter 7: a record of the broker's producer-id log that is not a valid next id; nothing is handed out. */
     CORRUPT_PRODUCER_ID_RECORD(19),
     /**
-     * Chapter 10: this broker does not lead the partition (a produce, a consumer's fetch) or is not
-     * one of its replicas (a follower's fetch): ask the cluster who leads it now (Kafka's 6).
+     * Chapter 10: this broker does not lead the partition (a produce, a consumer's fetch); chapters
+     * 8 and 10: the replica id of a follower's fetch is not one of the partition's replicas. Ask the
+     * cluster who leads it now (Kafka's 6).
      */
     NOT_LEADER_OR_FOLLOWER(20),
     /**
