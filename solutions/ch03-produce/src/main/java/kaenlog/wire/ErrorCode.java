@@ -56,7 +56,13 @@ public enum ErrorCode {
      * Chapter 10: the fetch named a leader epoch newer than the leader's own: this broker has not
      * learnt the new state yet; the one who asked retries (Kafka's 75).
      */
-    UNKNOWN_LEADER_EPOCH(22);
+    UNKNOWN_LEADER_EPOCH(22),
+    /**
+     * Chapter 10: a follower's fetch (replica id >= 0) on a port that takes none, the client port:
+     * followers fetch on the port brokers use for each other. Kafka answers a replica Fetch whose
+     * sender lacks the ClusterAction ACL on the cluster this way (its 29).
+     */
+    TOPIC_AUTHORIZATION_FAILED(23);
 
     private final short code;
 
