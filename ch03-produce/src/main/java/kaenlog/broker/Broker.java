@@ -340,6 +340,14 @@ public final class Broker implements BrokerContext, Closeable {
         return socketServer.listen(host, port, protocol);
     }
 
+    /**
+     * Chapter 3's own protocol ({@link #serve}), for another port of this broker that speaks it
+     * ({@link #listen}): chapter 10's inter-broker listener, where the followers fetch.
+     */
+    public SocketServer.ConnectionProtocol kaenLogProtocol() {
+        return this::serve;
+    }
+
     /** The ports of the listeners {@link #listen} added (chapter 9's Kafka port), in the order they were added. */
     public List<Integer> extraListenerPorts() {
         return socketServer.listenerPorts();

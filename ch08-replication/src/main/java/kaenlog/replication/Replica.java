@@ -172,6 +172,11 @@ public final class Replica implements Closeable {
         return read(log -> log.logEndOffset());
     }
 
+    /** The log start offset: the first offset still held (0 until retention or compaction moved it). */
+    public long logStartOffset() {
+        return read(log -> log.logStartOffset());
+    }
+
     /** The high watermark, exclusive: records below it are committed. */
     public long highWatermark() {
         return read(log -> log.highWatermark());

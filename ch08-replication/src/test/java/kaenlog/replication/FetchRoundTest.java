@@ -2,6 +2,7 @@ package kaenlog.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,19 +12,23 @@ import java.util.Map;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
+import kaenlog.wire.FetchResponse;
 import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.RequestEnvelope;
+import kaenlog.wire.ResponseEnvelope;
 import kaenlog.testkit.Hex;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Task 8: one fetch round over the link, both sides. The leader learns the follower's LEO from the
- * request and answers with the HW; the follower appends the leader's bytes and takes the HW from the
- * response. The HW therefore reaches the follower one round after the records.
+ * Task 8: one fetch round over the link, both sides. The leader checks a fetch against its log and
+ * its followers, then learns the follower's LEO from the request and answers with the HW; the
+ * follower appends the leader's bytes and takes the HW from the response. The HW therefore reaches
+ * the follower one round after the records.
  */
 @Order(8)
 class FetchRoundTest {
@@ -179,6 +184,81 @@ class FetchRoundTest {
     }
 
     @Test
+    void aFetchOffsetPastTheLeadersLogEndIsOutOfRangeAndTeachesTheLeaderNothing() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            c.produce(1, ProduceRequest.ACKS_LEADER, NOW);
+
+            FetchResponse answer = answerTo(c, Cluster.FOLLOWER_ID, 1L << 40, NOW + 5);
+            assertThat(answer.error())
+                    .as("fetch offset 2^40 past the leader's log end 2: a follower cannot hold a record the leader never"
+                            + " had, so this is no follower's LEO; answer OFFSET_OUT_OF_RANGE (Kafka's read of the fetch"
+                            + " throws before updateFollowerFetchState)")
+                    .isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE);
+            assertThat(c.isr().followerLeos())
+                    .as("checked before it is recorded: a fetch offset past the log end is not learnt as follower 2's"
+                            + " LEO (taken at its word, it would let the HW cover the two records nobody else has)")
+                    .isEmpty();
+            assertThat(c.isr().lastCaughtUpMs(Cluster.FOLLOWER_ID))
+                    .as("nor is its time recorded: a fetch the leader refuses must not keep a silent follower in the ISR")
+                    .isEqualTo(NOW);
+            assertThat(c.leader().highWatermark())
+                    .as("and the HW stays 0: no follower has the records").isZero();
+        }
+    }
+
+    @Test
+    void aFetchOffsetBelowTheLeadersLogStartIsOutOfRange() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+
+            FetchResponse answer = answerTo(c, Cluster.FOLLOWER_ID, -1, NOW);
+            assertThat(answer.error())
+                    .as("fetch offset -1, below the leader's log start 0: outside the log on that side too, a fetch"
+                            + " offset below the leader's log start is OFFSET_OUT_OF_RANGE, never recorded")
+                    .isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE);
+            assertThat(c.isr().followerLeos()).as("nothing learnt from it").isEmpty();
+        }
+    }
+
+    @Test
+    void aFetchAtTheLeadersLogEndIsTakenAtItsWord() throws IOException {
+        try (Cluster c = Cluster.open(root, 2, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            c.produce(1, ProduceRequest.ACKS_LEADER, NOW);
+            c.fetchOnce(NOW);
+
+            FetchResponse answer = answerTo(c, Cluster.FOLLOWER_ID, 2, NOW + 1);
+            assertThat(answer.error())
+                    .as("the leader's own log end is a fetch offset like any other: a follower that holds every record"
+                            + " asks for offset 2 = the leader's LEO, and only offsets PAST the log end are out of"
+                            + " range (a check against the HW, 0 here, would refuse every follower ahead of it)")
+                    .isEqualTo(ErrorCode.NONE);
+            assertThat(c.isr().followerLeos()).as("its fetch offset is follower 2's LEO").isEqualTo(Map.of(2, 2L));
+            assertThat(c.leader().highWatermark()).as("and the HW moves to it").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aReplicaIdThatIsNoFollowerIsRefusedAndTeachesTheLeaderNothing() throws IOException {
+        try (Cluster c = Cluster.open(root, 1, NOW)) {
+            c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
+            long hw = c.leader().highWatermark();
+
+            for (int stranger : List.of(3, Cluster.LEADER_ID)) {
+                FetchResponse answer = answerTo(c, stranger, 1, NOW);
+                assertThat(answer.error())
+                        .as("replica id %d is not one of the partition's followers (only broker %d is): its fetch is"
+                                + " answered NOT_LEADER_OR_FOLLOWER, as Kafka's followerReplicaOrThrow answers a"
+                                + " replica outside the assignment", stranger, Cluster.FOLLOWER_ID)
+                        .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+            }
+            assertThat(c.isr().followerLeos()).as("no LEO learnt from a broker that is no follower").isEmpty();
+            assertThat(c.leader().highWatermark()).as("and the HW unmoved").isEqualTo(hw);
+        }
+    }
+
+    @Test
     void aFrameThatIsNotAFetchIsRefusedByItsHeader() throws IOException {
         try (Cluster c = Cluster.open(root, 2, NOW)) {
             c.produce(0, ProduceRequest.ACKS_LEADER, NOW);
@@ -206,6 +286,24 @@ class FetchRoundTest {
             assertThat(c.link().toFollower().pendingBytes())
                     .as("the follower read the whole response frame").isZero();
         }
+    }
+
+    /**
+     * The leader's answer to a fetch the test puts on the link itself (any broker can send the leader
+     * a frame): the leader must answer it, whatever it names, never throw.
+     */
+    private static FetchResponse answerTo(Cluster c, int replicaId, long fetchOffset, long nowMs) throws IOException {
+        byte[] body = new FetchRequest(replicaId, Cluster.PARTITION, fetchOffset, Cluster.FETCH_MAX_BYTES, 0).encode();
+        c.link().toLeader().send(new RequestEnvelope(ApiKeys.FETCH, 77, body).encode());
+        Throwable thrown = catchThrowable(() -> c.answerFetch(nowMs));
+        assertThat(thrown)
+                .as("a fetch from replica %d at offset %d is answered, with an error if the leader cannot take it at"
+                        + " its word: check the replica id against the followers and the offset against the leader's"
+                        + " log (start and end) before anything is recorded", replicaId, fetchOffset)
+                .isNull();
+        ResponseEnvelope envelope = ResponseEnvelope.decode(c.link().toFollower().receive());
+        assertThat(envelope.correlationId()).as("answered under the request's correlation id").isEqualTo(77);
+        return FetchResponse.decode(envelope.body());
     }
 
     private static byte[] bytes(ByteBuffer buffer) {

@@ -28,6 +28,8 @@ public final class KafkaErrors {
     public static final short UNKNOWN_MEMBER_ID = 25;
     public static final short INVALID_SESSION_TIMEOUT = 26;
     public static final short REBALANCE_IN_PROGRESS = 27;
+    /** A replica Fetch from a sender without the ClusterAction ACL (KafkaApis.handleFetchRequest). */
+    public static final short TOPIC_AUTHORIZATION_FAILED = 29;
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
@@ -72,6 +74,7 @@ public final class KafkaErrors {
             case NOT_LEADER_OR_FOLLOWER -> NOT_LEADER_OR_FOLLOWER;
             case FENCED_LEADER_EPOCH -> FENCED_LEADER_EPOCH;
             case UNKNOWN_LEADER_EPOCH -> UNKNOWN_LEADER_EPOCH;
+            case TOPIC_AUTHORIZATION_FAILED -> TOPIC_AUTHORIZATION_FAILED;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };

@@ -1,7 +1,10 @@
 package kaenlog.cluster;
 
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import kaenlog.workbook.Todo;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -30,13 +33,48 @@ public final class BrokerRegistration {
         throw new Todo("ch10 task 2: an ephemeral /brokers/ids/N; its czxid is the broker epoch (RegistrationTest)");
     }
 
-    /** The live brokers, by broker id (a NUMBER: broker 10 after broker 9), each with its broker epoch. */
+    /** The live brokers, by broker id, each with its broker epoch ({@link #liveBrokers(ZkClient, BiConsumer)}, refusals unheard). */
     public static SortedMap<Integer, Long> liveBrokers(ZkClient zk) throws KeeperException, InterruptedException {
-        throw new Todo("ch10 task 2: the live brokers by id, with their epochs (RegistrationTest)");
+        return liveBrokers(zk, (znode, why) -> { });
     }
 
-    /** A live broker's registration, read back (given). */
-    public static java.util.Optional<BrokerInfo> read(ZkClient zk, int id) throws KeeperException, InterruptedException {
-        return zk.get(ZNodes.brokerPath(id)).map(node -> ZNodes.decodeBroker(id, node.data()));
+    /**
+     * The live brokers, by broker id (a NUMBER: broker 10 after broker 9), each with its broker
+     * epoch. A registration is read as a request is, since anyone who reaches ZooKeeper can write
+     * it: a child of {@code /brokers/ids} that is not a broker id, or whose registration does not
+     * parse ({@code decodeBroker}, task 1 (ZNodeCodecsTest)), is a broker that is absent: never elected, never let
+     * into an ISR, never a leader to fetch from. {@code refused} hears of each such znode, with why.
+     */
+    public static SortedMap<Integer, Long> liveBrokers(ZkClient zk, BiConsumer<String, String> refused)
+            throws KeeperException, InterruptedException {
+        throw new Todo("ch10 task 2: the live brokers by id, with their epochs; one that does not parse is absent (RegistrationTest)");
+    }
+
+    /**
+     * A child of {@code /brokers/ids} as a broker id: the decimal digits of an int from 0, written
+     * as Kafka writes them (no sign, no leading zero), or empty (given).
+     */
+    static OptionalInt brokerId(String child) {
+        if (!child.matches("0|[1-9][0-9]{0,9}")) {
+            return OptionalInt.empty();
+        }
+        long id = Long.parseLong(child);
+        return id <= Integer.MAX_VALUE ? OptionalInt.of((int) id) : OptionalInt.empty();
+    }
+
+    /**
+     * A live broker's registration, read back, or empty when there is none or it does not parse
+     * (given: a broker whose registration cannot be read is no broker to connect to).
+     */
+    public static Optional<BrokerInfo> read(ZkClient zk, int id) throws KeeperException, InterruptedException {
+        Optional<ZkClient.Node> node = zk.get(ZNodes.brokerPath(id));
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ZNodes.decodeBroker(id, node.get().data()));
+        } catch (ZNodeFormatException e) {
+            return Optional.empty();
+        }
     }
 }

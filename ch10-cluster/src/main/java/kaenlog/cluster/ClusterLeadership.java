@@ -90,13 +90,18 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     }
 
     /**
-     * A partition this broker holds no replica of: a follower that names an epoch is told
-     * UNKNOWN_LEADER_EPOCH (this broker has not read that state yet: it just started, say), so that it
-     * asks again instead of waiting for a state that already came; anyone else gets
-     * {@link #missingPartition}.
+     * A follower's fetch that did not come through the port brokers use for each other is refused
+     * before anything else ({@link #replicaFetchRefusal}). A partition this broker holds no replica
+     * of: a follower that names an epoch is told UNKNOWN_LEADER_EPOCH (this broker has not read that
+     * state yet: it just started, say), so that it asks again instead of waiting for a state that
+     * already came; anyone else gets {@link #missingPartition}.
      */
     @Override
     public ErrorCode beforeFetch(FetchRequest request, long nowMs) {
+        ErrorCode refused = replicaFetchRefusal(request);
+        if (refused != ErrorCode.NONE) {
+            return refused;
+        }
         PartitionReplica replica = replicas.get(request.partition());
         if (replica == null) {
             boolean follower = request.replicaId() >= 0 && request.currentLeaderEpoch() != FetchRequest.NO_LEADER_EPOCH;
@@ -107,6 +112,20 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
         } catch (IOException e) {
             return ErrorCode.STORAGE_ERROR;
         }
+    }
+
+    /**
+     * A replica id says "I am a follower": a leader takes the fetch offset as that follower's log
+     * end and may acknowledge acks=all writes on it. Only the inter-broker listener takes such a
+     * fetch ({@link InterBrokerListener}); on the client port it is TOPIC_AUTHORIZATION_FAILED, what
+     * Kafka answers a replica Fetch whose sender lacks ClusterAction. A consumer (-1) may fetch on
+     * either port.
+     */
+    static ErrorCode replicaFetchRefusal(FetchRequest request) {
+        if (request.replicaId() >= 0 && !InterBrokerListener.serving()) {
+            return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+        }
+        return ErrorCode.NONE;
     }
 
     /** The epoch the client believes in checked against the last state learnt, then only the leader answers. */

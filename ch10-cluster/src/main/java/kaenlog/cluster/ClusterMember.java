@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +56,9 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
         return thread;
     });
     private final Map<String, Integer> minIsrByTopic = new ConcurrentHashMap<>();
+    private final ZNodeRefusals refusals;
+    /** The live brokers as last read (registered, registration readable): Kafka's metadata cache's. */
+    private volatile Set<Integer> liveIds = Set.of();
     private volatile ZkClient zk;
     private volatile boolean closed;
     private Optional<Controller> controller = Optional.empty();
@@ -71,6 +75,7 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.log = log;
         this.failures = failures;
+        this.refusals = new ZNodeRefusals(log, "broker " + info.id());
     }
 
     /**
@@ -195,7 +200,7 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
             if (ControllerElection.controller(zk) == PartitionState.NO_LEADER) {
                 ControllerElection.elect(zk, info.id(), broker.nowMs()).ifPresent(epoch -> {
                     log.println("cluster: broker " + info.id() + " is the controller, epoch " + epoch.epoch());
-                    controller = Optional.of(new Controller(zk, epoch));
+                    controller = Optional.of(new Controller(zk, epoch, refusals::refused));
                 });
             }
             if (controller.isPresent()) {
@@ -232,13 +237,15 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
      */
     private void followStates() throws KeeperException, InterruptedException, IOException {
         SortedMap<Integer, BrokerInfo> live = new TreeMap<>();
-        for (int id : BrokerRegistration.liveBrokers(zk).keySet()) {
+        for (int id : BrokerRegistration.liveBrokers(zk, refusals::refused).keySet()) {
             BrokerRegistration.read(zk, id).ifPresent(found -> live.put(id, found));
         }
+        liveIds = Set.copyOf(live.keySet());
         SortedMap<String, List<Leadership.PartitionView>> byTopic = new TreeMap<>();
         for (String topic : PartitionStateStore.topics(zk)) {
             zk.get(ZNodes.topicPath(topic), this);
-            Optional<SortedMap<Integer, List<Integer>>> assignment = PartitionStateStore.assignment(zk, topic);
+            Optional<SortedMap<Integer, List<Integer>>> assignment = PartitionStateStore.assignment(zk, topic,
+                    refusals::refused);
             if (assignment.isEmpty()) {
                 continue;
             }
@@ -246,10 +253,11 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
             List<Leadership.PartitionView> views = new ArrayList<>();
             for (Map.Entry<Integer, List<Integer>> p : assignment.get().entrySet()) {
                 zk.get(ZNodes.statePath(topic, p.getKey()), this);
-                Optional<Versioned<PartitionState>> state = PartitionStateStore.read(zk, topic, p.getKey());
+                Optional<Versioned<PartitionState>> state = trustedState(topic, p.getKey(), p.getValue());
                 if (state.isEmpty()) {
-                    // the controller has not written its first state yet: listed with no leader, so a
-                    // client counts the topic's partitions right and asks again
+                    // no state yet (the controller has not written the first one), or one this broker
+                    // refuses: listed with no leader, so a client counts the topic's partitions right
+                    // and asks again
                     views.add(view(p.getKey(), p.getValue(), PartitionState.NO_LEADER, PartitionRole.NO_EPOCH,
                             List.of(), live));
                     continue;
@@ -265,6 +273,29 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
         leadership.publish(new ClusterLeadership.Snapshot(info.id(), live.values().stream()
                 .map(b -> new Leadership.BrokerEndpoint(b.id(), b.host(), b.port(), b.kafkaPort())).toList(),
                 ControllerElection.controller(zk), byTopic));
+    }
+
+    /**
+     * A partition's state, read like a request: empty when there is none, when it does not parse,
+     * or when it is not a state any writer of this cluster writes ({@link StateCheck}); a refused
+     * state gets one log line, and this broker keeps the role it had until the controller replaces it.
+     */
+    private Optional<Versioned<PartitionState>> trustedState(String topic, int partition, List<Integer> replicas)
+            throws KeeperException, InterruptedException {
+        String path = ZNodes.statePath(topic, partition);
+        Optional<Versioned<PartitionState>> state;
+        try {
+            state = PartitionStateStore.read(zk, topic, partition);
+        } catch (IllegalArgumentException e) { // ZNodeFormatException
+            refusals.refused(path, e.getMessage());
+            return Optional.empty();
+        }
+        Optional<String> problem = state.flatMap(s -> StateCheck.problem(s.value(), s.zkVersion(), replicas));
+        if (problem.isPresent()) {
+            refusals.refused(path, problem.get() + " (version " + state.get().zkVersion() + ")");
+            return Optional.empty();
+        }
+        return state;
     }
 
     private static Leadership.PartitionView view(int partition, List<Integer> replicas, int leader, int leaderEpoch,
@@ -412,6 +443,11 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
     }
 
     @Override
+    public boolean isAlive(int brokerId) {
+        return liveIds.contains(brokerId);
+    }
+
+    @Override
     public ReplicaFetcher.FetcherConfig fetcherConfig() {
         PartitionConfigs configs = broker.configs();
         return new ReplicaFetcher.FetcherConfig((int) configs.brokerLong(ClusterConfigKeys.REPLICA_FETCH_MAX_BYTES),
@@ -425,7 +461,8 @@ public final class ClusterMember implements Closeable, Watcher, ClusterContext {
         return () -> {
             try {
                 BrokerInfo leader = BrokerRegistration.read(zk, leaderId)
-                        .orElseThrow(() -> new IOException("broker " + leaderId + " is not registered"));
+                        .orElseThrow(() -> new IOException("broker " + leaderId + " is not registered, or its"
+                                + " registration does not parse"));
                 return TcpLeaderEndpoint.connect(leader, timeoutMs);
             } catch (KeeperException e) {
                 throw new IOException("reading broker " + leaderId + "'s registration: " + e.getMessage(), e);

@@ -3,6 +3,7 @@ package kaenlog.cluster;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import kaenlog.broker.Broker;
@@ -13,11 +14,14 @@ import kaenlog.cli.UsageException;
 
 /**
  * {@code klog serve --broker-id N --zookeeper H:P[,H:P...]}: the broker joins a cluster whose
- * metadata is in ZooKeeper ({@link ClusterMember}). It registers its kaen-log port and, with
- * {@code --kafka-port}, its Kafka port; {@code --advertised-host} is the host it registers (the
- * listening host by default), for brokers on other machines, and {@code --advertised-port} /
- * {@code --advertised-kafka-port} the ports (the listening ones by default), for a broker reached
- * through a proxy or a port forward (reliability's fault harness puts one between the brokers).
+ * metadata is in ZooKeeper ({@link ClusterMember}). It opens the port brokers use for each other
+ * ({@link InterBrokerListener}: {@code --replication-port}, any free one by default, on the
+ * broker's host), the only port where a follower's fetch is taken, and registers it with its
+ * kaen-log port and, with {@code --kafka-port}, its Kafka port; {@code --advertised-host} is the
+ * host it registers (the listening host by default), for brokers on other machines, and
+ * {@code --advertised-port} / {@code --advertised-replication-port} / {@code --advertised-kafka-port}
+ * the ports (the listening ones by default), for a broker reached through a proxy or a port forward
+ * (reliability's fault harness puts one between the brokers).
  */
 public final class ClusterServeExtension implements ServeExtension {
     /** Kafka's default is 18 s (zookeeper.session.timeout.ms); shorter, so a learner sees a failover soon. */
@@ -32,13 +36,14 @@ public final class ClusterServeExtension implements ServeExtension {
     @Override
     public Set<String> flags() {
         return Set.of("broker-id", "zookeeper", "advertised-host", "advertised-port", "advertised-kafka-port",
-                "zookeeper-session-timeout-ms");
+                "replication-port", "advertised-replication-port", "zookeeper-session-timeout-ms");
     }
 
     @Override
     public String usage() {
         return "[--broker-id N --zookeeper H:P[,H:P...] (chapter 10: join a cluster) [--advertised-host H]"
                 + " [--advertised-port P] [--advertised-kafka-port P]"
+                + " [--replication-port P (0: any free one; followers fetch there)] [--advertised-replication-port P]"
                 + " [--zookeeper-session-timeout-ms MS (6000)]]";
     }
 
@@ -52,8 +57,10 @@ public final class ClusterServeExtension implements ServeExtension {
     @Override
     public BrokerConfig configure(BrokerConfig config, Flags flags) throws UsageException {
         if (!flags.has("zookeeper")) {
-            if (flags.has("broker-id")) {
-                throw new UsageException("--broker-id needs --zookeeper");
+            for (String needsACluster : List.of("broker-id", "replication-port", "advertised-replication-port")) {
+                if (flags.has(needsACluster)) {
+                    throw new UsageException("--" + needsACluster + " needs --zookeeper");
+                }
             }
             return config;
         }
@@ -82,8 +89,11 @@ public final class ClusterServeExtension implements ServeExtension {
             kafkaPort = flags.intValue("advertised-kafka-port", kafkaPort, 1, 65_535);
         }
         int sessionMs = flags.intValue("zookeeper-session-timeout-ms", DEFAULT_SESSION_MS, 1, Integer.MAX_VALUE);
+        int replicationPort = InterBrokerListener.start(broker, broker.config().host(),
+                flags.intValue("replication-port", 0, 0, 65_535)).port();
+        replicationPort = flags.intValue("advertised-replication-port", replicationPort, 1, 65_535);
         ClusterMember member = ClusterMember.join(broker, leadership, flags.string("zookeeper", ""), sessionMs,
-                new BrokerInfo(id, host, port, kafkaPort), err, failure -> { });
+                new BrokerInfo(id, host, port, kafkaPort, replicationPort), err, failure -> { });
         out.println("cluster member " + id + " of " + flags.string("zookeeper", ""));
         out.flush();
         return Optional.of(member);

@@ -11,10 +11,22 @@ import java.util.Map;
  * and null. Kafka writes its znodes with Jackson ({@code kafka.utils.Json}); what matters to every
  * reader is the keys and the types of their values, not the order of the keys, so a writer here
  * keeps the order it is given ({@link LinkedHashMap}) and a reader looks keys up by name.
+ *
+ * <p>A znode's bytes are read like a request: anyone with access to ZooKeeper can write them. Every
+ * way they can be wrong is a {@link ZNodeFormatException} naming what was wrong, never another
+ * exception: nesting is bounded ({@value #MAX_DEPTH} levels, where a megabyte of brackets would
+ * overflow the stack), a number outside the type asked for is refused, and the text quoted in a
+ * message is cut and escaped (it goes to the broker's log).
  */
 public final class Json {
+    /** Kafka's znodes nest three levels at most; a parse deeper than this is refused. */
+    public static final int MAX_DEPTH = 32;
+    /** How much of a znode's text a message quotes. */
+    private static final int QUOTED_CHARS = 120;
+
     private final String text;
     private int at;
+    private int depth;
 
     private Json(String text) {
         this.text = text;
@@ -48,7 +60,7 @@ public final class Json {
     public static Map<String, Object> parseObject(byte[] bytes) {
         Object value = parse(bytes);
         if (!(value instanceof Map)) {
-            throw new IllegalArgumentException("not a JSON object: " + new String(bytes, StandardCharsets.UTF_8));
+            throw new ZNodeFormatException("not a JSON object: " + quote(new String(bytes, StandardCharsets.UTF_8)));
         }
         return (Map<String, Object>) value;
     }
@@ -56,17 +68,17 @@ public final class Json {
     /** The int under {@code key}: present and a number, or an exception naming the key. */
     public static int intField(Map<String, Object> object, String key) {
         Object value = object.get(key);
-        if (!(value instanceof Long n)) {
-            throw new IllegalArgumentException("\"" + key + "\" is not a number in " + object);
+        if (!(value instanceof Long n) || n != n.intValue()) {
+            throw new ZNodeFormatException("\"" + key + "\" is not a 32-bit number: " + quote(String.valueOf(value)));
         }
-        return Math.toIntExact(n);
+        return n.intValue();
     }
 
     /** The string under {@code key}, or an exception naming the key. */
     public static String stringField(Map<String, Object> object, String key) {
         Object value = object.get(key);
         if (!(value instanceof String s)) {
-            throw new IllegalArgumentException("\"" + key + "\" is not a string in " + object);
+            throw new ZNodeFormatException("\"" + key + "\" is not a string: " + quote(String.valueOf(value)));
         }
         return s;
     }
@@ -74,16 +86,57 @@ public final class Json {
     /** The list of ints under {@code key} (a JSON array of numbers). */
     public static List<Integer> intList(Object array, String what) {
         if (!(array instanceof List<?> list)) {
-            throw new IllegalArgumentException(what + " is not an array: " + array);
+            throw new ZNodeFormatException(what + " is not an array: " + quote(String.valueOf(array)));
         }
         List<Integer> ints = new ArrayList<>();
         for (Object element : list) {
-            if (!(element instanceof Long n)) {
-                throw new IllegalArgumentException(what + " holds a non-number: " + array);
+            if (!(element instanceof Long n) || n != n.intValue()) {
+                throw new ZNodeFormatException(what + " holds something that is not a 32-bit number: "
+                        + quote(String.valueOf(array)));
             }
-            ints.add(Math.toIntExact(n));
+            ints.add(n.intValue());
         }
         return List.copyOf(ints);
+    }
+
+    /** The list of strings in {@code array} (a JSON array of strings), or an exception naming {@code what}. */
+    public static List<String> stringList(Object array, String what) {
+        if (!(array instanceof List<?> list)) {
+            throw new ZNodeFormatException(what + " is not an array: " + quote(String.valueOf(array)));
+        }
+        List<String> strings = new ArrayList<>();
+        for (Object element : list) {
+            if (!(element instanceof String s)) {
+                throw new ZNodeFormatException(what + " holds something that is not a string: "
+                        + quote(String.valueOf(array)));
+            }
+            strings.add(s);
+        }
+        return List.copyOf(strings);
+    }
+
+    /**
+     * {@code text} as a message may quote it: at most {@value #QUOTED_CHARS} characters, every
+     * control character (a newline, an ESC) and every character outside ASCII written as a
+     * backslash-u escape (four hex digits), so that a forged znode cannot forge a line of the broker's
+     * log.
+     */
+    public static String quote(String text) {
+        StringBuilder out = new StringBuilder("'");
+        int end = Math.min(text.length(), QUOTED_CHARS);
+        for (int i = 0; i < end; i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '\'') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        out.append('\'');
+        if (text.length() > end) {
+            out.append(" (").append(text.length()).append(" characters in all)");
+        }
+        return out.toString();
     }
 
     /** The JSON object under {@code key}. */
@@ -91,7 +144,7 @@ public final class Json {
     public static Map<String, Object> objectField(Map<String, Object> object, String key) {
         Object value = object.get(key);
         if (!(value instanceof Map)) {
-            throw new IllegalArgumentException("\"" + key + "\" is not an object in " + object);
+            throw new ZNodeFormatException("\"" + key + "\" is not an object: " + quote(String.valueOf(value)));
         }
         return (Map<String, Object>) value;
     }
@@ -178,11 +231,13 @@ public final class Json {
     }
 
     private Map<String, Object> objectValue() {
+        enter();
         at++;
         Map<String, Object> map = new LinkedHashMap<>();
         space();
         if (peek('}')) {
             at++;
+            depth--;
             return map;
         }
         while (true) {
@@ -196,17 +251,20 @@ public final class Json {
                 at++;
             } else {
                 expect('}');
+                depth--;
                 return map;
             }
         }
     }
 
     private List<Object> array() {
+        enter();
         at++;
         List<Object> list = new ArrayList<>();
         space();
         if (peek(']')) {
             at++;
+            depth--;
             return list;
         }
         while (true) {
@@ -216,6 +274,7 @@ public final class Json {
                 at++;
             } else {
                 expect(']');
+                depth--;
                 return list;
             }
         }
@@ -244,7 +303,7 @@ public final class Json {
                         if (at + 4 > text.length()) {
                             throw error("a cut \\u escape");
                         }
-                        s.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
+                        s.append((char) hex(text.substring(at, at + 4)));
                         at += 4;
                     }
                     default -> s.append(e);
@@ -267,7 +326,29 @@ public final class Json {
         if (start == at || (at == start + 1 && text.charAt(start) == '-')) {
             throw error("a value expected");
         }
-        return Long.parseLong(text.substring(start, at));
+        if (at - start > 19) {
+            throw error("a number of " + (at - start) + " characters");
+        }
+        try {
+            return Long.parseLong(text.substring(start, at));
+        } catch (NumberFormatException e) {
+            throw error("a number outside 64 bits");
+        }
+    }
+
+    private int hex(String digits) {
+        try {
+            return Integer.parseInt(digits, 16);
+        } catch (NumberFormatException e) {
+            throw error("a \\u escape that is not four hex digits");
+        }
+    }
+
+    /** One level deeper into an object or an array: refused past {@value #MAX_DEPTH}. */
+    private void enter() {
+        if (++depth > MAX_DEPTH) {
+            throw error("more than " + MAX_DEPTH + " levels of nesting");
+        }
     }
 
     private void space() {
@@ -287,7 +368,7 @@ public final class Json {
         at++;
     }
 
-    private IllegalArgumentException error(String what) {
-        return new IllegalArgumentException("bad JSON at " + at + ": " + what + " in " + text);
+    private ZNodeFormatException error(String what) {
+        return new ZNodeFormatException("bad JSON at " + at + ": " + what + " in " + quote(text));
     }
 }

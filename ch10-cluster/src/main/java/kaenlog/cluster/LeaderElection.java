@@ -41,6 +41,8 @@ public final class LeaderElection {
      * it returns. Every change bumps the leader epoch; no change (all still live, or still offline
      * with every ISR member still dead) returns {@code current} itself: the controller writes only
      * what changed, as Kafka's writes a replica's removal from the ISR once, when it goes offline.
+     * An epoch never wraps: at its maximum the next one is refused ({@link Epochs#next}), for a
+     * wrapped epoch is older than every other and every broker would ignore the state.
      */
     public static PartitionState elect(List<Integer> assignment, PartitionState current, Set<Integer> live,
                                                   int controllerEpoch) {

@@ -93,7 +93,12 @@ public final class LeaderIsr {
      * on the new state). True when it is back.
      */
     public synchronized boolean reread() throws KeeperException, InterruptedException {
-        Optional<Versioned<PartitionState>> read = PartitionStateStore.read(zk, topic, partition);
+        Optional<Versioned<PartitionState>> read;
+        try {
+            read = PartitionStateStore.read(zk, topic, partition);
+        } catch (IllegalArgumentException unreadable) { // ZNodeFormatException: nothing to go on from
+            return false;
+        }
         if (read.isEmpty() || read.get().value().leader() != leaderId
                 || read.get().value().leaderEpoch() != committed.value().leaderEpoch()) {
             return false;

@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
+import java.util.function.IntPredicate;
 import kaenlog.broker.ReplicaGate;
 import kaenlog.replication.AckVerdict;
 import kaenlog.replication.Cluster;
 import kaenlog.replication.IsrState;
 import kaenlog.replication.IsrView;
+import kaenlog.replication.LeaderEpochCache;
 import kaenlog.replication.Replica;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
@@ -37,19 +39,26 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
     private final int minIsr;
     private final IsrState lag;
     private final LeaderIsr isr;
+    private final IntPredicate alive;
+    private final long leaderEpochStartOffset;
     private volatile boolean stopped;
 
     /**
      * @param state      the state znode that names this broker leader, with its zkVersion
      * @param assignment the partition's replicas, in assignment order
      * @param minIsr     the topic's {@code min.insync.replicas}
+     * @param alive      whether a broker is live, by the cluster as this broker last read it (Kafka's
+     *                   metadata cache): registered, its registration readable
      * @param nowMs      when this broker took over: every follower counts as caught up then
      */
     public PartitionLeader(ZkClient zk, String topic, int partition, Replica replica, Versioned<PartitionState> state,
-                           List<Integer> assignment, int minIsr, long replicaLagTimeMaxMs, long nowMs) {
+                           List<Integer> assignment, int minIsr, long replicaLagTimeMaxMs, IntPredicate alive,
+                           long nowMs) {
         this.replica = replica;
         this.leaderEpoch = state.value().leaderEpoch();
         this.minIsr = minIsr;
+        this.alive = alive;
+        this.leaderEpochStartOffset = epochStartOffset(replica, leaderEpoch);
         List<Integer> followers = new ArrayList<>(assignment);
         followers.remove(Integer.valueOf(replica.id()));
         this.lag = new IsrState(replica.id(), followers, minIsr, nowMs);
@@ -69,9 +78,11 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
 
     /**
      * What a follower's fetch teaches the leader, before the leader reads for it (chapter 8's
-     * order): the epoch is checked first, then the fetch offset is recorded as the follower's LEO
-     * (and the time as when it was last heard from), then a follower out of the ISR whose fetch
-     * reached the high watermark joins it, and last the high watermark moves to what the ISR now
+     * order): the epoch is checked first, then the fetch against the log and the assignment
+     * (chapter 8's {@link Cluster#checkFollowerFetch}: a replica's word the log cannot back teaches
+     * nothing), then the fetch offset is recorded as the follower's LEO (and the time as when it was
+     * last heard from), then a follower out of the ISR whose fetch reached the high watermark joins
+     * it if it may ({@link #mayJoinIsr}), and last the high watermark moves to what the ISR now
      * holds. NONE lets the fetch be read; any other code is its answer.
      */
     public synchronized ErrorCode onFollowerFetch(int replicaId, long fetchOffset, int currentLeaderEpoch, long nowMs)
@@ -79,10 +90,30 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
         if (stopped) {
             return ErrorCode.NOT_LEADER_OR_FOLLOWER;
         }
-        if (!lag.followers().contains(replicaId)) {
-            return ErrorCode.NOT_LEADER_OR_FOLLOWER; // Kafka: a broker that is no replica of it is no follower
-        }
-        throw new Todo("ch10 task 9: check the epoch, learn the LEO, let a caught-up follower in, move the HW (FollowerFetchTest)");
+        throw new Todo("ch10 task 9: check the epoch and the replica's word, learn the LEO, let a caught-up follower in, move the HW (FollowerFetchTest)");
+    }
+
+    /**
+     * What a follower needs, besides reaching the high watermark, to join the ISR (Kafka's
+     * {@code Partition.isReplicaIsrEligible} and {@code isFollowerInSync}): it is a live broker, as
+     * this broker last read the cluster (ZooKeeper mode's {@code hasAliveBroker}: a dead broker
+     * written into the ISR would only be taken out again by the controller, at the next leader
+     * epoch), and its log reaches the offset where this leader's epoch began (records between the
+     * HW and that offset may be committed already: a follower without them must not become a
+     * replica that can be elected).
+     */
+    private boolean mayJoinIsr(int replicaId, long fetchOffset) {
+        throw new Todo("ch10 task 9: only a live follower that holds this leader's epoch from its start may join (FollowerFetchTest)");
+    }
+
+    /**
+     * Where {@code epoch} began in this leader's log: the offset its epoch cache gives it (assigned
+     * at the log end when the replica became leader, Kafka's {@code leaderEpochStartOffsetOpt}), or
+     * the log end if the cache has no such entry.
+     */
+    private static long epochStartOffset(Replica replica, int epoch) {
+        return replica.epochs().entries().stream().filter(e -> e.epoch() == epoch)
+                .mapToLong(LeaderEpochCache.EpochEntry::startOffset).findFirst().orElse(replica.leo());
     }
 
     /**

@@ -100,7 +100,7 @@ final class PartitionReplica {
                     // one replica under a broker-wide min.insync.replicas=2 still commits
                     int minIsr = Math.min(context.minIsr(topic), assignment.size());
                     leader = new PartitionLeader(context.zk(), topic, partition, replica, state, assignment,
-                            minIsr, context.replicaLagTimeMaxMs(), context.nowMs());
+                            minIsr, context.replicaLagTimeMaxMs(), context::isAlive, context.nowMs());
                     // Still the leader (the controller took a dead follower out of the ISR): the writes
                     // waiting on the old epoch's gate are this log's, and the new gate judges them.
                     replica.partition().setReplicaGate(leader);

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.SortedMap;
+import java.util.function.BiConsumer;
 import kaenlog.workbook.Todo;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -62,6 +63,21 @@ public final class PartitionStateStore {
     public static Optional<SortedMap<Integer, List<Integer>>> assignment(ZkClient zk, String topic)
             throws KeeperException, InterruptedException {
         return zk.get(ZNodes.topicPath(topic)).map(node -> ZNodes.decodeTopic(node.data()));
+    }
+
+    /**
+     * A topic's assignment, read like a request (given): empty when there is none, or when it does
+     * not parse, and then {@code refused} hears of its znode and why, and the topic is left alone.
+     */
+    public static Optional<SortedMap<Integer, List<Integer>>> assignment(ZkClient zk, String topic,
+                                                                        BiConsumer<String, String> refused)
+            throws KeeperException, InterruptedException {
+        try {
+            return assignment(zk, topic);
+        } catch (IllegalArgumentException e) { // ZNodeFormatException, or a partition key that is no number
+            refused.accept(ZNodes.topicPath(topic), e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /** The topics, sorted (given). */

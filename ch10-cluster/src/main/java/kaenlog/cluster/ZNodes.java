@@ -54,9 +54,14 @@ public final class ZNodes {
         throw new Todo("ch10 task 1: /brokers/ids/N as Kafka's BrokerIdZNode v5 (ZNodeCodecsTest)");
     }
 
-    /** Reads {@code /brokers/ids/N} back: the kaen-log port from the KAENLOG listener, never the top-level port. */
+    /**
+     * Reads {@code /brokers/ids/N} back: each port from the listener of that name, never the
+     * top-level port. The znode is read as a request is: an endpoint that is not
+     * {@code NAME://host:port} with a port of 0 to 65535, or no KAENLOG listener, is a
+     * {@link ZNodeFormatException} naming it.
+     */
     public static BrokerInfo decodeBroker(int id, byte[] data) {
-        throw new Todo("ch10 task 1: read a broker's listeners by name (ZNodeCodecsTest)");
+        throw new Todo("ch10 task 1: read a broker's listeners by name, each checked like a request (ZNodeCodecsTest)");
     }
 
     /** {@code /controller}, version 2: who won, when (a STRING), and no KRaft migration (-1). */

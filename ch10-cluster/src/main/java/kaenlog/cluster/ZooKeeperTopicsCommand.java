@@ -76,6 +76,10 @@ public final class ZooKeeperTopicsCommand implements SubcommandVariant {
         } catch (IOException | KeeperException e) {
             err.println("klog topics: " + e.getMessage());
             return Klog.FAILED;
+        } catch (ZNodeFormatException | NumberFormatException e) {
+            // a znode anyone could have written, read like a request: one line, no stack trace
+            err.println("klog topics: a znode does not parse: " + e.getMessage());
+            return Klog.FAILED;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Klog.FAILED;

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
@@ -17,8 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Task 9: the leader's side of a follower's fetch: the epoch checked first, then the fetch offset
- * learnt as the follower's LEO, a caught-up follower let into the ISR, and the high watermark moved.
+ * Task 9: the leader's side of a follower's fetch: the epoch checked first, then the replica's word
+ * against the log and the assignment, then the fetch offset learnt as the follower's LEO, a caught-up,
+ * live follower that holds the leader's epoch let into the ISR, and the high watermark moved.
  */
 @Order(9)
 class FollowerFetchTest {
@@ -97,6 +99,76 @@ class FollowerFetchTest {
             leader.onFollowerFetch(2, 10, EPOCH, T0);
             assertThat(replica.highWatermark()).as("an ISR member now: the HW waits for follower 3 at 6 as well")
                     .isEqualTo(6);
+        }
+    }
+
+    @Test
+    void aFetchOffsetPastTheLeadersLogEndIsOutOfRangeAndMovesNothing() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = leader(replica, List.of(1, 2, 3));
+            leader.onFollowerFetch(3, 10, EPOCH, T0);
+            assertThat(leader.onFollowerFetch(2, 1L << 40, FetchRequest.NO_LEADER_EPOCH, T0))
+                    .as("a replica FETCH from 2^40, past the leader's log end 10: no follower holds a record the leader"
+                            + " never had, so this is no LEO: OFFSET_OUT_OF_RANGE (chapter 8's checkFollowerFetch)")
+                    .isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE);
+            assertThat(leader.followerLeos())
+                    .as("checked before it is recorded: taken at its word, 2^40 would let the HW cover every record"
+                            + " and acks=all be answered with the followers holding none of them")
+                    .doesNotContainKey(2);
+            assertThat(replica.highWatermark()).as("so the HW waits for follower 2's real fetch").isZero();
+        }
+    }
+
+    @Test
+    void aBrokerThatIsNoReplicaOfThePartitionIsRefused() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = leader(replica, List.of(1, 2, 3));
+            for (int stranger : List.of(4, 1)) {
+                assertThat(leader.onFollowerFetch(stranger, 10, EPOCH, T0))
+                        .as("broker %d is not one of the partition's followers [2, 3]: NOT_LEADER_OR_FOLLOWER (Kafka's"
+                                + " followerReplicaOrThrow), and nothing recorded", stranger)
+                        .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+            }
+            assertThat(leader.followerLeos()).as("no LEO learnt from a stranger").isEmpty();
+        }
+    }
+
+    @Test
+    void aFollowerThatIsNotALiveBrokerNeverJoinsTheIsr() throws Exception {
+        try (Replica replica = leaderWith(10)) {
+            PartitionLeader leader = LeaderFixture.leader(ZK.connect(), replica, EPOCH, List.of(1, 2), 2,
+                    broker -> broker != 3);
+            leader.onFollowerFetch(2, 6, EPOCH, T0);
+            leader.onFollowerFetch(3, 6, EPOCH, T0);
+            assertThat(leader.maximalIsr())
+                    .as("follower 3 fetched from the HW 6, but broker 3 is not live as the cluster was last read (its"
+                            + " registration is gone or does not parse): only a live broker joins the ISR (Kafka's"
+                            + " isReplicaIsrEligible, hasAliveBroker in ZooKeeper mode); written in, it would only be"
+                            + " taken out again by the controller, at the next leader epoch, again and again")
+                    .containsExactly(1, 2);
+            assertThat(PartitionStateStore.read(ZK.connect(), TOPIC, 0).orElseThrow().value().isr())
+                    .as("and the leader writes no ISR with it").containsExactly(1, 2);
+        }
+    }
+
+    @Test
+    void aFollowerBelowTheStartOfTheLeadersEpochStaysOutOfTheIsr() throws Exception {
+        try (Replica replica = LeaderFixture.leaderWith(dir, EPOCH - 1, 6)) {
+            replica.becomeLeader(EPOCH); // this leader's epoch starts at offset 6
+            for (int i = 6; i < 10; i++) {
+                replica.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + i).build());
+            }
+            replica.updateHighWatermark(4); // the HW lags: a failover left records 4 and 5 uncertain
+            PartitionLeader leader = leader(replica, List.of(1, 2));
+            leader.onFollowerFetch(3, 5, EPOCH, T0);
+            assertThat(leader.maximalIsr())
+                    .as("follower 3 fetches from 5, past the HW 4 but below 6, where this leader's epoch began: records"
+                            + " 4 and 5 may be committed, and a follower without them must not join (Kafka's"
+                            + " isFollowerInSync: LEO >= HW and LEO >= leaderEpochStartOffset)")
+                    .containsExactly(1, 2);
+            leader.onFollowerFetch(3, 6, EPOCH, T0);
+            assertThat(leader.maximalIsr()).as("from 6, the epoch's start: it holds everything before it, it joins")
+                    .containsExactly(1, 2, 3);
         }
     }
 

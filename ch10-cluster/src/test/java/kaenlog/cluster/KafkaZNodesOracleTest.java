@@ -37,8 +37,8 @@ class KafkaZNodesOracleTest {
     void kafkasDecodersReadEveryZNodeTheClusterWrote() throws Exception {
         ZkClient one = ZK.connect();
         ZkClient two = ZK.connect();
-        BrokerRegistration.register(one, new BrokerInfo(1, "127.0.0.1", 9110, 9111), NOW_MS);
-        BrokerRegistration.register(two, new BrokerInfo(2, "127.0.0.1", 9120, BrokerInfo.NO_PORT), NOW_MS);
+        BrokerRegistration.register(one, new BrokerInfo(1, "127.0.0.1", 9110, 9111, 9112), NOW_MS);
+        BrokerRegistration.register(two, new BrokerInfo(2, "127.0.0.1", 9120, BrokerInfo.NO_PORT, 9122), NOW_MS);
         ControllerEpoch epoch = ControllerElection.elect(one, 1, NOW_MS).orElseThrow();
         PartitionStateStore.createAssignment(one, "orders", new TreeMap<>(Map.of(0, List.of(1, 2), 1, List.of(2, 1))),
                 Map.of("min.insync.replicas", "2"));
@@ -48,11 +48,13 @@ class KafkaZNodesOracleTest {
         kafka.zk.BrokerInfo broker = kafka.zk.BrokerIdZNode.decode(1, data(reader, ZNodes.brokerPath(1)));
         assertThat(broker.version()).as("BrokerIdZNode version").isEqualTo(5);
         List<EndPoint> endpoints = CollectionConverters.asJava(broker.broker().endPoints());
-        assertThat(endpoints).as("Kafka parses both listeners").extracting(EndPoint::connectionString)
-                .containsExactlyInAnyOrder("PLAINTEXT://127.0.0.1:9111", "KAENLOG://127.0.0.1:9110");
+        assertThat(endpoints).as("Kafka parses the three listeners").extracting(EndPoint::connectionString)
+                .containsExactlyInAnyOrder("PLAINTEXT://127.0.0.1:9111", "KAENLOG://127.0.0.1:9110",
+                        "REPLICATION://127.0.0.1:9112");
         kafka.zk.BrokerInfo noKafkaPort = kafka.zk.BrokerIdZNode.decode(2, data(reader, ZNodes.brokerPath(2)));
         assertThat(CollectionConverters.asJava(noKafkaPort.broker().endPoints())).extracting(EndPoint::connectionString)
-                .as("a broker without a Kafka port").containsExactly("KAENLOG://127.0.0.1:9120");
+                .as("a broker without a Kafka port").containsExactly("KAENLOG://127.0.0.1:9120",
+                        "REPLICATION://127.0.0.1:9122");
 
         assertThat(ControllerZNode.decode(data(reader, ZNodes.CONTROLLER)).get()).as("ControllerZNode's brokerid")
                 .isEqualTo(1);

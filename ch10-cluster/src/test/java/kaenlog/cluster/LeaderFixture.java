@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntPredicate;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
@@ -32,13 +33,19 @@ final class LeaderFixture {
         return replica;
     }
 
-    /** The state {@code (leader 1, epoch, isr)} written by a controller, and the leader that reads it. */
+    /** The state {@code (leader 1, epoch, isr)} written by a controller, and the leader that reads it; every broker live. */
     static PartitionLeader leader(ZkClient zk, Replica replica, int epoch, List<Integer> isr, int minIsr)
             throws Exception {
+        return leader(zk, replica, epoch, isr, minIsr, broker -> true);
+    }
+
+    /** The same, with the brokers {@code alive} says are live (the cluster as the leader last read it). */
+    static PartitionLeader leader(ZkClient zk, Replica replica, int epoch, List<Integer> isr, int minIsr,
+                                  IntPredicate alive) throws Exception {
         ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
         PartitionStateStore.createAssignment(zk, TOPIC, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
         PartitionStateStore.createStates(zk, controller, TOPIC, Map.of(0, new PartitionState(1, epoch, isr, 1)));
         return new PartitionLeader(zk, TOPIC, 0, replica, PartitionStateStore.read(zk, TOPIC, 0).orElseThrow(),
-                List.of(1, 2, 3), minIsr, LAG, T0);
+                List.of(1, 2, 3), minIsr, LAG, alive, T0);
     }
 }

@@ -1,13 +1,17 @@
 package kaenlog.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
-/** Task 5: offline leader election, a pure function: first live ISR member in assignment order, never unclean. */
+/**
+ * Task 5: offline leader election, a pure function: first live ISR member in assignment order, never
+ * unclean, and a leader epoch that only grows, never wrapped.
+ */
 @Order(5)
 class OfflineElectionTest {
     private static final List<Integer> ASSIGNMENT = List.of(1, 2, 3);
@@ -49,6 +53,38 @@ class OfflineElectionTest {
                 .as("still offline, broker 2 still dead: nothing changed, so no new state (a new one would bump the"
                         + " leader epoch; its write fires the controller's own watch, which would write another)")
                 .isSameAs(offline);
+    }
+
+    @Test
+    void aLeaderEpochAtItsMaximumIsNeverWrappedByAnElection() {
+        PartitionState atMost = new PartitionState(1, Integer.MAX_VALUE, List.of(1, 2, 3), 1);
+        Throwable refused = catchThrowable(() -> LeaderElection.elect(ASSIGNMENT, atMost, Set.of(2, 3), 2));
+        assertThat(refused)
+                .as("leader 1 died at leader epoch 2^31-1: epoch + 1 would wrap to -2^31, OLDER than every epoch, and"
+                        + " every broker would ignore the new state (KIP-380's fencing assumes epochs only grow): the"
+                        + " election refuses with an EpochOverflowException naming the leader epoch (Epochs.next)")
+                .isInstanceOf(EpochOverflowException.class)
+                .hasMessageContaining("leader epoch");
+    }
+
+    @Test
+    void aLeaderEpochAtItsMaximumIsNeverWrappedGoingOffline() {
+        PartitionState atMost = new PartitionState(2, Integer.MAX_VALUE, List.of(2), 1);
+        Throwable refused = catchThrowable(() -> LeaderElection.elect(ASSIGNMENT, atMost, Set.of(1, 3), 2));
+        assertThat(refused)
+                .as("the last ISR member died at leader epoch 2^31-1: the offline state's epoch + 1 would wrap too;"
+                        + " every increment of an epoch goes through Epochs.next, the offline one as well")
+                .isInstanceOf(EpochOverflowException.class)
+                .hasMessageContaining("leader epoch");
+    }
+
+    @Test
+    void aLeaderEpochJustBelowItsMaximumStillGrows() {
+        PartitionState current = new PartitionState(1, Integer.MAX_VALUE - 1, List.of(1, 2), 1);
+        PartitionState[] next = new PartitionState[1];
+        assertThat(catchThrowable(() -> next[0] = LeaderElection.elect(ASSIGNMENT, current, Set.of(2, 3), 2)))
+                .as("2^31-2 + 1 = 2^31-1 is still an epoch: only the step past the largest int is refused").isNull();
+        assertThat(next[0].leaderEpoch()).as("leader 2 at epoch 2^31-1").isEqualTo(Integer.MAX_VALUE);
     }
 
     @Test

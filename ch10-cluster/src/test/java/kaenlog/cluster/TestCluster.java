@@ -121,8 +121,9 @@ final class TestCluster implements AutoCloseable {
         try {
             // the Kafka listener first, as klog serve starts it: its port is what the broker registers
             kafka = kafkaPorts ? KafkaListener.start(broker, "127.0.0.1", 0, log) : null;
+            int replicationPort = InterBrokerListener.start(broker, "127.0.0.1", 0).port();
             member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS, new BrokerInfo(id, "127.0.0.1",
-                    broker.port(), kafka == null ? BrokerInfo.NO_PORT : kafka.port()), log, failures);
+                    broker.port(), kafka == null ? BrokerInfo.NO_PORT : kafka.port(), replicationPort), log, failures);
         } catch (IOException | RuntimeException e) {
             if (kafka != null) {
                 kafka.close();

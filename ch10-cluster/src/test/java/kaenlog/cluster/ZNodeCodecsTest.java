@@ -1,6 +1,7 @@
 package kaenlog.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -10,51 +11,94 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
-/** Task 1: the znodes' codecs, with the keys and value types of Kafka 3.9's ZkData.scala. */
+/**
+ * Task 1: the znodes' codecs, with the keys and value types of Kafka 3.9's ZkData.scala; a znode
+ * read like a request, refused with an error naming what is wrong.
+ */
 @Order(1)
 @SuppressWarnings("unchecked")
 class ZNodeCodecsTest {
     private static final long NOW_MS = 1_700_000_000_000L;
 
     @Test
-    void aBrokerRegistersBothListenersAsKafkasVersionFive() {
-        Map<String, Object> json = Json.parseObject(ZNodes.encodeBroker(new BrokerInfo(2, "10.0.0.2", 9092, 9093), NOW_MS));
+    void aBrokerRegistersItsListenersAsKafkasVersionFive() {
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeBroker(new BrokerInfo(2, "10.0.0.2", 9092, 9093, 9094),
+                NOW_MS));
         assertThat(json.get("version")).as("BrokerIdZNode's current version is 5, a JSON number").isEqualTo(5L);
         assertThat(json.get("timestamp"))
                 .as("Kafka writes the registration time as a STRING of milliseconds (Time.milliseconds().toString)")
                 .isEqualTo("1700000000000");
         assertThat(json.get("jmx_port")).as("no JMX port is -1, a number Kafka's decoder requires").isEqualTo(-1L);
-        assertThat((List<Object>) json.get("endpoints")).as("every listener as NAME://host:port")
-                .containsExactlyInAnyOrder("PLAINTEXT://10.0.0.2:9093", "KAENLOG://10.0.0.2:9092");
+        assertThat((List<Object>) json.get("endpoints"))
+                .as("every listener as NAME://host:port: Kafka's, the clients' kaen-log port, and the port brokers use"
+                        + " for each other, where followers fetch")
+                .containsExactlyInAnyOrder("PLAINTEXT://10.0.0.2:9093", "KAENLOG://10.0.0.2:9092",
+                        "REPLICATION://10.0.0.2:9094");
         assertThat(json.get("listener_security_protocol_map"))
                 .as("each listener name with its security protocol, or Kafka cannot parse the endpoints")
-                .isEqualTo(Map.of("PLAINTEXT", "PLAINTEXT", "KAENLOG", "PLAINTEXT"));
+                .isEqualTo(Map.of("PLAINTEXT", "PLAINTEXT", "KAENLOG", "PLAINTEXT", "REPLICATION", "PLAINTEXT"));
         assertThat(json.get("host")).as("the top-level host is the first endpoint's (for old clients)").isEqualTo("10.0.0.2");
         assertThat(json.get("port")).as("the top-level port is Kafka's PLAINTEXT listener when there is one").isEqualTo(9093L);
         assertThat(json.get("features")).as("no supported features: an empty object").isEqualTo(Map.of());
     }
 
     @Test
-    void aBrokerWithoutAKafkaPortRegistersOnlyItsKaenlogListener() {
-        Map<String, Object> json = Json.parseObject(ZNodes.encodeBroker(new BrokerInfo(1, "h", 9100, BrokerInfo.NO_PORT), NOW_MS));
+    void aBrokerWithoutAKafkaPortRegistersNoKafkaListener() {
+        Map<String, Object> json = Json.parseObject(ZNodes.encodeBroker(new BrokerInfo(1, "h", 9100, BrokerInfo.NO_PORT,
+                9101), NOW_MS));
         assertThat((List<Object>) json.get("endpoints")).as("no Kafka port: no PLAINTEXT endpoint at all")
-                .containsExactly("KAENLOG://h:9100");
+                .containsExactly("KAENLOG://h:9100", "REPLICATION://h:9101");
         assertThat(json.get("port")).as("the top-level port is then the kaen-log listener's").isEqualTo(9100L);
     }
 
     @Test
     void aBrokerIsReadBackByItsListenerNamesNotByTheTopLevelPort() {
         byte[] kafkaOrder = ("{\"features\":{},\"listener_security_protocol_map\":{\"KAENLOG\":\"PLAINTEXT\","
-                + "\"PLAINTEXT\":\"PLAINTEXT\"},\"endpoints\":[\"KAENLOG://h3:7000\",\"PLAINTEXT://h3:7001\"],"
+                + "\"PLAINTEXT\":\"PLAINTEXT\",\"REPLICATION\":\"PLAINTEXT\"},\"endpoints\":[\"REPLICATION://h3:7002\","
+                + "\"KAENLOG://h3:7000\",\"PLAINTEXT://h3:7001\"],"
                 + "\"jmx_port\":-1,\"port\":7001,\"host\":\"h3\",\"version\":5,\"timestamp\":\"1\"}")
                 .getBytes(StandardCharsets.UTF_8);
         assertThat(ZNodes.decodeBroker(3, kafkaOrder))
-                .as("the kaen-log port is the KAENLOG listener's, whatever the top-level port and the order of the"
-                        + " endpoints say")
-                .isEqualTo(new BrokerInfo(3, "h3", 7000, 7001));
-        BrokerInfo broker = new BrokerInfo(3, "10.0.0.3", 9300, 9301);
+                .as("the kaen-log port is the KAENLOG listener's and the inter-broker port the REPLICATION listener's,"
+                        + " whatever the top-level port and the order of the endpoints say")
+                .isEqualTo(new BrokerInfo(3, "h3", 7000, 7001, 7002));
+        BrokerInfo broker = new BrokerInfo(3, "10.0.0.3", 9300, 9301, 9302);
         assertThat(ZNodes.decodeBroker(3, ZNodes.encodeBroker(broker, NOW_MS))).as("what is written reads back")
                 .isEqualTo(broker);
+    }
+
+    @Test
+    void aRegistrationIsReadLikeARequestAndRefusedWithAnErrorNamingWhatIsWrong() {
+        Map<String, String> broken = new java.util.LinkedHashMap<>();
+        broken.put("{\"version\":5,\"host\":\"h\",\"endpoints\":[\"KAEN", "bad JSON");
+        broken.put(registration("\"KAENLOG://h:9092\""), "endpoints");
+        broken.put(registration("[\"KAENLOG://h:9092\", 7]"), "endpoints");
+        broken.put(registration("[\"KAENLOG-h-9092\"]"), "is not NAME://host:port");
+        broken.put(registration("[\"KAENLOG://:9092\"]"), "is not NAME://host:port");
+        broken.put(registration("[\"KAENLOG://h:http\"]"), "has no port from 0 to 65535");
+        broken.put(registration("[\"KAENLOG://h:99999999999999999999\"]"), "has no port from 0 to 65535");
+        broken.put(registration("[\"KAENLOG://h:70000\"]"), "has no port from 0 to 65535");
+        broken.put(registration("[\"KAENLOG://h:9092\", \"REPLICATION://h:-1\"]"), "has no port from 0 to 65535");
+        broken.put(registration("[\"PLAINTEXT://h:9093\"]"), "registered no KAENLOG listener");
+        broken.put("[".repeat(100_000), "levels of nesting");
+        broken.forEach((text, named) -> {
+            Throwable refused = catchThrowable(() -> ZNodes.decodeBroker(2, text.getBytes(StandardCharsets.UTF_8)));
+            assertThat(refused)
+                    .as("anyone who reaches ZooKeeper can write /brokers/ids/2: a registration that is not Kafka's"
+                            + " shape is a ZNodeFormatException naming what is wrong (here: %s), never a"
+                            + " ClassCastException, a NumberFormatException or an index out of bounds: %s", named,
+                            Json.quote(text))
+                    .isInstanceOf(ZNodeFormatException.class)
+                    .hasMessageContaining(named);
+        });
+    }
+
+    @Test
+    void aPortOfZeroToSixtyFiveThousandFiveHundredThirtyFiveIsAPort() {
+        assertThat(ZNodes.decodeBroker(2, registration("[\"KAENLOG://h:65535\", \"REPLICATION://h:0\"]")
+                .getBytes(StandardCharsets.UTF_8)))
+                .as("65535 is the largest port, 0 the smallest: both are read, only what lies outside is refused")
+                .isEqualTo(new BrokerInfo(2, "h", 65_535, BrokerInfo.NO_PORT, 0));
     }
 
     @Test
@@ -91,6 +135,12 @@ class ZNodeCodecsTest {
         assertThat(back).as("the assignment reads back").isEqualTo(assignment);
         assertThat(List.copyOf(back.keySet())).as("by partition NUMBER: partition 10 comes after partition 9, not after 1")
                 .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+    }
+
+    /** A registration like Kafka's whose {@code endpoints} is {@code endpoints} (JSON text). */
+    private static String registration(String endpoints) {
+        return "{\"features\":{},\"listener_security_protocol_map\":{\"KAENLOG\":\"PLAINTEXT\"},\"endpoints\":"
+                + endpoints + ",\"jmx_port\":-1,\"port\":9092,\"host\":\"h\",\"version\":5,\"timestamp\":\"1\"}";
     }
 
     @Test

@@ -194,7 +194,7 @@ class ZooKeeperTopicsCommandTest {
     private void registerBrokers(int... ids) throws Exception {
         for (int id : ids) {
             ZkClient session = ZK.connect();
-            BrokerRegistration.register(session, new BrokerInfo(id, "127.0.0.1", 9090 + 2 * id, 9091 + 2 * id), NOW_MS);
+            BrokerRegistration.register(session, new BrokerInfo(id, "127.0.0.1", 9090 + 2 * id, 9091 + 2 * id, 9190 + id), NOW_MS);
             brokers.add(session);
         }
     }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The CI subset of the cluster under faults (#28): three {@code klog serve} processes, a ZooKeeper,
+ * The CI subset of the cluster under faults (#28, #36): three {@code klog serve} processes, a ZooKeeper,
  * a proxy on every link, an idempotent acks=all producer with its ledger and a tailing consumer,
  * at the tests' size (at least 300 acknowledged records a row). Each test is one row of
  * {@code reliability/run}: the faults, the heal, and the checker's eight invariants on the ledger,
@@ -41,6 +41,21 @@ class ClusterFaultsTest {
     @Test
     void leadersAThenBThenAAgainLeaveEveryReplicaWithTheSameBatchesAndEpochs() throws IOException {
         holds(ClusterFaults.Scenario.KIP279_ABA);
+    }
+
+    @Test
+    void aReplicaFetchSpoofedOnTheClientPortTeachesTheLeaderNothingAndNoAcknowledgedRecordIsLost() throws IOException {
+        holds(ClusterFaults.Scenario.SPOOFED_REPLICA_FETCH);
+    }
+
+    @Test
+    void aFollowerWhoseRegistrationIsBrokenIsNeverElectedAndAnotherLeadsWithinTheBound() throws IOException {
+        holds(ClusterFaults.Scenario.BROKEN_REGISTRATION);
+    }
+
+    @Test
+    void aStateForgedAtLeader999AndTheLargestEpochIsReplacedWithinTwentySecondsAndNoEpochWraps() throws IOException {
+        holds(ClusterFaults.Scenario.TAMPERED_STATE);
     }
 
     private void holds(ClusterFaults.Scenario scenario) throws IOException {

@@ -65,7 +65,7 @@ class ZooKeeperEnsembleTest {
         List<ZkClient> brokers = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
             brokers.add(session(all));
-            BrokerRegistration.register(brokers.get(id - 1), new BrokerInfo(id, "127.0.0.1", 9090 + 2 * id, 9091), NOW_MS);
+            BrokerRegistration.register(brokers.get(id - 1), new BrokerInfo(id, "127.0.0.1", 9090 + 2 * id, 9091, 9190 + id), NOW_MS);
         }
         ZkClient controllerSession = session(all);
         Controller controller = new Controller(controllerSession,

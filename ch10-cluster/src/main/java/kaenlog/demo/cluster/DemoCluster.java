@@ -29,6 +29,7 @@ import kaenlog.client.BrokerClient;
 import kaenlog.cluster.BrokerInfo;
 import kaenlog.cluster.ClusterLeadership;
 import kaenlog.cluster.ClusterMember;
+import kaenlog.cluster.InterBrokerListener;
 import kaenlog.cluster.PartitionLeader;
 import kaenlog.cluster.ThreadFailures;
 import kaenlog.log.FetchIsolation;
@@ -109,8 +110,9 @@ final class DemoCluster implements AutoCloseable {
                 .withConfigs(configs).withLeadership(leadership);
         Broker broker = Broker.start(config, log, door.guard(Services.load(RequestHandler.class)));
         try {
+            int replicationPort = InterBrokerListener.start(broker, "127.0.0.1", 0).port();
             ClusterMember member = ClusterMember.join(broker, leadership, zookeeper, SESSION_MS,
-                    new BrokerInfo(id, "127.0.0.1", broker.port(), BrokerInfo.NO_PORT), log, failures);
+                    new BrokerInfo(id, "127.0.0.1", broker.port(), BrokerInfo.NO_PORT, replicationPort), log, failures);
             Node node = new Node(id, broker, member);
             nodes.put(id, node);
             return node;

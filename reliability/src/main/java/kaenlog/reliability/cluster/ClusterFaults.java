@@ -16,7 +16,9 @@ import kaenlog.reliability.TableFigures;
  * The cluster under faults (#28), the way Kafka's own system tests try it
  * ({@code replication_test.py}: clean and hard shutdown and bounce of the leader and of the
  * controller, replication factor 3, min.insync.replicas 2) and the way Kafka's
- * {@code EpochDrivenReplicationProtocolAcceptanceTest} tries leader epochs. Each scenario starts
+ * {@code EpochDrivenReplicationProtocolAcceptanceTest} tries leader epochs, and (#36) the way an
+ * attacker who reaches a broker's client port or ZooKeeper would ({@link ClusterTampering}: a
+ * spoofed replica fetch, a broken registration, a forged partition state). Each scenario starts
  * three {@code klog serve} processes on a fresh ZooKeeper, writes with an idempotent acks=all
  * producer while a consumer tails, injects its faults, heals, and hands everything to the
  * {@link ClusterChecker}; a row of the report each.
@@ -44,7 +46,10 @@ public final class ClusterFaults {
         KIP279_ABA("KIP-279: leaders A, B, then A again", true),
         FAST_LEADER_CHANGE("fast leader change: follower, leader x5", false),
         ZOOKEEPER_LEADER("ZooKeeper ensemble's leader killed", false),
-        KAFKA_CLIENTS("SIGKILL the leader, kafka-clients on Kafka port", false);
+        KAFKA_CLIENTS("SIGKILL the leader, kafka-clients on Kafka port", false),
+        SPOOFED_REPLICA_FETCH("replica FETCH spoofed, followers stopped", true),
+        BROKEN_REGISTRATION("a follower's registration broken, leader killed", true),
+        TAMPERED_STATE("state set to leader 999, epoch 2^31-1", true);
 
         private final String title;
         private final boolean ci;
@@ -62,7 +67,10 @@ public final class ClusterFaults {
             return ci;
         }
 
-        /** The CI subset: SIGKILL of the leader, the follower kills, the SIGSTOP zombie, KIP-279's A, B, A. */
+        /**
+         * The CI subset: SIGKILL of the leader, the follower kills, the SIGSTOP zombie, KIP-279's A, B,
+         * A, and #36's spoofed replica fetch and tampered ZooKeeper data.
+         */
         public static List<Scenario> ciSubset() {
             return java.util.Arrays.stream(values()).filter(Scenario::ci).toList();
         }
@@ -220,6 +228,9 @@ public final class ClusterFaults {
                 return zooKeeperLeader(run, n);
             }
             case KAFKA_CLIENTS -> KafkaClientsWorkload.sigkillLeader(run, n);
+            case SPOOFED_REPLICA_FETCH -> ClusterTampering.spoofedReplicaFetch(run, n);
+            case BROKEN_REGISTRATION -> ClusterTampering.brokenRegistration(run, n);
+            case TAMPERED_STATE -> ClusterTampering.tamperedState(run, n);
             default -> throw new IllegalArgumentException(scenario.name());
         }
         return 1;

@@ -34,9 +34,10 @@ import org.apache.zookeeper.KeeperException;
  * Three {@code klog serve --broker-id N --zookeeper ...} processes and their ZooKeeper, on
  * loopback, with a fault on every link the cluster has:
  * <ul>
- * <li>each broker registers (with {@code --advertised-port}) the port of a {@link FaultInjectingProxy}
- *     in front of its kaen-log port, so the other brokers' fetchers reach it through that proxy:
- *     {@link #cutOff} blackholes it and the broker's followers, or its leader's followers, go silent;</li>
+ * <li>each broker registers (with {@code --advertised-replication-port}) the port of a
+ *     {@link FaultInjectingProxy} in front of its inter-broker port, the one followers fetch on, so
+ *     the other brokers' fetchers reach it through that proxy: {@link #cutOff} blackholes it and the
+ *     broker's followers, or its leader's followers, go silent;</li>
  * <li>each broker reaches ZooKeeper through a proxy of its own: blackholed, the broker's session
  *     expires on the server while the broker lives on, unaware;</li>
  * <li>the processes themselves: SIGKILL, SIGTERM, SIGSTOP and SIGCONT, and a restart on the same
@@ -105,16 +106,19 @@ public final class ClusterHarness implements Closeable {
         private final Path dir;
         private final int port;
         private final int kafkaPort;
+        private final int replicationPort;
         private final FaultInjectingProxy peers;
         private final FaultInjectingProxy zooKeeper;
         private final List<BrokerProcess> lives = new ArrayList<>();
         private Life life = Life.TERMINATED;
 
-        Node(int id, Path dir, int port, int kafkaPort, FaultInjectingProxy peers, FaultInjectingProxy zooKeeper) {
+        Node(int id, Path dir, int port, int kafkaPort, int replicationPort, FaultInjectingProxy peers,
+             FaultInjectingProxy zooKeeper) {
             this.id = id;
             this.dir = dir;
             this.port = port;
             this.kafkaPort = kafkaPort;
+            this.replicationPort = replicationPort;
             this.peers = peers;
             this.zooKeeper = zooKeeper;
         }
@@ -135,6 +139,11 @@ public final class ClusterHarness implements Closeable {
 
         public int kafkaPort() {
             return kafkaPort;
+        }
+
+        /** Its inter-broker port, where followers fetch (the peers' proxy is in front of it). */
+        public int replicationPort() {
+            return replicationPort;
         }
 
         public synchronized Life life() {
@@ -227,9 +236,10 @@ public final class ClusterHarness implements Closeable {
     private void addNode(int id) throws IOException {
         int port = freePort();
         int kafkaPort = config.kafkaPorts() ? freePort() : -1;
-        FaultInjectingProxy peers = proxy(port);
+        int replicationPort = freePort();
+        FaultInjectingProxy peers = proxy(replicationPort);
         FaultInjectingProxy zk = config.ensemble() ? null : proxy(zookeeper.port());
-        nodes.put(id, new Node(id, root.resolve("broker-" + id), port, kafkaPort, peers, zk));
+        nodes.put(id, new Node(id, root.resolve("broker-" + id), port, kafkaPort, replicationPort, peers, zk));
     }
 
     /** A proxy that injects nothing until it is blackholed. */
@@ -254,8 +264,9 @@ public final class ClusterHarness implements Closeable {
         String zk = config.ensemble() ? connectString() : "127.0.0.1:" + node.zooKeeper.port();
         List<String> args = new ArrayList<>(List.of("--broker-id", Integer.toString(node.id), "--zookeeper", zk,
                 "--zookeeper-session-timeout-ms", Integer.toString(config.sessionTimeoutMs())));
+        args.addAll(List.of("--replication-port", Integer.toString(node.replicationPort)));
         if (config.peerProxies()) {
-            args.addAll(List.of("--advertised-port", Integer.toString(node.peers.port())));
+            args.addAll(List.of("--advertised-replication-port", Integer.toString(node.peers.port())));
         }
         if (config.kafkaPorts()) {
             args.addAll(List.of("--kafka-port", Integer.toString(node.kafkaPort)));
@@ -415,6 +426,34 @@ public final class ClusterHarness implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Writes {@code data} to the znode {@code path} whatever its version, as any client of the
+     * ensemble can (the znodes are OPEN_ACL_UNSAFE, as Kafka's are without zookeeper.set.acl): a
+     * scenario that tampers with the cluster's metadata. The zxid of the write.
+     */
+    public long overwrite(String path, byte[] data) throws IOException {
+        try {
+            return observer.setData(path, data, -1).getMzxid();
+        } catch (KeeperException e) {
+            throw new IOException("writing " + path + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    /** The bytes of the znode {@code path} now, or empty. */
+    public Optional<byte[]> read(String path) throws IOException {
+        try {
+            return observer.get(path).map(ZkClient.Node::data);
+        } catch (KeeperException e) {
+            throw new IOException("reading " + path + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
         }
     }
 

@@ -30,6 +30,7 @@ public final class ClusterLedger {
     private long refused;
     private long errors;
     private final List<String> errorSamples = new ArrayList<>();
+    private final List<long[]> answers = new ArrayList<>();
 
     public synchronized void acked(Ack ack) {
         acks.add(ack);
@@ -53,6 +54,16 @@ public final class ClusterLedger {
         if (errorSamples.size() < 5) {
             errorSamples.add(what);
         }
+    }
+
+    /** Any answer the producer got (an acknowledgement, a refusal, an error): when it sent, when it heard. */
+    public synchronized void answered(long sentAtMs, long answeredAtMs) {
+        answers.add(new long[] {sentAtMs, answeredAtMs});
+    }
+
+    /** How long each request sent in [fromMs, toMs] waited for its answer, in ms, in the order sent. */
+    public synchronized List<Long> latenciesMs(long fromMs, long toMs) {
+        return answers.stream().filter(a -> a[0] >= fromMs && a[0] <= toMs).map(a -> a[1] - a[0]).toList();
     }
 
     public synchronized List<Ack> acks() {

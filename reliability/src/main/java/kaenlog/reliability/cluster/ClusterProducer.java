@@ -174,6 +174,7 @@ public final class ClusterProducer implements Closeable {
     }
 
     private void handle(ProduceResponse response, int broker, long sentAt, long answeredAt) {
+        ledger.answered(sentAt, answeredAt);
         ErrorCode error = response.error();
         if (error == ErrorCode.NONE) {
             ledger.acked(new ClusterLedger.Ack(index, producerId, pending.firstSeq(), pending.count(),

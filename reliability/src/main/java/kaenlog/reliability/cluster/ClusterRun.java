@@ -51,6 +51,8 @@ public final class ClusterRun implements Closeable {
     private final List<ClusterChecker.Fault> faults = new ArrayList<>();
     private final List<String> expectations = java.util.Collections.synchronizedList(new ArrayList<>());
     private final List<String> notes = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** The zxids of the writes this run made into ZooKeeper as an attacker: not the cluster's own. */
+    private final java.util.Set<Long> forged = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private long strayNextSeq;
 
     private ClusterRun(String name, ClusterHarness cluster, List<Integer> assignment, int minIsr, long seed,
@@ -102,6 +104,11 @@ public final class ClusterRun implements Closeable {
         return name;
     }
 
+    /** The partition's replicas, in assignment order. */
+    public List<Integer> assignment() {
+        return assignment;
+    }
+
     // ---- faults, each written down with the leader it found
 
     /** SIGKILL of broker {@code id}; the time it was gone. */
@@ -142,6 +149,17 @@ public final class ClusterRun implements Closeable {
         boolean takesLeader = leader == id && !what.equals("a cut from its followers");
         faults.add(new ClusterChecker.Fault(what, id, at, leader, takesLeader));
         return System.currentTimeMillis();
+    }
+
+    /**
+     * Overwrites the znode {@code path} as an attacker with access to ZooKeeper would (a fault, for
+     * the count); the checker leaves this write out of the cluster's history. The zxid of the write.
+     */
+    public long forge(String what, String path, byte[] data) throws IOException {
+        otherFault(what);
+        long zxid = cluster.overwrite(path, data);
+        forged.add(zxid);
+        return zxid;
     }
 
     /** A fault that is not a broker's (ZooKeeper's leader killed), for the count. */
@@ -335,7 +353,11 @@ public final class ClusterRun implements Closeable {
             logs.put(node.id(), node.logs());
         }
         rejoinedOncePerExpiry(logs);
-        ZkHistory history = cluster.history(zooKeeperMember);
+        ZkHistory written = cluster.history(zooKeeperMember);
+        List<String> negative = NegativeEpochs.find(written, replicas, logs);
+        List<String> someNegative = negative.subList(0, Math.min(4, negative.size()));
+        expect(negative.isEmpty(), "no negative epoch anywhere: " + someNegative);
+        ZkHistory history = written.without(forged);
         ClusterChecker.Verdict verdict = ClusterChecker.check(new ClusterChecker.Evidence(ledger, observer, history,
                 logs, replicas, finalRead, leader, finalIsr, faults, assignment, minIsr,
                 cluster.config().sessionTimeoutMs()));
@@ -352,6 +374,9 @@ public final class ClusterRun implements Closeable {
                 + "; final leader " + leader + ", ISR " + finalIsr + ", " + finalRead.size() + " records read back");
         details.add("a consumer was served " + observer.served().size() + " records in " + observer.fetches()
                 + " fetches; checkpointed high watermarks per broker: " + sizes(observer.checkpointedHighWatermarks()));
+        details.add("negative epochs anywhere (ZooKeeper's states and /controller_epoch, the brokers' logs, their"
+                + " epoch checkpoints and batches): " + negative.size() + (negative.isEmpty() ? "" : ", e.g. " + someNegative)
+                + (forged.isEmpty() ? "" : "; " + forged.size() + " forged write(s) left out of the checked history"));
         details.add("violations per invariant " + verdict.counts());
         verdict.samples().forEach(s -> details.add("  invariant " + s));
         List<String> unmet;

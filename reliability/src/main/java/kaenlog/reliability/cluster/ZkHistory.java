@@ -123,6 +123,17 @@ public final class ZkHistory {
         return new byte[0];
     }
 
+    /**
+     * This history without the writes of {@code zxids} (a scenario that writes into ZooKeeper as
+     * an attacker would: its forged states are not the cluster's, and the checker judges the
+     * cluster's own).
+     */
+    public ZkHistory without(java.util.Set<Long> zxids) {
+        return new ZkHistory(states.stream().filter(v -> !zxids.contains(v.zxid())).toList(),
+                controllerEpochs.stream().filter(e -> !zxids.contains(e.zxid())).toList(),
+                controllers.stream().filter(e -> !zxids.contains(e.zxid())).toList());
+    }
+
     /** Every version of the partition's state, in the order ZooKeeper applied them. */
     public List<StateVersion> states() {
         return states;

@@ -42,8 +42,9 @@ public enum ErrorCode {
     /** Chapter 7: a record of the broker's producer-id log that is not a valid next id; nothing is handed out. */
     CORRUPT_PRODUCER_ID_RECORD(19),
     /**
-     * Chapter 10: this broker does not lead the partition (a produce, a consumer's fetch) or is not
-     * one of its replicas (a follower's fetch): ask the cluster who leads it now (Kafka's 6).
+     * Chapter 10: this broker does not lead the partition (a produce, a consumer's fetch); chapters
+     * 8 and 10: the replica id of a follower's fetch is not one of the partition's replicas. Ask the
+     * cluster who leads it now (Kafka's 6).
      */
     NOT_LEADER_OR_FOLLOWER(20),
     /**
@@ -55,7 +56,13 @@ public enum ErrorCode {
      * Chapter 10: the fetch named a leader epoch newer than the leader's own: this broker has not
      * learnt the new state yet; the one who asked retries (Kafka's 75).
      */
-    UNKNOWN_LEADER_EPOCH(22);
+    UNKNOWN_LEADER_EPOCH(22),
+    /**
+     * Chapter 10: a follower's fetch (replica id >= 0) on a port that takes none, the client port:
+     * followers fetch on the port brokers use for each other. Kafka answers a replica Fetch whose
+     * sender lacks the ClusterAction ACL on the cluster this way (its 29).
+     */
+    TOPIC_AUTHORIZATION_FAILED(23);
 
     private final short code;
 

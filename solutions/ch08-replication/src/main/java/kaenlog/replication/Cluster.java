@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -135,20 +136,53 @@ public final class Cluster implements Closeable {
     }
 
     /**
-     * The leader's side of a round: read the request off the link, learn the follower's LEO from
-     * it, recompute the high watermark, and answer with the records from the fetch offset up to the
-     * log end and the high watermark.
+     * The leader's side of a round: read the request off the link; a fetch the leader cannot take
+     * at its word ({@link #checkFollowerFetch}) is answered with its error and teaches the leader
+     * nothing; any other fetch's offset is the follower's LEO: record it, recompute the high
+     * watermark, and answer with the records from the fetch offset up to the log end and the high
+     * watermark. Package-private: a test puts a request of its own on the link and calls it.
      */
-    private void answerFetch(long nowMs) throws IOException {
+    void answerFetch(long nowMs) throws IOException {
         // BEGIN-SOLUTION ch08 task 8: the leader learns the follower's LEO from the request (FetchRoundTest)
         RequestEnvelope envelope = fetchRequestOffTheLink();
         FetchRequest request = FetchRequest.decode(envelope.body());
+        ErrorCode refused = checkFollowerFetch(request.replicaId(), request.fetchOffset(), isr.followers(),
+                leader.logStartOffset(), leader.leo());
+        if (refused != ErrorCode.NONE) {
+            // checked before it is recorded: a word the log cannot back moves no LEO, no time, no HW
+            link.toFollower().send(new ResponseEnvelope(envelope.correlationId(),
+                    FetchResponse.error(PARTITION, refused).encode()).encode());
+            return;
+        }
         // The request's fetch offset IS the follower's LEO. The leader learns it here, from this
         // request, before it reads a single record: this is where the one-round lag comes from.
         isr.observe(request.replicaId(), request.fetchOffset(), nowMs);
         recomputeHw();
         FetchResponse response = readForFetch(request);
         link.toFollower().send(new ResponseEnvelope(envelope.correlationId(), response.encode()).encode());
+        // END-SOLUTION
+    }
+
+    /**
+     * Whether the leader may take a follower's fetch at its word (Kafka's {@code Partition.fetchRecords}
+     * for a follower: {@code followerReplicaOrThrow}, then the read, then only
+     * {@code updateFollowerFetchState}). A replica id that is not one of {@code followers} (the
+     * partition's other assigned replicas) is NOT_LEADER_OR_FOLLOWER; a fetch offset outside the
+     * leader's log, below its start or past its end, is OFFSET_OUT_OF_RANGE: a follower cannot hold
+     * a record the leader never had, so such an offset is no follower's LEO. NONE: the fetch offset
+     * may be recorded as that follower's LEO. The leader's own log end is a fetch offset like any
+     * other: a follower that holds everything asks for it.
+     */
+    public static ErrorCode checkFollowerFetch(int replicaId, long fetchOffset, Collection<Integer> followers,
+                                               long logStartOffset, long logEndOffset) {
+        // BEGIN-SOLUTION ch08 task 8: a replica's word is checked against the log before it counts (FetchRoundTest)
+        if (!followers.contains(replicaId)) {
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+        }
+        if (fetchOffset < logStartOffset || fetchOffset > logEndOffset) {
+            return ErrorCode.OFFSET_OUT_OF_RANGE;
+        }
+        return ErrorCode.NONE;
         // END-SOLUTION
     }
 

@@ -1,7 +1,10 @@
 package kaenlog.cluster;
 
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -40,20 +43,70 @@ public final class BrokerRegistration {
         // END-SOLUTION
     }
 
-    /** The live brokers, by broker id (a NUMBER: broker 10 after broker 9), each with its broker epoch. */
+    /** The live brokers, by broker id, each with its broker epoch ({@link #liveBrokers(ZkClient, BiConsumer)}, refusals unheard). */
     public static SortedMap<Integer, Long> liveBrokers(ZkClient zk) throws KeeperException, InterruptedException {
-        // BEGIN-SOLUTION ch10 task 2: the live brokers by id, with their epochs (RegistrationTest)
+        return liveBrokers(zk, (znode, why) -> { });
+    }
+
+    /**
+     * The live brokers, by broker id (a NUMBER: broker 10 after broker 9), each with its broker
+     * epoch. A registration is read as a request is, since anyone who reaches ZooKeeper can write
+     * it: a child of {@code /brokers/ids} that is not a broker id, or whose registration does not
+     * parse ({@code decodeBroker}, task 1 (ZNodeCodecsTest)), is a broker that is absent: never elected, never let
+     * into an ISR, never a leader to fetch from. {@code refused} hears of each such znode, with why.
+     */
+    public static SortedMap<Integer, Long> liveBrokers(ZkClient zk, BiConsumer<String, String> refused)
+            throws KeeperException, InterruptedException {
+        // BEGIN-SOLUTION ch10 task 2: the live brokers by id, with their epochs; one that does not parse is absent (RegistrationTest)
         SortedMap<Integer, Long> live = new TreeMap<>();
         for (String child : zk.children(ZNodes.BROKER_IDS)) {
-            zk.exists(ZNodes.brokerPath(Integer.parseInt(child)))
-                    .ifPresent(stat -> live.put(Integer.parseInt(child), stat.getCzxid()));
+            String path = ZNodes.BROKER_IDS + "/" + child;
+            OptionalInt id = brokerId(child);
+            if (id.isEmpty()) {
+                refused.accept(path, "not a broker id");
+                continue;
+            }
+            Optional<ZkClient.Node> node = zk.get(path);
+            if (node.isEmpty()) {
+                continue; // gone between the list and the read: that broker just left
+            }
+            try {
+                ZNodes.decodeBroker(id.getAsInt(), node.get().data());
+            } catch (ZNodeFormatException e) {
+                refused.accept(path, e.getMessage());
+                continue;
+            }
+            live.put(id.getAsInt(), node.get().stat().getCzxid());
         }
         return live;
         // END-SOLUTION
     }
 
-    /** A live broker's registration, read back (given). */
-    public static java.util.Optional<BrokerInfo> read(ZkClient zk, int id) throws KeeperException, InterruptedException {
-        return zk.get(ZNodes.brokerPath(id)).map(node -> ZNodes.decodeBroker(id, node.data()));
+    /**
+     * A child of {@code /brokers/ids} as a broker id: the decimal digits of an int from 0, written
+     * as Kafka writes them (no sign, no leading zero), or empty (given).
+     */
+    static OptionalInt brokerId(String child) {
+        if (!child.matches("0|[1-9][0-9]{0,9}")) {
+            return OptionalInt.empty();
+        }
+        long id = Long.parseLong(child);
+        return id <= Integer.MAX_VALUE ? OptionalInt.of((int) id) : OptionalInt.empty();
+    }
+
+    /**
+     * A live broker's registration, read back, or empty when there is none or it does not parse
+     * (given: a broker whose registration cannot be read is no broker to connect to).
+     */
+    public static Optional<BrokerInfo> read(ZkClient zk, int id) throws KeeperException, InterruptedException {
+        Optional<ZkClient.Node> node = zk.get(ZNodes.brokerPath(id));
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ZNodes.decodeBroker(id, node.get().data()));
+        } catch (ZNodeFormatException e) {
+            return Optional.empty();
+        }
     }
 }

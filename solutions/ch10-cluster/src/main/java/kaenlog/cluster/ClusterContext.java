@@ -17,7 +17,13 @@ interface ClusterContext {
     /** How followers fetch: Kafka's {@code replica.fetch.*}. */
     ReplicaFetcher.FetcherConfig fetcherConfig();
 
-    /** Connects to broker {@code leaderId}'s kaen-log port, found in its registration when the fetcher connects. */
+    /**
+     * Whether broker {@code brokerId} is live, by the cluster as this broker last read it: registered,
+     * and its registration readable (Kafka's metadata cache, {@code hasAliveBroker}).
+     */
+    boolean isAlive(int brokerId);
+
+    /** Connects to broker {@code leaderId}'s inter-broker port, found in its registration when the fetcher connects. */
     ReplicaFetcher.Connector connectorTo(int leaderId);
 
     /** A fetcher's thread failed: the broker's log hears of it (and a test may fail on it). */

@@ -31,8 +31,8 @@ public final class ControllerElection {
     public static Optional<ControllerEpoch> elect(ZkClient zk, int brokerId, long nowMs)
             throws KeeperException, InterruptedException {
         ZkClient.Node epochNode = epochNode(zk);
+        int epoch = nextControllerEpoch(epochNode);
         // BEGIN-SOLUTION ch10 task 3: create /controller and bump /controller_epoch in one multi (ControllerElectionTest)
-        int epoch = ZNodes.decodeControllerEpoch(epochNode.data()) + 1;
         List<Op> ops = List.of(
                 Op.create(ZNodes.CONTROLLER, ZNodes.encodeController(brokerId, nowMs), ZooDefs.Ids.OPEN_ACL_UNSAFE,
                         CreateMode.EPHEMERAL),
@@ -72,6 +72,28 @@ public final class ControllerElection {
             throw e;
         }
         // END-SOLUTION
+    }
+
+    /**
+     * The epoch the next controller takes: one more than {@code /controller_epoch} holds (given).
+     * Its bytes are read like a request: when they are not an epoch a new one can follow (not
+     * digits, negative, at the largest int) or are above the znode's own version, the version is
+     * taken instead. No client can forge the version, and every election of this cluster bumps the
+     * epoch and the version together, from epoch 0 at version 0, so it is the epoch whenever the
+     * znode was written by controllers alone. Past the largest int, no epoch: it never wraps.
+     */
+    static int nextControllerEpoch(ZkClient.Node epochNode) {
+        int version = epochNode.stat().getVersion();
+        int stored;
+        try {
+            stored = ZNodes.decodeControllerEpoch(epochNode.data());
+        } catch (IllegalArgumentException notAnEpoch) { // NumberFormatException
+            stored = version;
+        }
+        if (!Epochs.canGrow(stored) || stored > version) {
+            stored = version;
+        }
+        return Epochs.next(stored, "controller epoch");
     }
 
     /** The current controller's broker id, or -1 when there is none (given). */

@@ -40,6 +40,8 @@ public final class LeaderElection {
      * it returns. Every change bumps the leader epoch; no change (all still live, or still offline
      * with every ISR member still dead) returns {@code current} itself: the controller writes only
      * what changed, as Kafka's writes a replica's removal from the ISR once, when it goes offline.
+     * An epoch never wraps: at its maximum the next one is refused ({@link Epochs#next}), for a
+     * wrapped epoch is older than every other and every broker would ignore the state.
      */
     public static PartitionState elect(List<Integer> assignment, PartitionState current, Set<Integer> live,
                                                   int controllerEpoch) {
@@ -57,7 +59,7 @@ public final class LeaderElection {
             return current; // still offline: a new state would only bump the epoch, again at every watch it fires
         }
         if (isr.isEmpty()) {
-            return new PartitionState(PartitionState.NO_LEADER, current.leaderEpoch() + 1, current.isr(), controllerEpoch);
+            return new PartitionState(PartitionState.NO_LEADER, Epochs.next(current.leaderEpoch(), "leader epoch"), current.isr(), controllerEpoch);
         }
         int leader = PartitionState.NO_LEADER;
         if (isr.contains(current.leader())) {
@@ -70,7 +72,7 @@ public final class LeaderElection {
                 }
             }
         }
-        return new PartitionState(leader, current.leaderEpoch() + 1, isr, controllerEpoch);
+        return new PartitionState(leader, Epochs.next(current.leaderEpoch(), "leader epoch"), isr, controllerEpoch);
         // END-SOLUTION
     }
 }

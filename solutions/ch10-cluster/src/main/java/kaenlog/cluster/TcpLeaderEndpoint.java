@@ -6,7 +6,10 @@ import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.OffsetsForLeaderEpoch;
 
-/** A follower's connection to its leader's kaen-log port: chapter 3's client, chapter 3's frames. */
+/**
+ * A follower's connection to its leader's inter-broker port ({@link InterBrokerListener}, the
+ * REPLICATION listener it registered): chapter 3's client, chapter 3's frames.
+ */
 final class TcpLeaderEndpoint implements ReplicaFetcher.LeaderEndpoint {
     private final BrokerClient client;
 
@@ -15,12 +18,16 @@ final class TcpLeaderEndpoint implements ReplicaFetcher.LeaderEndpoint {
     }
 
     /**
-     * Connects to {@code leader}'s kaen-log port. A read that waits longer than {@code readTimeoutMs}
-     * fails (Kafka's replica.socket.timeout.ms): a leader stopped, not dead, must not hold its
-     * followers forever.
+     * Connects to {@code leader}'s inter-broker port. A read that waits longer than
+     * {@code readTimeoutMs} fails (Kafka's replica.socket.timeout.ms): a leader stopped, not dead,
+     * must not hold its followers forever.
      */
     static TcpLeaderEndpoint connect(BrokerInfo leader, int readTimeoutMs) throws IOException {
-        return new TcpLeaderEndpoint(BrokerClient.connect(leader.host(), leader.port(), readTimeoutMs));
+        if (leader.replicationPort() == BrokerInfo.NO_PORT) {
+            throw new IOException("broker " + leader.id() + " registered no " + BrokerInfo.REPLICATION_LISTENER
+                    + " listener: it takes no follower's fetch");
+        }
+        return new TcpLeaderEndpoint(BrokerClient.connect(leader.host(), leader.replicationPort(), readTimeoutMs));
     }
 
     @Override

@@ -59,6 +59,10 @@ public final class ZNodes {
         }
         endpoints.add(BrokerInfo.KAENLOG_LISTENER + "://" + broker.host() + ":" + broker.port());
         protocols.put(BrokerInfo.KAENLOG_LISTENER, "PLAINTEXT");
+        if (broker.replicationPort() != BrokerInfo.NO_PORT) {
+            endpoints.add(BrokerInfo.REPLICATION_LISTENER + "://" + broker.host() + ":" + broker.replicationPort());
+            protocols.put(BrokerInfo.REPLICATION_LISTENER, "PLAINTEXT");
+        }
         Map<String, Object> json = Json.object();
         json.put("features", Json.object());
         json.put("listener_security_protocol_map", protocols);
@@ -72,31 +76,47 @@ public final class ZNodes {
         // END-SOLUTION
     }
 
-    /** Reads {@code /brokers/ids/N} back: the kaen-log port from the KAENLOG listener, never the top-level port. */
+    /**
+     * Reads {@code /brokers/ids/N} back: each port from the listener of that name, never the
+     * top-level port. The znode is read as a request is: an endpoint that is not
+     * {@code NAME://host:port} with a port of 0 to 65535, or no KAENLOG listener, is a
+     * {@link ZNodeFormatException} naming it.
+     */
     public static BrokerInfo decodeBroker(int id, byte[] data) {
-        // BEGIN-SOLUTION ch10 task 1: read a broker's listeners by name (ZNodeCodecsTest)
+        // BEGIN-SOLUTION ch10 task 1: read a broker's listeners by name, each checked like a request (ZNodeCodecsTest)
         Map<String, Object> json = Json.parseObject(data);
         String host = null;
         int port = BrokerInfo.NO_PORT;
         int kafkaPort = BrokerInfo.NO_PORT;
-        for (Object endpoint : (List<?>) json.get("endpoints")) {
-            String text = (String) endpoint;
-            int scheme = text.indexOf("://");
-            int colon = text.lastIndexOf(':');
-            String name = text.substring(0, scheme);
-            int listenerPort = Integer.parseInt(text.substring(colon + 1));
+        int replicationPort = BrokerInfo.NO_PORT;
+        for (String endpoint : Json.stringList(json.get("endpoints"), "endpoints")) {
+            int scheme = endpoint.indexOf("://");
+            int colon = endpoint.lastIndexOf(':');
+            if (scheme <= 0 || colon <= scheme + "://".length()) {
+                throw new ZNodeFormatException("endpoint " + Json.quote(endpoint) + " of broker " + id
+                        + " is not NAME://host:port");
+            }
+            String digits = endpoint.substring(colon + 1);
+            if (!digits.matches("[0-9]{1,5}") || Integer.parseInt(digits) > 65_535) {
+                throw new ZNodeFormatException("endpoint " + Json.quote(endpoint) + " of broker " + id
+                        + " has no port from 0 to 65535");
+            }
+            String name = endpoint.substring(0, scheme);
+            int listenerPort = Integer.parseInt(digits);
             if (name.equals(BrokerInfo.KAENLOG_LISTENER)) {
-                host = text.substring(scheme + 3, colon);
+                host = endpoint.substring(scheme + "://".length(), colon);
                 port = listenerPort;
             } else if (name.equals(BrokerInfo.KAFKA_LISTENER)) {
                 kafkaPort = listenerPort;
+            } else if (name.equals(BrokerInfo.REPLICATION_LISTENER)) {
+                replicationPort = listenerPort;
             }
         }
         if (host == null) {
-            throw new IllegalArgumentException("broker " + id + " registered no " + BrokerInfo.KAENLOG_LISTENER
-                    + " listener: " + new String(data, StandardCharsets.UTF_8));
+            throw new ZNodeFormatException("broker " + id + " registered no " + BrokerInfo.KAENLOG_LISTENER
+                    + " listener: " + Json.quote(new String(data, StandardCharsets.UTF_8)));
         }
-        return new BrokerInfo(id, host, port, kafkaPort);
+        return new BrokerInfo(id, host, port, kafkaPort, replicationPort);
         // END-SOLUTION
     }
 

@@ -16,6 +16,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.proto.SetDataRequest;
 
 /**
  * One ZooKeeper session, synchronous (given code), as Kafka's {@code kafka.zookeeper.ZooKeeperClient}
@@ -154,7 +155,22 @@ public final class ZkClient implements Closeable {
 
     /** Sets the data if the znode's version is {@code expectedVersion} (-1: any); the new stat. */
     public Stat setData(String path, byte[] data, int expectedVersion) throws KeeperException, InterruptedException {
+        refuseAVersionThatWraps(path, expectedVersion);
         return zk.setData(path, data, expectedVersion);
+    }
+
+    /**
+     * A conditional write whose version could not grow (given). ZooKeeper 3.9 adds one to a
+     * znode's version with no check ({@code PrepRequestProcessor.checkAndIncVersion}): a write at
+     * version 2^31-1 leaves -2^31, and at -1 every conditional write of that znode would be
+     * unconditional (-1 means "any version"). A state znode's version is Kafka's partition epoch,
+     * and epochs never wrap: refused, as {@link EpochOverflowException}.
+     */
+    private static void refuseAVersionThatWraps(String path, int expectedVersion) {
+        if (expectedVersion == Integer.MAX_VALUE || expectedVersion < -1) {
+            throw new EpochOverflowException("the version " + expectedVersion + " of " + path
+                    + " cannot grow: ZooKeeper would wrap it, and a version of -1 matches any");
+        }
     }
 
     /** The names of the children, empty when the znode does not exist. */
@@ -180,6 +196,11 @@ public final class ZkClient implements Closeable {
      * {@link OpResult.ErrorResult}).
      */
     public List<OpResult> multi(List<Op> ops) throws KeeperException, InterruptedException {
+        for (Op op : ops) {
+            if (op.toRequestRecord() instanceof SetDataRequest set) {
+                refuseAVersionThatWraps(op.getPath(), set.getVersion());
+            }
+        }
         return zk.multi(ops);
     }
 

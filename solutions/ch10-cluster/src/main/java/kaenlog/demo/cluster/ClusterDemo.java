@@ -17,6 +17,7 @@ import kaenlog.cli.Flags;
 import kaenlog.cli.ScratchDir;
 import kaenlog.cli.Subcommand;
 import kaenlog.cli.UsageException;
+import kaenlog.cluster.BrokerInfo;
 import kaenlog.cluster.BrokerRegistration;
 import kaenlog.cluster.ControllerElection;
 import kaenlog.cluster.ControllerEpoch;
@@ -141,8 +142,9 @@ public final class ClusterDemo implements Subcommand {
             cluster.start(3);
             int port = cluster.node(1).broker().port();
             out.println("/brokers/ids/1 = " + masked(text(ZNodes.brokerPath(1)), port));
-            out.println("  (an ephemeral znode: it lives as long as broker 1's ZooKeeper session; the port the");
-            out.println("  broker listens on and its time at registration change from run to run: <port>, <ms>)");
+            out.println("  (an ephemeral znode: it lives as long as broker 1's ZooKeeper session; the ports the");
+            out.println("  broker listens on, for clients and for the other brokers, and its time at registration");
+            out.println("  change from run to run: <port>, <replication-port>, <ms>)");
             SortedMap<Integer, Long> epochs = BrokerRegistration.liveBrokers(admin);
             boolean rising = epochs.get(1) < epochs.get(2) && epochs.get(2) < epochs.get(3);
             out.println("live brokers: " + epochs.keySet() + " · broker epochs (czxids) rise with each registration: "
@@ -619,10 +621,12 @@ public final class ClusterDemo implements Subcommand {
                 .orElseThrow(() -> new IllegalStateException("no batch holds offset " + offset));
     }
 
-    /** A registration with its port and time masked: both change from run to run. */
+    /** A registration with its ports and time masked: they change from run to run. */
     private static String masked(String registration, int port) {
         return maskedTime(registration.replace("127.0.0.1:" + port + "\"", "127.0.0.1:<port>\"")
-                .replace("\"port\":" + port + ",", "\"port\":<port>,"));
+                .replace("\"port\":" + port + ",", "\"port\":<port>,")
+                .replaceAll(BrokerInfo.REPLICATION_LISTENER + "://127\\.0\\.0\\.1:\\d+",
+                        BrokerInfo.REPLICATION_LISTENER + "://127.0.0.1:<replication-port>"));
     }
 
     private static String maskedTime(String json) {
