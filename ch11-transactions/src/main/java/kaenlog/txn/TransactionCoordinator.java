@@ -166,29 +166,21 @@ public final class TransactionCoordinator {
 
     /** AddPartitionsToTxn: see {@link TransactionMetadata#prepareAddPartitions}. */
     public synchronized TxnError addPartitions(AddPartitionsRequest request, long nowMs) {
-        String id = request.transactionalId();
-        TxnError invalid = checkId(id);
-        if (invalid != TxnError.NONE) {
-            return invalid;
+        Found found = find(request.transactionalId());
+        if (found.error() != TxnError.NONE) {
+            return found.error();
         }
         for (TopicPartition partition : request.partitions()) {
             if (PartitionNames.problem(partition.topic(), partition.partition()) != null) {
                 return TxnError.INVALID_REQUEST;
             }
         }
-        StatePartition p = partitions.get(partitionFor(id));
-        if (p == null) {
-            return TxnError.NOT_COORDINATOR;
-        }
-        TransactionMetadata md = p.ids.get(id);
-        if (md == null) {
-            return TxnError.INVALID_PRODUCER_ID_MAPPING;
-        }
+        TransactionMetadata md = found.metadata();
         try {
             Decision decision = md.prepareAddPartitions(request.producerId(), request.producerEpoch(),
                     request.partitions(), nowMs);
             if (decision instanceof Decision.Write write) {
-                return writeThenApply(p, md, write.next(), nowMs);
+                return writeThenApply(found.partition(), md, write.next(), nowMs);
             }
             return ((Decision.Answer) decision).error();
         } catch (IllegalStateException unexpected) {
@@ -207,21 +199,13 @@ public final class TransactionCoordinator {
 
     /** EndTxn: see {@link TransactionMetadata#prepareEndTxn}. Answered once the Prepare state is written. */
     public synchronized TxnError endTxn(EndTxnRequest request, long nowMs) {
-        String id = request.transactionalId();
-        TxnError invalid = checkId(id);
-        if (invalid != TxnError.NONE) {
-            return invalid;
-        }
-        StatePartition p = partitions.get(partitionFor(id));
-        if (p == null) {
-            return TxnError.NOT_COORDINATOR;
-        }
-        TransactionMetadata md = p.ids.get(id);
-        if (md == null) {
-            return TxnError.INVALID_PRODUCER_ID_MAPPING;
+        Found found = find(request.transactionalId());
+        if (found.error() != TxnError.NONE) {
+            return found.error();
         }
         try {
-            return endTransaction(p, md, request.producerId(), request.producerEpoch(), request.result(), true, nowMs);
+            return endTransaction(found.partition(), found.metadata(), request.producerId(), request.producerEpoch(),
+                    request.result(), true, nowMs);
         } catch (IllegalStateException unexpected) {
             return TxnError.UNKNOWN_SERVER_ERROR;
         }
@@ -266,6 +250,27 @@ public final class TransactionCoordinator {
     private Optional<TransactionMetadata> metadata(String transactionalId) {
         StatePartition p = partitions.get(partitionFor(transactionalId));
         return p == null ? Optional.empty() : Optional.ofNullable(p.ids.get(transactionalId));
+    }
+
+    /** A request's transactional id, its partition and its state; or the error that answers the request. */
+    private record Found(StatePartition partition, TransactionMetadata metadata, TxnError error) {
+        static Found refused(TxnError error) {
+            return new Found(null, null, error);
+        }
+    }
+
+    /** The state of an id a producer already has: INVALID_PRODUCER_ID_MAPPING for an id never initialised. */
+    private Found find(String transactionalId) {
+        TxnError invalid = checkId(transactionalId);
+        if (invalid != TxnError.NONE) {
+            return Found.refused(invalid);
+        }
+        StatePartition p = partitions.get(partitionFor(transactionalId));
+        if (p == null) {
+            return Found.refused(TxnError.NOT_COORDINATOR);
+        }
+        TransactionMetadata md = p.ids.get(transactionalId);
+        return md == null ? Found.refused(TxnError.INVALID_PRODUCER_ID_MAPPING) : new Found(p, md, TxnError.NONE);
     }
 
     /** A transactional id is a non-empty string an int16 length can hold. */

@@ -134,20 +134,11 @@ class AddPartitionsTest {
                     List<TopicPartition> partitions = (List<TopicPartition>) input[2];
                     KafkaCoordinator kafka = new KafkaCoordinator(2000);
                     seed.seed(kafka, ID);
-                    TxnError answer = kafka.add(new AddPartitionsRequest(ID, producer.producerId(), producer.epoch(),
-                            Set.copyOf(partitions)), T0);
-                    String kafkas = kafka.written.isEmpty() ? "answer " + answer : "write " + kafka.written.get(0).transit();
+                    String kafkas = TxnGens.kafkasOutcome(kafka, kafka.add(new AddPartitionsRequest(ID,
+                            producer.producerId(), producer.epoch(), Set.copyOf(partitions)), T0));
                     TransactionMetadata md = seed.ours(ID);
-                    Judge.Outcome decided = Judge.Outcome.of(() -> {
-                        Decision d = md.prepareAddPartitions(producer.producerId(), producer.epoch(), Set.copyOf(partitions), T0);
-                        if (d instanceof Decision.Write write) {
-                            md.prepareTransitionTo(write.next()); // refuses what Kafka's prepareTransitionTo refuses
-                        }
-                        return d;
-                    });
-                    String yours = decided.refused() ? "answer " + TxnError.UNKNOWN_SERVER_ERROR
-                            : decided.value() instanceof Decision.Write write ? "write " + write.next()
-                            : "answer " + ((Decision.Answer) decided.value()).error();
+                    String yours = TxnGens.ourOutcome(md, () -> md.prepareAddPartitions(producer.producerId(),
+                            producer.epoch(), Set.copyOf(partitions), T0));
                     Judge.agree("AddPartitions(" + producer + ", " + partitions + ") on " + seed, "outcome", yours,
                             "TransactionCoordinator.handleAddPartitionsToTransaction gives", kafkas,
                             "the id's producer at its epoch, no transaction being ended; the union of the partitions,"

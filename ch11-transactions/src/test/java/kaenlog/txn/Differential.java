@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.LongConsumer;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
@@ -78,16 +80,27 @@ final class Differential {
         });
     }
 
+    /** One coordinator as the sequence drives it, ours or Kafka's: what each request is on it. */
+    record Side(BiFunction<InitProducerIdRequest, Long, Object> init, BiFunction<AddPartitionsRequest, Long, Object> add,
+                BiFunction<AddOffsetsRequest, Long, Object> addOffsets, BiFunction<EndTxnRequest, Long, Object> end,
+                LongConsumer deliverMarkers, LongConsumer abortTimedOutTransactions) {
+    }
+
     /** Runs the sequence on both coordinators; fails at the first step where they part. */
     static void run(List<Op> ops, String rule) throws Exception {
         TxnFixture ours = new TxnFixture();
         KafkaCoordinator kafka = new KafkaCoordinator(ours.nextProducerId);
+        TransactionCoordinator c = ours.coordinator;
+        Side yourSide = new Side(c::initProducerId, c::addPartitions, c::addOffsets, c::endTxn,
+                nowMs -> ours.markers.deliverAll(), c::abortTimedOutTransactions);
+        Side kafkaSide = new Side(kafka::init, kafka::add, kafka::addOffsets, kafka::end, kafka::deliverMarkers,
+                kafka::abortTimedOutTransactions);
         long now = TxnFixture.T0;
         List<String> done = new ArrayList<>();
         for (Op op : ops) {
             now += op instanceof Wait wait ? wait.ms() : 100;
-            String yours = answer(ours, op, kafka, now);
-            String kafkas = kafkaAnswer(kafka, op, now);
+            String yours = apply(yourSide, op, kafka, now);
+            String kafkas = apply(kafkaSide, op, kafka, now);
             done.add(op.toString());
             Judge.agree("the requests " + done, "answer", yours, "TransactionCoordinator answers", kafkas, rule);
             for (String id : IDS) {
@@ -104,7 +117,37 @@ final class Differential {
         }
     }
 
-    /** The producer id and epoch a request carries, from Kafka's state of the id (both coordinators agree on it so far). */
+    /**
+     * One step on one side. The producer id and epoch a request carries come from Kafka's state of
+     * the id before the step (both coordinators agree on it so far, or the run has stopped).
+     */
+    private static String apply(Side side, Op op, KafkaCoordinator kafka, long now) {
+        if (op instanceof Init init) {
+            return String.valueOf(side.init().apply(new InitProducerIdRequest(init.id(), init.timeoutMs()), now));
+        }
+        if (op instanceof Add add) {
+            ProducerIdAndEpoch p = producer(kafka, add.id(), add.producer());
+            return String.valueOf(side.add().apply(new AddPartitionsRequest(add.id(), p.producerId(), p.epoch(),
+                    Set.copyOf(add.partitions())), now));
+        }
+        if (op instanceof AddOffsets add) {
+            ProducerIdAndEpoch p = producer(kafka, add.id(), add.producer());
+            return String.valueOf(side.addOffsets().apply(new AddOffsetsRequest(add.id(), p.producerId(), p.epoch(),
+                    add.group()), now));
+        }
+        if (op instanceof End end) {
+            ProducerIdAndEpoch p = producer(kafka, end.id(), end.producer());
+            return String.valueOf(side.end().apply(new EndTxnRequest(end.id(), p.producerId(), p.epoch(), end.result()),
+                    now));
+        }
+        if (op instanceof Deliver) {
+            side.deliverMarkers().accept(now);
+            return "delivered";
+        }
+        side.abortTimedOutTransactions().accept(now);
+        return "waited";
+    }
+
     private static ProducerIdAndEpoch producer(KafkaCoordinator kafka, String id, Producer producer) {
         Optional<TxnTransit> state = kafka.state(id);
         long pid = state.map(TxnTransit::producerId).orElse(4242L);
@@ -114,58 +157,5 @@ final class Differential {
             case OLDER_EPOCH -> new ProducerIdAndEpoch(pid, (short) (epoch - 1));
             case OTHER_ID -> new ProducerIdAndEpoch(pid + 77, epoch);
         };
-    }
-
-    private static String answer(TxnFixture ours, Op op, KafkaCoordinator kafka, long now) {
-        TransactionCoordinator c = ours.coordinator;
-        if (op instanceof Init init) {
-            return c.initProducerId(new InitProducerIdRequest(init.id(), init.timeoutMs()), now).toString();
-        }
-        if (op instanceof Add add) {
-            ProducerIdAndEpoch p = producer(kafka, add.id(), add.producer());
-            return c.addPartitions(new AddPartitionsRequest(add.id(), p.producerId(), p.epoch(), Set.copyOf(add.partitions())),
-                    now).toString();
-        }
-        if (op instanceof AddOffsets add) {
-            ProducerIdAndEpoch p = producer(kafka, add.id(), add.producer());
-            return c.addOffsets(new AddOffsetsRequest(add.id(), p.producerId(), p.epoch(), add.group()), now).toString();
-        }
-        if (op instanceof End end) {
-            ProducerIdAndEpoch p = producer(kafka, end.id(), end.producer());
-            return c.endTxn(new EndTxnRequest(end.id(), p.producerId(), p.epoch(), end.result()), now).toString();
-        }
-        if (op instanceof Deliver) {
-            ours.markers.deliverAll();
-            return "delivered";
-        }
-        c.abortTimedOutTransactions(now);
-        return "waited";
-    }
-
-    private static String kafkaAnswer(KafkaCoordinator kafka, Op op, long now) {
-        if (op instanceof Init init) {
-            return kafka.init(new InitProducerIdRequest(init.id(), init.timeoutMs()), now).toString();
-        }
-        if (op instanceof Add add) {
-            ProducerIdAndEpoch p = producer(kafka, add.id(), add.producer());
-            return kafka.add(new AddPartitionsRequest(add.id(), p.producerId(), p.epoch(), Set.copyOf(add.partitions())),
-                    now).toString();
-        }
-        if (op instanceof AddOffsets add) {
-            ProducerIdAndEpoch p = producer(kafka, add.id(), add.producer());
-            // Kafka's KafkaApis: the group's __consumer_offsets partition, then the coordinator's AddPartitions.
-            return kafka.add(new AddPartitionsRequest(add.id(), p.producerId(), p.epoch(),
-                    Set.of(TransactionCoordinator.kafkaOffsetsPartition(add.group()))), now).toString();
-        }
-        if (op instanceof End end) {
-            ProducerIdAndEpoch p = producer(kafka, end.id(), end.producer());
-            return kafka.end(new EndTxnRequest(end.id(), p.producerId(), p.epoch(), end.result()), now).toString();
-        }
-        if (op instanceof Deliver) {
-            kafka.deliverMarkers(now);
-            return "delivered";
-        }
-        kafka.abortTimedOutTransactions(now);
-        return "waited";
     }
 }

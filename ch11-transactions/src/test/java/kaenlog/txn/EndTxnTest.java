@@ -179,14 +179,11 @@ class EndTxnTest {
                     TransactionResult result = (TransactionResult) input[2];
                     KafkaCoordinator kafka = new KafkaCoordinator(2000);
                     seed.seed(kafka, ID);
-                    TxnError answer = kafka.end(new EndTxnRequest(ID, producer.producerId(), producer.epoch(), result), T0);
-                    String kafkas = kafka.written.isEmpty() ? "answer " + answer : "write " + kafka.written.get(0).transit();
+                    String kafkas = TxnGens.kafkasOutcome(kafka, kafka.end(new EndTxnRequest(ID, producer.producerId(),
+                            producer.epoch(), result), T0));
                     TransactionMetadata md = seed.ours(ID);
-                    Judge.Outcome decided = Judge.Outcome.of(() -> md.prepareEndTxn(producer.producerId(), producer.epoch(),
+                    String yours = TxnGens.ourOutcome(md, () -> md.prepareEndTxn(producer.producerId(), producer.epoch(),
                             result, true, T0));
-                    String yours = decided.refused() ? "answer " + TxnError.UNKNOWN_SERVER_ERROR
-                            : decided.value() instanceof Decision.Write write ? "write " + write.next()
-                            : "answer " + ((Decision.Answer) decided.value()).error();
                     Judge.agree("EndTxn(" + producer + ", " + result + ") on " + seed, "outcome", yours,
                             "TransactionCoordinator.handleEndTransaction gives", kafkas,
                             "the id's producer at its exact epoch; Ongoing -> Prepare; ended the same way: NONE; being"

@@ -186,6 +186,12 @@ final class KafkaCoordinator {
         return answer.get(0);
     }
 
+    /** Kafka's KafkaApis: the group's __consumer_offsets partition, then the coordinator's AddPartitions. */
+    TxnError addOffsets(AddOffsetsRequest request, long nowMs) {
+        return add(new AddPartitionsRequest(request.transactionalId(), request.producerId(), request.producerEpoch(),
+                Set.of(kaenlog.txn.TransactionCoordinator.kafkaOffsetsPartition(request.groupId()))), nowMs);
+    }
+
     TxnError end(EndTxnRequest request, long nowMs) {
         now = nowMs;
         List<TxnError> answer = new ArrayList<>();

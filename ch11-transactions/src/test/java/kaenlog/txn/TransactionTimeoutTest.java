@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Property;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -22,17 +23,19 @@ import org.junit.jupiter.api.Test;
 class TransactionTimeoutTest {
     private static final long START = T0 + 10;
 
-    /** An id with a transaction on orders-0 begun at START, timeout 60 s. */
-    private static InitProducerIdResult open(TxnFixture f) {
-        InitProducerIdResult producer = f.init(ID, T0);
+    private TxnFixture f;
+    /** The producer of ID, whose transaction on orders-0 began at START, timeout 60 s. */
+    private InitProducerIdResult producer;
+
+    @BeforeEach
+    void openATransaction() throws Exception {
+        f = new TxnFixture();
+        producer = f.init(ID, T0);
         assertThat(f.add(ID, producer, START, ORDERS_0)).isEqualTo(TxnError.NONE);
-        return producer;
     }
 
     @Test
-    void aTransactionOpenPastItsTimeoutIsAborted() throws Exception {
-        TxnFixture f = new TxnFixture();
-        open(f);
+    void aTransactionOpenPastItsTimeoutIsAborted() {
         f.coordinator.abortTimedOutTransactions(START + TIMEOUT_MS);
         assertThat(f.state(ID).state()).as("at start + timeout exactly it is not past its timeout yet (Kafka: start +"
                 + " timeout < now)").isEqualTo(TransactionState.ONGOING);
@@ -45,9 +48,7 @@ class TransactionTimeoutTest {
     }
 
     @Test
-    void theTimedOutProducerIsFenced() throws Exception {
-        TxnFixture f = new TxnFixture();
-        InitProducerIdResult producer = open(f);
+    void theTimedOutProducerIsFenced() {
         f.coordinator.abortTimedOutTransactions(START + TIMEOUT_MS + 1);
         f.markers.deliverAll();
         assertThat(f.state(ID).producerEpoch()).as("the abort bumps the epoch, as a new producer's InitProducerId would")
@@ -62,9 +63,7 @@ class TransactionTimeoutTest {
     }
 
     @Test
-    void theTimeoutCountsFromTheTransactionsStartNotItsLastChange() throws Exception {
-        TxnFixture f = new TxnFixture();
-        InitProducerIdResult producer = open(f);
+    void theTimeoutCountsFromTheTransactionsStartNotItsLastChange() {
         f.add(ID, producer, START + 50_000, ORDERS_1);
         f.coordinator.abortTimedOutTransactions(START + TIMEOUT_MS + 1);
         assertThat(f.state(ID).state()).as("a partition added 50 s in does not extend the transaction's life")
@@ -72,17 +71,14 @@ class TransactionTimeoutTest {
     }
 
     @Test
-    void onlyAnOpenTransactionTimesOut() throws Exception {
-        TxnFixture f = new TxnFixture();
-        InitProducerIdResult producer = f.init(ID, T0);
-        assertThatCode(() -> f.coordinator.abortTimedOutTransactions(T0 + 10 * TIMEOUT_MS)).as("only Ongoing times"
-                + " out: an Empty id has no transaction to fence or abort").doesNotThrowAnyException();
-        assertThat(f.state(ID).state()).as("Empty: nothing to abort").isEqualTo(TransactionState.EMPTY);
-        assertThat(f.state(ID).producerEpoch()).as("and nobody is fenced").isEqualTo(producer.producerEpoch());
-        f.add(ID, producer, START, ORDERS_0);
+    void onlyAnOpenTransactionTimesOut() {
+        String idle = "idle-app";
+        InitProducerIdResult resting = f.init(idle, T0);
         f.end(ID, producer, TransactionResult.COMMIT, START + 1);
         assertThatCode(() -> f.coordinator.abortTimedOutTransactions(START + 10 * TIMEOUT_MS)).as("only Ongoing times"
-                + " out: a commit being written is decided").doesNotThrowAnyException();
+                + " out: an Empty id has no transaction, a commit being written is decided").doesNotThrowAnyException();
+        assertThat(f.state(idle).state()).as("Empty: nothing to abort").isEqualTo(TransactionState.EMPTY);
+        assertThat(f.state(idle).producerEpoch()).as("and nobody is fenced").isEqualTo(resting.producerEpoch());
         assertThat(f.state(ID).state()).as("a commit whose markers are still being written is decided: the timeout"
                 + " cannot turn it into an abort").isEqualTo(TransactionState.PREPARE_COMMIT);
         assertThat(f.markers.sent).extracting(TxnMarker::result).containsExactly(TransactionResult.COMMIT);

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
 import kaenlog.wire.PartitionNames.TopicPartition;
 
 /** The properties' inputs: transactional ids in every state a log can hold, and the requests that meet them. */
@@ -115,5 +116,30 @@ final class TxnGens {
                     Gens.ints().generate(c), state, TxnTransit.sorted(partitions), Gens.longs().generate(c),
                     Gens.longs().generate(c));
         };
+    }
+
+    /**
+     * A decision of ours on a seeded id, told the way {@link #kafkasOutcome} tells Kafka's: "answer E" or
+     * "write T". A Write is also prepared (the checks Kafka's prepareTransitionTo makes); a refusal is
+     * UNKNOWN_SERVER_ERROR, as Kafka's request handler answers an exception.
+     */
+    static String ourOutcome(TransactionMetadata md, Judge.ThrowingSupplier<Decision> decide) {
+        Judge.Outcome decided = Judge.Outcome.of(() -> {
+            Decision d = decide.get();
+            if (d instanceof Decision.Write write) {
+                md.prepareTransitionTo(write.next());
+            }
+            return d;
+        });
+        if (decided.refused()) {
+            return "answer " + TxnError.UNKNOWN_SERVER_ERROR;
+        }
+        return decided.value() instanceof Decision.Write write ? "write " + write.next()
+                : "answer " + ((Decision.Answer) decided.value()).error();
+    }
+
+    /** What Kafka's coordinator did with one request: the transition it wrote first, else its answer. */
+    static String kafkasOutcome(KafkaCoordinator kafka, TxnError answer) {
+        return kafka.written.isEmpty() ? "answer " + answer : "write " + kafka.written.get(0).transit();
     }
 }
