@@ -65,7 +65,7 @@ public final class TransactionMetadata {
      * flight, a producer id, an epoch, and a state that may follow the current one (the table of
      * task 1 (TransactionStateTest)). A decision that breaks one of these is a bug, an IllegalStateException.
      */
-    public void prepareTransitionTo(TxnTransit next) {
+    void prepareTransitionTo(TxnTransit next) {
         if (pendingState != null) {
             throw new IllegalStateException(transactionalId + ": a transition to " + next.state() + " while one to "
                     + pendingState + " is in flight");
@@ -81,7 +81,7 @@ public final class TransactionMetadata {
     }
 
     /** The transition in flight was written: it is the state now. */
-    public void completeTransitionTo(TxnTransit next) {
+    void completeTransitionTo(TxnTransit next) {
         if (pendingState != next.state()) {
             throw new IllegalStateException(transactionalId + ": completing a transition to " + next.state()
                     + " while the one in flight leads to " + pendingState);
@@ -94,7 +94,7 @@ public final class TransactionMetadata {
     }
 
     /** The transition in flight could not be written: nothing changes. */
-    public void abandonTransition() {
+    void abandonTransition() {
         pendingState = null;
     }
 
@@ -103,13 +103,13 @@ public final class TransactionMetadata {
      * writes the abort): the bumped epoch is the id's epoch from now on, even if that write fails, so
      * the old producer stays fenced; the fence is no longer in flight.
      */
-    public void acceptFence(short bumpedEpoch) {
+    void acceptFence(short bumpedEpoch) {
         current = current.withEpochs(bumpedEpoch, TxnTransit.NO_PRODUCER_EPOCH);
         pendingState = null;
     }
 
     /** The fence's abort could not be written: the next fence keeps this epoch instead of bumping it again. */
-    public void failedEpochFence() {
+    void failedEpochFence() {
         hasFailedEpochFence = true;
     }
 
