@@ -33,7 +33,7 @@ public final class Layers {
                 .layer("demo").definedBy("kaenlog.demo..")
                 .layer("client").definedBy("kaenlog.client..")
                 .layer("server").definedBy("kaenlog.broker..", "kaenlog.replication..", "kaenlog.coordinator..",
-                        "kaenlog.logmanager..", "kaenlog.kafkawire..", "kaenlog.cluster..")
+                        "kaenlog.logmanager..", "kaenlog.kafkawire..", "kaenlog.cluster..", "kaenlog.txn..")
                 .layer("wire").definedBy("kaenlog.wire..")
                 .layer("storage").definedBy("kaenlog.log..", "kaenlog.compaction..", "kaenlog.groups..",
                         "kaenlog.idem..")

@@ -34,7 +34,8 @@ class QuizTest {
             "ch06-compaction", List.of("a", "c", "b", "a"),
             "ch07-idem", List.of("b", "c", "a"),
             "ch08-replication", List.of("b", "a", "c"),
-            "ch09-kafka-wire", List.of("b", "a", "c", "a")));
+            "ch09-kafka-wire", List.of("b", "a", "c", "a"),
+            "ch11-transactions", List.of("b", "b", "a")));
 
     @TempDir
     static Path classes;

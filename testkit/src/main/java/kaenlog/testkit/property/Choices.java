@@ -34,12 +34,16 @@ public final class Choices {
         return new Choices(null, draws);
     }
 
-    /** A number in {@code [0, bound)}; 0 is the simplest choice. */
+    /**
+     * A number in {@code [0, bound)}; 0 is the simplest choice. While shrinking, a deleted draw moves
+     * the next ones to other calls, so the draw replayed here may be any number another call recorded
+     * (a {@link #picked} value, negative too): it is kept inside the bound.
+     */
     public long below(long bound) {
         if (bound <= 0) {
             throw new IllegalArgumentException("bound must be positive: " + bound);
         }
-        long value = replay == null ? random.nextLong(bound) : Math.min(replayed(), bound - 1);
+        long value = replay == null ? random.nextLong(bound) : Math.max(0, Math.min(replayed(), bound - 1));
         return record(value);
     }
 

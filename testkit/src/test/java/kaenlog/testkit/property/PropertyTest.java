@@ -36,6 +36,17 @@ class PropertyTest {
     }
 
     @Test
+    void aDrawReplayedIntoAnotherCallStaysInsideItsBound() {
+        assertThat(Choices.replay(new long[] {-2_095_669_350L, 7}).below(3)).as("a negative draw (a picked long that"
+                + " moved here when shrinking deleted the draw before it) is the simplest choice, never an index below 0")
+                .isZero();
+        assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.oneOf(Gens.longs().map(v -> "n" + v),
+                Gens.elements("a", "b", "c")), 0, 20)).check(list -> assertThat(list).as("no c").doesNotContain("c")))
+                .as("shrinking a list of mixed generators replays picked longs into elements' draws")
+                .isInstanceOf(AssertionFailedError.class).hasMessageContaining("the smallest input found: [\"c\"]");
+    }
+
+    @Test
     void aWorkbookTodoFailsAtOnceUnchanged() {
         UnsupportedOperationException todo = new UnsupportedOperationException("TODO ch01 task 1: zig-zag (VarintTest)");
         List<Integer> seen = new ArrayList<>();
