@@ -55,7 +55,12 @@ public enum ErrorCode {
      * Chapter 10: the fetch named a leader epoch newer than the leader's own: this broker has not
      * learnt the new state yet; the one who asked retries (Kafka's 75).
      */
-    UNKNOWN_LEADER_EPOCH(22);
+    UNKNOWN_LEADER_EPOCH(22),
+    /**
+     * Chapter 6: the group coordinator cannot take this commit now: it holds
+     * max.committed.offset.bytes of commits already (Kafka's 15, a client retries).
+     */
+    COORDINATOR_NOT_AVAILABLE(23);
 
     private final short code;
 
