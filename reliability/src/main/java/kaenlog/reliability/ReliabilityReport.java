@@ -84,6 +84,8 @@ public final class ReliabilityReport {
         scenarios.add(OfflineNeighbour.run(Files.createDirectories(root.resolve("neighbour")), options));
         scenarios.add(ResponsePath.run(Files.createDirectories(root.resolve("response")), options,
                 quick ? ResponsePath.Config.quick() : ResponsePath.Config.full()));
+        scenarios.add(GroupCoordinatorAttacks.run(Files.createDirectories(root.resolve("groups")), options,
+                quick ? GroupCoordinatorAttacks.Config.quick() : GroupCoordinatorAttacks.Config.full()));
 
         String header = String.format("%-44s %9s %9s %8s %6s %6s %8s  %s", "scenario", "runs", "records", "faults",
                 "lost", "dups", "crashes", "verdict");
