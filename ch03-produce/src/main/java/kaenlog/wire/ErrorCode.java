@@ -62,7 +62,12 @@ public enum ErrorCode {
      * followers fetch on the port brokers use for each other. Kafka answers a replica Fetch whose
      * sender lacks the ClusterAction ACL on the cluster this way (its 29).
      */
-    TOPIC_AUTHORIZATION_FAILED(23);
+    TOPIC_AUTHORIZATION_FAILED(23),
+    /**
+     * Chapter 6: the group coordinator cannot take this commit now: it holds
+     * max.committed.offset.bytes of commits already (Kafka's 15, a client retries).
+     */
+    COORDINATOR_NOT_AVAILABLE(24);
 
     private final short code;
 

@@ -114,7 +114,11 @@ public final class Cleaner {
         }
         putLastOffsets(activeHeaders, lastOffsets);
         long endOfRound = segments.get(cleanable.size()).baseOffset();
-        OffsetMap map = OffsetMap.of(batchesOf(cleanable));
+        // one segment's batches in memory at a time: the map keeps keys, not every record read
+        OffsetMap map = new OffsetMap();
+        for (Segment segment : cleanable) {
+            map.putAll(OffsetMap.of(segment.batches()));
+        }
         List<SegmentCleaned> cleaned = new ArrayList<>();
         for (Segment segment : cleanable) {
             cleaned.add(cleanSegment(log, segment, map, lastOffsets, endOfRound, nowMs, guard));
@@ -214,14 +218,6 @@ public final class Cleaner {
                 last.put(header.producerId(), header.lastOffset());
             }
         }
-    }
-
-    private static List<RecordBatch> batchesOf(List<Segment> segments) throws IOException {
-        List<RecordBatch> batches = new ArrayList<>();
-        for (Segment segment : segments) {
-            batches.addAll(segment.batches());
-        }
-        return batches;
     }
 
     /** The raw bytes of every batch of a segment, oldest first. */

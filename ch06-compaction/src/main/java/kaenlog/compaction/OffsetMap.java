@@ -41,6 +41,15 @@ public final class OffsetMap {
         latest.put(ByteBuffer.wrap(key.clone()), offset);
     }
 
+    /**
+     * Adds what {@code later} maps, a map of the segments after the ones this map covers: its
+     * offsets are later, so each of its keys' entries wins (the cleaner maps one segment at a time).
+     */
+    public void putAll(OffsetMap later) {
+        latest.putAll(later.latest);
+        updateLatestOffset(later.latestOffset);
+    }
+
     /** Sets the last covered offset (Kafka's {@code updateLatestOffset}); kaen-log never lets it go back. */
     public void updateLatestOffset(long offset) {
         latestOffset = Math.max(latestOffset, offset);

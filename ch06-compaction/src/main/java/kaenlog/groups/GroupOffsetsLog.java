@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.AppendInfo;
@@ -40,9 +41,20 @@ public final class GroupOffsetsLog {
         BatchBuilder batch = new BatchBuilder();
         for (PartitionOffset p : offsets) {
             OffsetCommitKey key = new OffsetCommitKey(group, p.topic(), p.partition());
-            batch.append(nowMs, key.encode(), new OffsetCommitValue(p.offset(), "", nowMs).encode());
+            batch.append(nowMs, key.encode(), new OffsetCommitValue(p.offset(), p.metadata(), nowMs).encode());
         }
         return log.append(batch.build());
+    }
+
+    /** The size of the batch {@link #commit} would append: the coordinator refuses one over max.message.bytes. */
+    public static int commitBytes(String group, List<PartitionOffset> offsets) {
+        int bytes = BatchHeader.SIZE;
+        for (PartitionOffset p : offsets) {
+            // a record: its key and value, and at most 32 bytes of varints and attributes around them
+            bytes += Fields.sizeOf(group) + Fields.sizeOf(p.topic()) + Integer.BYTES
+                    + Long.BYTES + Fields.sizeOf(p.metadata()) + Long.BYTES + 32;
+        }
+        return bytes;
     }
 
     /**
@@ -50,9 +62,44 @@ public final class GroupOffsetsLog {
      * null value (Kafka's OffsetDelete and offset expiry write {@code newOffsetCommitTombstoneRecord}).
      */
     public AppendInfo deleteOffset(String group, String topic, int partition, long nowMs) throws IOException {
-        byte[] key = new OffsetCommitKey(group, topic, partition).encode();
-        return log.append(new BatchBuilder().append(nowMs, key, null).build());
+        return deleteOffsets(List.of(new OffsetCommitKey(group, topic, partition)), nowMs);
     }
+
+    /**
+     * Tombstones for every key of {@code keys}, in batches of at most {@link #TOMBSTONE_BATCH_BYTES}
+     * of keys (offset expiry may delete thousands at once); the answer covers all of them.
+     */
+    public AppendInfo deleteOffsets(List<OffsetCommitKey> keys, long nowMs) throws IOException {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("a deletion names at least one key");
+        }
+        long first = -1;
+        AppendInfo last = null;
+        int count = 0;
+        BatchBuilder batch = new BatchBuilder();
+        int batchBytes = 0;
+        for (OffsetCommitKey key : keys) {
+            byte[] bytes = key.encode();
+            batch.append(nowMs, bytes, null);
+            batchBytes += bytes.length;
+            if (batchBytes >= TOMBSTONE_BATCH_BYTES) {
+                last = log.append(batch.build());
+                first = first < 0 ? last.firstOffset() : first;
+                count += last.recordCount();
+                batch = new BatchBuilder();
+                batchBytes = 0;
+            }
+        }
+        if (batchBytes > 0) {
+            last = log.append(batch.build());
+            first = first < 0 ? last.firstOffset() : first;
+            count += last.recordCount();
+        }
+        return new AppendInfo(first, last.lastOffset(), count);
+    }
+
+    /** How many bytes of keys one batch of tombstones holds at most (Kafka's offsets topic takes 1 MiB batches). */
+    static final int TOMBSTONE_BATCH_BYTES = 512 * 1024;
 
     /**
      * Every group's latest commits: the log replayed from its first segment to its end, each

@@ -16,6 +16,7 @@ import java.util.List;
 import kaenlog.broker.Broker;
 import kaenlog.client.BrokerClient;
 import kaenlog.broker.BrokerConfig;
+import kaenlog.broker.PartitionConfigs;
 import kaenlog.client.ProduceCommand;
 import kaenlog.cli.Klog;
 import kaenlog.wire.ApiKeys;
@@ -107,6 +108,8 @@ class ConsumerGroupTest {
     @Test
     void offsetFetchAnswersMinusOneForAGroupThatNeverCommittedAndTheLatestCommitOtherwise() throws Exception {
         start();
+        broker.partition("orders-0");
+        broker.partition("orders-1");
         try (BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, broker.port(), 10_000)) {
             assertThat(fetch(client, "g", "orders-0")).as("no commit yet: -1, as Kafka answers (broker log:%n%s)",
                     log()).isEqualTo(new OffsetFetch.Response(ErrorCode.NONE, OffsetFetch.NO_OFFSET));
@@ -132,6 +135,81 @@ class ConsumerGroupTest {
         }
     }
 
+    @Test
+    void aCommitForAPartitionNobodyCreatedIsRefusedAndWritesNothing() throws Exception {
+        start();
+        long endBefore = offsetsLogEnd();
+        try (BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, broker.port(), 10_000)) {
+            assertThat(commit(client, "g".repeat(30_000), "ghost-0", 1))
+                    .as("a commit for a partition nobody produced to is UNKNOWN_PARTITION, as Kafka answers"
+                            + " UNKNOWN_TOPIC_OR_PARTITION: the offsets log is not a store for anything a client names")
+                    .isEqualTo(ErrorCode.UNKNOWN_PARTITION);
+            assertThat(fetch(client, "g".repeat(30_000), "ghost-0").offset()).isEqualTo(OffsetFetch.NO_OFFSET);
+        }
+        assertThat(offsetsLogEnd()).as("nothing was written to %s", GroupCoordinator.OFFSETS_PARTITION)
+                .isEqualTo(endBefore);
+        assertThat(Files.exists(tmp.resolve("data").resolve("ghost-0"))).as("and no partition was created").isFalse();
+    }
+
+    @Test
+    void committedOffsetsExpireAfterOffsetsRetentionMinutesLeavingTombstones() throws Exception {
+        start();
+        broker.partition("orders-0");
+        assertThat(commitOnce("g", "orders-0", 5)).isEqualTo(ErrorCode.NONE);
+        long endBefore = offsetsLogEnd();
+        broker.advanceTime(7 * 86_400_000L - 1);
+        broker.runDueTasks();
+        assertThat(fetchOnce("g", "orders-0")).as("kept until offsets.retention.minutes"
+                + " (10080) has passed since the commit of a group without members").isEqualTo(5);
+        broker.advanceTime(600_000);
+        broker.runDueTasks();
+        assertThat(fetchOnce("g", "orders-0")).as("expired at the first retention check"
+                + " after it (offsets.retention.check.interval.ms): OffsetFetch answers -1 (broker log:%n%s)", log())
+                .isEqualTo(OffsetFetch.NO_OFFSET);
+        assertThat(offsetsLogEnd()).as("its tombstone was appended").isEqualTo(endBefore + 1);
+        assertThat(log()).as("the broker's log says what the expiry did")
+                .contains("offsets-expiry " + GroupCoordinator.OFFSETS_PARTITION + ": expired 1 committed offset(s)"
+                        + " of 1 group(s)");
+        broker.close();
+        start();
+        assertThat(fetchOnce("g", "orders-0")).as("after a restart the log is read"
+                + " again: the tombstone keeps the expired offset gone").isEqualTo(OffsetFetch.NO_OFFSET);
+    }
+
+    /** A commit on a connection of its own (moving the broker's time by days closes the idle ones). */
+    private ErrorCode commitOnce(String group, String partition, long offset) throws IOException {
+        try (BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, broker.port(), 10_000)) {
+            return commit(client, group, partition, offset);
+        }
+    }
+
+    /** The committed offset, asked on a connection of its own. */
+    private long fetchOnce(String group, String partition) throws IOException {
+        try (BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, broker.port(), 10_000)) {
+            return fetch(client, group, partition).offset();
+        }
+    }
+
+    @Test
+    void whatTheCoordinatorHoldsIsBoundedByMaxCommittedOffsetBytes() throws Exception {
+        broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0).withStartNowMs(NOW_MS)
+                .withConfigs(PartitionConfigs.load().with(GroupCoordinator.MAX_OFFSET_BYTES + "=4096")), log);
+        broker.partition("orders-0");
+        try (BrokerClient client = BrokerClient.connect(BrokerConfig.DEFAULT_HOST, broker.port(), 10_000)) {
+            assertThat(commit(client, "small", "orders-0", 1)).isEqualTo(ErrorCode.NONE);
+            assertThat(commit(client, "g".repeat(3_000), "orders-0", 1))
+                    .as("a 3,000-character group would hold more than max.committed.offset.bytes (4096) in memory:"
+                            + " refused, COORDINATOR_NOT_AVAILABLE (a client retries later)")
+                    .isEqualTo(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+            assertThat(commit(client, "small", "orders-0", 2)).as("a commit that replaces one holds no more: taken")
+                    .isEqualTo(ErrorCode.NONE);
+        }
+    }
+
+    private long offsetsLogEnd() throws IOException {
+        return broker.partition(GroupCoordinator.OFFSETS_PARTITION).locked(l -> l.logEndOffset());
+    }
+
     private CliRun consumeAsGroup() {
         return bounded("klog consume --group g", () -> CliRun.of(Klog::run, "consume", "--port",
                 Integer.toString(broker.port()), "--partition", "events-0", "--group", "g", "--max", "10",
@@ -146,13 +224,27 @@ class ConsumerGroupTest {
         return List.of(offsets.get(0), offsets.get(9));
     }
 
-    private static ErrorCode commit(BrokerClient client, String group, String partition, long offset) throws IOException {
-        return OffsetCommit.Response.decode(client.call(ApiKeys.OFFSET_COMMIT,
-                new OffsetCommit.Request(group, partition, offset).encode())).error();
+    private ErrorCode commit(BrokerClient client, String group, String partition, long offset) throws IOException {
+        byte[] request = new OffsetCommit.Request(group, partition, offset).encode();
+        return OffsetCommit.Response.decode(answer(() -> client.call(ApiKeys.OFFSET_COMMIT, request))).error();
     }
 
-    private static OffsetFetch.Response fetch(BrokerClient client, String group, String partition) throws IOException {
-        return OffsetFetch.Response.decode(client.call(ApiKeys.OFFSET_FETCH,
-                new OffsetFetch.Request(group, partition).encode()));
+    private OffsetFetch.Response fetch(BrokerClient client, String group, String partition) throws IOException {
+        byte[] request = new OffsetFetch.Request(group, partition).encode();
+        return OffsetFetch.Response.decode(answer(() -> client.call(ApiKeys.OFFSET_FETCH, request)));
+    }
+
+    private interface Call {
+        byte[] answer() throws IOException;
+    }
+
+    /** The broker's answer; a connection it closed instead fails with its log, which says why. */
+    private byte[] answer(Call call) throws IOException {
+        try {
+            return call.answer();
+        } catch (java.io.EOFException closed) {
+            throw new AssertionError("the broker closed the connection instead of answering. " + USUALLY
+                    + "; broker log:\n" + log(), closed);
+        }
     }
 }

@@ -2,8 +2,11 @@ package kaenlog.kafkawire;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.io.PrintStream;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import kaenlog.broker.Broker;
@@ -11,6 +14,11 @@ import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
+import kaenlog.coordinator.GroupCoordinator;
+import kaenlog.coordinator.OffsetCommitError;
+import kaenlog.groups.CommittedOffset;
+import kaenlog.groups.OffsetCommitKey;
+import kaenlog.groups.PartitionOffset;
 import kaenlog.log.Log;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
@@ -252,27 +260,38 @@ public final class Backend {
     }
 
     /**
-     * One commit through kaen-log's own OFFSET_COMMIT handler (chapter 6): the same record in the same
-     * {@code __consumer_offsets} log as {@code klog consume --group}'s, so the two are one group.
+     * One commit through chapter 6's group coordinator: the same records in the same
+     * {@code __consumer_offsets} log as {@code klog consume --group}'s, so the two are one group;
+     * its answer for each partition, in order.
      */
-    public short commitOffset(String group, String topic, int partition, long offset) throws IOException {
-        byte[] answer = call(kaenlog.wire.ApiKeys.OFFSET_COMMIT,
-                new kaenlog.wire.OffsetCommit.Request(group, partitionName(topic, partition), offset).encode())
-                .orElseThrow(() -> new IOException("OFFSET_COMMIT gave no answer"));
-        return KafkaErrors.of(kaenlog.wire.OffsetCommit.Response.decode(answer).error());
+    public List<OffsetCommitError> commitOffsets(String group, List<PartitionOffset> offsets) throws IOException {
+        return GroupCoordinator.of(broker).commit(broker, group, offsets);
     }
 
-    /** Every latest commit of {@code group}, topic to partition to offset, from chapter 6's offsets log (one replay). */
-    public Map<String, Map<Integer, Long>> committedOffsets(String group) throws IOException {
-        Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
-        broker.partition(kaenlog.coordinator.GroupCoordinator.OFFSETS_PARTITION)
-                .locked(log -> new kaenlog.groups.GroupOffsetsLog(log).committedOffsets())
-                .forEach((key, committed) -> {
-                    if (key.group().equals(group)) {
-                        offsets.computeIfAbsent(key.topic(), t -> new TreeMap<>())
-                                .put(key.partition(), committed.value().offset());
-                    }
-                });
-        return offsets;
+    /** Whether a commit may name this partition: it exists here, or in the cluster's metadata. */
+    public boolean committable(String topic, int partition) throws IOException {
+        return GroupCoordinator.partitionExists(broker, topic, partition);
+    }
+
+    /** Every latest commit of {@code group}, from the coordinator's memory (the offsets log is read once). */
+    public SortedMap<OffsetCommitKey, CommittedOffset> committedOffsets(String group) throws IOException {
+        return GroupCoordinator.of(broker).committed(broker, group);
+    }
+
+    /**
+     * Chapter 6's coordinator asks {@code groups} how each group's offsets age, and tells it when a
+     * group's last offset expired; {@code groups} asks it whether a group has offsets.
+     */
+    public ClassicGroups withOffsets(ClassicGroups.Limits limits, PrintStream log) {
+        GroupCoordinator coordinator = GroupCoordinator.of(broker);
+        ClassicGroups groups = new ClassicGroups(limits, broker.nowMs(), log, group -> {
+            try {
+                return coordinator.hasOffsets(broker, group);
+            } catch (IOException unreadable) {
+                return true; // the offsets cannot be read: keep the group
+            }
+        });
+        coordinator.watch(groups.membership(broker::nowMs));
+        return groups;
     }
 }

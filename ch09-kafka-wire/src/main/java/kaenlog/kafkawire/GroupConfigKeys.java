@@ -11,11 +11,9 @@ import kaenlog.broker.ConfigKey;
  * ({@code group.max.size}: Kafka's default is Integer.MAX_VALUE, kaen-log's 1000, since every
  * member's metadata is held in memory). {@value #MAX_GROUPS} is kaen-log's own: Kafka does not bound
  * the number of groups, and a client that joins a new group name per request would fill the heap;
- * {@value #MAX_HELD_BYTES} (64 MiB) too: every member's subscription and assignment is held in memory.
- *
- * <p>Not built yet: {@code offsets.retention.minutes} (Kafka's default 10080, seven days): Kafka
- * expires the committed offsets of a group that has been Empty that long; kaen-log keeps every
- * group's latest commit until a newer one replaces it (chapter 6's compaction).
+ * {@value #MAX_HELD_BYTES} (16 MiB) too: every group id, member id, subscription and assignment is held
+ * in memory, and a DescribeGroups answer holds what the groups it names hold. The committed offsets
+ * and their retention are chapter 6's coordinator's ({@code offsets.retention.minutes}).
  */
 public final class GroupConfigKeys implements BrokerExtension {
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
@@ -38,7 +36,8 @@ public final class GroupConfigKeys implements BrokerExtension {
                         "members per group (Kafka's default is Integer.MAX_VALUE; kaen-log holds them in memory)"),
                 ConfigKey.whole(MAX_GROUPS, 10_000, 1, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 9,
                         "groups the coordinator keeps (kaen-log's own bound: Kafka has none)"),
-                ConfigKey.whole(MAX_HELD_BYTES, 64L * 1024 * 1024, 1024, Long.MAX_VALUE, ConfigKey.Scope.BROKER, 9,
-                        "bytes of member metadata and assignments all groups hold together (kaen-log's own bound)"));
+                ConfigKey.whole(MAX_HELD_BYTES, 16L * 1024 * 1024, 1024, Long.MAX_VALUE, ConfigKey.Scope.BROKER, 9,
+                        "bytes of group ids, member ids, metadata and assignments all groups hold together"
+                                + " (kaen-log's own bound)"));
     }
 }

@@ -2,13 +2,17 @@ package kaenlog.kafkawire;
 
 import java.io.PrintStream;
 import kaenlog.broker.Broker;
+import kaenlog.broker.LogText;
+import kaenlog.broker.RateLimitedLog;
+import kaenlog.broker.SocketServer;
 
 /**
  * Moves the group coordinator along the broker's time: every {@code tickMs} of the broker's ticker
  * it hands {@link ClassicGroups#tick} the broker's {@code nowMs}, so that a member whose session
  * timeout passed is removed and a join phase whose deadline came ends even when no request arrives
  * (every member may be waiting for its JoinGroup answer). With {@code tickMs} 0 there is no thread:
- * a test moves the broker's time and calls {@code tick} itself.
+ * a test moves the broker's time and calls {@code tick} itself. A tick that throws is logged (rate
+ * limited) and the ticker goes on; an Error ends the thread, and {@code klog serve} with it.
  */
 final class GroupTicker implements AutoCloseable {
     private final Thread thread;
@@ -20,16 +24,21 @@ final class GroupTicker implements AutoCloseable {
             thread = null;
             return;
         }
+        RateLimitedLog troubles = new RateLimitedLog(log, SocketServer.TROUBLE_LOG_INTERVAL_MS);
         thread = new Thread(() -> {
-            try {
-                while (!closed) {
+            while (!closed) {
+                try {
                     Thread.sleep(tickMs);
                     groups.tick(broker.nowMs());
+                } catch (InterruptedException stop) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (RuntimeException e) {
+                    // a tick that failed is one line, and the next tick comes: a coordinator whose time
+                    // stopped would never end a join phase nor expire a member again
+                    troubles.println("group-ticker", "kafka: a tick of the group coordinator failed: "
+                            + LogText.clean(e.toString()), broker.nowMs());
                 }
-            } catch (InterruptedException stop) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                log.println("kafka: the group ticker stopped: " + e);
             }
         }, "klog-kafka-groups-" + broker.port());
         thread.setDaemon(true);

@@ -46,7 +46,7 @@ public final class KafkaApis {
     /** The group coordinator behind this listener's group requests (made at its first use). */
     public synchronized ClassicGroups groups() {
         if (groups == null) {
-            groups = new ClassicGroups(ClassicGroups.Limits.of(backend), backend.nowMs(), log);
+            groups = backend.withOffsets(ClassicGroups.Limits.of(backend), log);
         }
         return groups;
     }

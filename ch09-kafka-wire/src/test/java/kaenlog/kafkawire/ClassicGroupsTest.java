@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import kaenlog.groups.GroupActivity;
 import kaenlog.testkit.PassesOnSkeleton;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -191,18 +193,87 @@ class ClassicGroupsTest {
     }
 
     @Test
-    void aLeavingMemberIsGoneAtOnceAndTheLastOneLeavesTheGroupEmpty() {
+    void aLeavingMemberIsGoneAtOnceAndTheLastOneLeavesTheGroupEmptyThenGone() {
         ClassicGroups groups = coordinator(1000, 100);
         String a = newMember(groups, "g");
         CompletableFuture<ClassicGroups.JoinResult> ja = join(groups, "g", a);
         advance(groups, DELAY_MS);
         groups.sync("g", done(ja).generationId(), a, Map.of(), now);
         assertThat(groups.leave("g", a, now)).isEqualTo(KafkaErrors.NONE);
-        assertThat(groups.describe("g").state()).as("the last member left: a rebalance of nobody ends at once, Empty")
-                .isEqualTo(GroupState.EMPTY);
+        assertThat(groups.describe("g").state()).as("the last member left: a rebalance of nobody ends at once, Empty,"
+                + " and a group with no committed offset goes at once (GroupTransitions.removable): Dead, unknown")
+                .isEqualTo(GroupState.DEAD);
+        assertThat(groups.groupCount()).as("it holds no place under max.groups").isZero();
+        assertThat(groups.heldBytes()).as("nor any byte under max.group.bytes").isZero();
         assertThat(groups.leave("g", a, now)).as("leaving twice: UNKNOWN_MEMBER_ID").isEqualTo(KafkaErrors.UNKNOWN_MEMBER_ID);
         assertThat(groups.describe("nobody").state()).as("DescribeGroups of an unknown group: Dead, Kafka's answer"
                 + " before v6").isEqualTo(GroupState.DEAD);
+    }
+
+    @Test
+    void aGroupWithCommittedOffsetsStaysEmptyItsOffsetsAgingFromThenAndGoesWhenTheyExpire() {
+        AtomicBoolean hasOffsets = new AtomicBoolean(true);
+        ClassicGroups groups = new ClassicGroups(new ClassicGroups.Limits(6_000, 1_800_000, DELAY_MS, 1000, 100,
+                1_000_000), now, new PrintStream(log, true, StandardCharsets.UTF_8), group -> hasOffsets.get());
+        assertThat(groups.activity("g")).as("a group the coordinator does not have: its offsets age by their commits")
+                .isEqualTo(GroupActivity.STANDALONE);
+        String a = newMember(groups, "g");
+        CompletableFuture<ClassicGroups.JoinResult> ja = join(groups, "g", a);
+        advance(groups, DELAY_MS);
+        groups.sync("g", done(ja).generationId(), a, Map.of(), now);
+        assertThat(groups.activity("g")).as("a group with members: its offsets do not expire")
+                .isEqualTo(GroupActivity.ACTIVE);
+        groups.leave("g", a, now);
+        assertThat(groups.describe("g").state()).as("with committed offsets the emptied group stays, Empty")
+                .isEqualTo(GroupState.EMPTY);
+        assertThat(groups.describe("g").protocolType()).as("and keeps its protocol type, as Kafka does")
+                .isEqualTo("consumer");
+        assertThat(groups.activity("g")).as("its offsets age from the moment it became Empty (Kafka's"
+                + " currentStateTimestamp)").isEqualTo(new GroupActivity.EmptySince(now));
+        hasOffsets.set(false);
+        groups.offsetsExpired("g", now);
+        assertThat(groups.describe("g").state()).as("its last offset expired: an Empty group with nothing left goes")
+                .isEqualTo(GroupState.DEAD);
+    }
+
+    @Test
+    void aGroupThatHandedOutAMemberIdWaitsForItThenGoesWhenItExpires() {
+        ClassicGroups groups = coordinator(1000, 100);
+        newMember(groups, "g");
+        assertThat(groups.describe("g").state()).as("a group that answered MEMBER_ID_REQUIRED waits for that member")
+                .isEqualTo(GroupState.EMPTY);
+        advance(groups, SESSION_MS);
+        assertThat(groups.groupCount()).as("the id was not used within its session timeout: the group, Empty with"
+                + " no one to come and no offsets, is gone (10,000 one-shot groups no longer fill max.groups)")
+                .isZero();
+    }
+
+    @Test
+    void aGroupIdCountsInWhatTheGroupsHold() {
+        ClassicGroups groups = coordinator(1000, 100);
+        assertThat(done(groups.join("g".repeat(600_000), "client", "", SESSION_MS, REBALANCE_MS, "consumer", range(),
+                true, now)).error())
+                .as("a 600,000-character group id is held in memory (two bytes a character, at most): it does not"
+                        + " fit max.group.bytes (here 1,000,000), COORDINATOR_NOT_AVAILABLE")
+                .isEqualTo(KafkaErrors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(groups.groupCount()).as("and no group was made of it").isZero();
+        assertThat(done(join(groups, "g".repeat(1_000), "")).error()).isEqualTo(KafkaErrors.MEMBER_ID_REQUIRED);
+        assertThat(groups.heldBytes()).as("a group's id and its member's id are counted")
+                .isGreaterThan(2 * 1_000 + 2 * "client".length());
+    }
+
+    @Test
+    void groupAndMemberIdsReachTheLogEscapedAndRefusalsRateLimited() {
+        ClassicGroups groups = coordinator(1000, 1);
+        newMember(groups, "first");
+        for (int i = 0; i < 50; i++) {
+            assertThat(done(join(groups, "g" + i + "\nFORGED\u001b[2J", "")).error())
+                    .isEqualTo(KafkaErrors.COORDINATOR_NOT_AVAILABLE);
+        }
+        String lines = log.toString(StandardCharsets.UTF_8);
+        assertThat(lines.lines()).as("max.groups (1) refuses 50 new groups: one line per interval of broker time,"
+                + " not 50, each group id quoted with its newline and ESC escaped").hasSize(1)
+                .allMatch(l -> l.contains("'g0\\nFORGED\\u001b[2J'"));
     }
 
     @Test

@@ -12,10 +12,11 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
- * Task 7: the classic group's state machine, {@link GroupTransitions#next}. The group coordinator
- * (given) calls it for every change of state, so the real consumers of {@code ConsumerGroupsTest}
- * split their partitions only once it is right. The oracle is Kafka's {@code ClassicGroupState}:
- * which state may follow which.
+ * Task 7: the classic group's state machine, {@link GroupTransitions#next}, and when a group goes,
+ * {@link GroupTransitions#removable}. The group coordinator (given) calls them for every change of
+ * state, so the real consumers of {@code ConsumerGroupsTest} split their partitions only once they
+ * are right. The oracles are Kafka's {@code ClassicGroupState} (which state may follow which) and
+ * its {@code cleanupGroupMetadata} (an Empty group whose offsets are all gone is deleted).
  */
 @Order(7)
 class GroupStateTest {
@@ -95,6 +96,43 @@ class GroupStateTest {
                     .as("Dead is final: %s does not bring a removed group back (a new member of that name joins a new"
                             + " group)", event)
                     .isEqualTo(DEAD);
+        }
+    }
+
+    @Test
+    void anEmptyGroupWithNoMemberToComeAndNoCommittedOffsetIsRemoved() {
+        assertThat(GroupTransitions.removable(EMPTY, 0, false))
+                .as("an Empty group, no member id handed out still to come, no committed offset: nothing is left"
+                        + " to keep, it goes at once (Kafka at its next retention check), or a client naming a new"
+                        + " group per JoinGroup would fill max.groups for good")
+                .isTrue();
+    }
+
+    @Test
+    void aGroupWithCommittedOffsetsStaysEmptyUntilTheyExpire() {
+        assertThat(GroupTransitions.removable(EMPTY, 0, true))
+                .as("an Empty group that has committed offsets stays (listed, Empty, its offsets aging from the"
+                        + " moment it emptied): its consumers resume at them when they come back")
+                .isFalse();
+    }
+
+    @Test
+    void aGroupWaitingForAMemberItGaveAnIdToStays() {
+        assertThat(GroupTransitions.removable(EMPTY, 1, false))
+                .as("an Empty group that answered MEMBER_ID_REQUIRED (KIP-394) waits for that member to join with"
+                        + " its id: removed now, the member's second JoinGroup would be UNKNOWN_MEMBER_ID, its next"
+                        + " first one create the group again, and so on for ever")
+                .isFalse();
+    }
+
+    @Test
+    void onlyAnEmptyGroupIsRemoved() {
+        for (GroupState from : new GroupState[] {PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD}) {
+            assertThat(GroupTransitions.removable(from, 0, false))
+                    .as("a group in %s is not removed, not even with no member left: a group in PreparingRebalance"
+                            + " whose members all left ends its join phase Empty first; a Dead one is gone already",
+                            from)
+                    .isFalse();
         }
     }
 }

@@ -64,6 +64,8 @@ class GroupWireTest {
                 new PrintStream(brokerLog, true, StandardCharsets.UTF_8));
         apis = new KafkaApis(new Backend(broker), "127.0.0.1", 9999, new PrintStream(brokerLog, true,
                 StandardCharsets.UTF_8));
+        broker.partition("orders-0"); // a commit names partitions that exist
+        broker.partition("orders-1");
     }
 
     @AfterEach
@@ -172,6 +174,8 @@ class GroupWireTest {
                             fetched.topics().get(0).partitions();
                     assertThat(partitions.get(0).committedOffset()).as("OffsetFetch v%d after OffsetCommit v%d", f, c)
                             .isEqualTo(100 + c);
+                    assertThat(partitions.get(0).metadata()).as("v%d: the committed metadata comes back", f)
+                            .isEqualTo("m");
                     assertThat(partitions.get(1).committedOffset()).as("v%d: never committed: -1", f).isEqualTo(-1);
                     if (f >= 2) {
                         OffsetFetchResponseData all = send(ApiKeys.OFFSET_FETCH, f,
@@ -206,8 +210,8 @@ class GroupWireTest {
             assertThat(Errors.forCode(left.errorCode())).as("LeaveGroup v%d", v).isEqualTo(Errors.NONE);
             DescribeGroupsResponseData after = send(ApiKeys.DESCRIBE_GROUPS, (short) 4,
                     new DescribeGroupsRequestData().setGroups(List.of(group)));
-            assertThat(after.groups().get(0).groupState()).as("LeaveGroup v%d of the only member: Empty", v)
-                    .isEqualTo("Empty");
+            assertThat(after.groups().get(0).groupState()).as("LeaveGroup v%d of the only member: Empty, and kept"
+                    + " while it has committed offsets", v).isEqualTo("Empty");
         }
     }
 }

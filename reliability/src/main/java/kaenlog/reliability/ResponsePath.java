@@ -362,7 +362,7 @@ public final class ResponsePath {
     }
 
     /** Reads one frame to its end without keeping it; its length. */
-    private static long drainOneFrame(InputStream in) throws IOException {
+    static long drainOneFrame(InputStream in) throws IOException {
         DataInputStream data = new DataInputStream(in);
         int length = data.readInt();
         byte[] chunk = new byte[64 * 1024];
@@ -409,7 +409,7 @@ public final class ResponsePath {
     }
 
     /** Samples the broker's resources every 50 ms until stopped; the peak of each. */
-    private static final class Sampler {
+    static final class Sampler {
         private final BrokerProcess broker;
         private final Thread thread;
         private volatile boolean stop;

@@ -56,7 +56,8 @@ final class Suite {
                 new Entry<>("load", dir -> Load.run(dir, sizes.load())),
                 new Entry<>("bounded", this::bounded),
                 new Entry<>("neighbour", dir -> OfflineNeighbour.run(dir, options)),
-                new Entry<>("response", dir -> ResponsePath.run(dir, options, sizes.response())));
+                new Entry<>("response", dir -> ResponsePath.run(dir, options, sizes.response())),
+                new Entry<>("groups", dir -> GroupCoordinatorAttacks.run(dir, options, sizes.groups())));
     }
 
     /** The scenarios with a table of their own. */
@@ -128,13 +129,14 @@ final class Suite {
     /** How large each scenario runs: the sizes, or with {@code --quick} the tests' where a scenario has them. */
     record Sizes(CrashRecovery.Config crash, AckLoss.Config acks, HostileClients.Config hostile, DecoderFuzz.Config fuzz,
                  SegmentFileFuzz.Config disk, Load.Config load, BoundedBroker.Config bounds,
-                 ResponsePath.Config response, ClusterFaults.Config cluster) {
+                 ResponsePath.Config response, GroupCoordinatorAttacks.Config groups, ClusterFaults.Config cluster) {
         static Sizes of(boolean quick) {
             return new Sizes(CrashRecovery.Config.full(), AckLoss.Config.full(), HostileClients.Config.full(),
                     quick ? new DecoderFuzz.Config(4, 200_000) : DecoderFuzz.Config.full(),
                     quick ? new SegmentFileFuzz.Config(6, 1_000) : SegmentFileFuzz.Config.full(), Load.Config.full(),
                     quick ? BoundedBroker.Config.quick() : BoundedBroker.Config.full(),
                     quick ? ResponsePath.Config.quick() : ResponsePath.Config.full(),
+                    quick ? GroupCoordinatorAttacks.Config.quick() : GroupCoordinatorAttacks.Config.full(),
                     quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full());
         }
 

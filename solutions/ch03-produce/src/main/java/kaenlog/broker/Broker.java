@@ -45,6 +45,7 @@ public final class Broker implements BrokerContext, Closeable {
     private final BrokerConfig config;
     private final PrintStream log;
     private final Map<Short, RequestHandler> handlers;
+    private final List<BrokerExtension> extensions;
     private final BrokerClock clock;
     private final LogManager logManager;
     private final Scheduler scheduler;
@@ -62,6 +63,7 @@ public final class Broker implements BrokerContext, Closeable {
         this.log = log;
         this.troubles = new RateLimitedLog(log, 10_000);
         this.handlers = handlers;
+        this.extensions = List.copyOf(extensions);
         this.clock = clock;
         this.logManager = new LogManager(config, limits.maxOpenPartitions(), log, extensions);
         List<BackgroundTask> tasks = extensions.stream().flatMap(e -> e.backgroundTasks().stream()).toList();
@@ -279,6 +281,11 @@ public final class Broker implements BrokerContext, Closeable {
     @Override
     public Leadership leadership() {
         return config.leadership();
+    }
+
+    @Override
+    public <T extends BrokerExtension> Optional<T> extension(Class<T> type) {
+        return extensions.stream().filter(type::isInstance).map(type::cast).findFirst();
     }
 
     @Override

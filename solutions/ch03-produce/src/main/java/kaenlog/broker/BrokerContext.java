@@ -80,6 +80,15 @@ public interface BrokerContext {
     }
 
     /**
+     * This broker's instance of a {@link BrokerExtension} (one per broker, made when it starts), for
+     * a chapter whose handlers keep state for the broker's life in it (chapter 6: the group
+     * coordinator's committed offsets, read from their log once); empty when it is not on the classpath.
+     */
+    default <T extends BrokerExtension> Optional<T> extension(Class<T> type) {
+        return Optional.empty();
+    }
+
+    /**
      * Something a client's request ran into that the operator must hear of (a damaged internal log),
      * which every request can run into again: one line per {@code kind} per interval in the broker's log.
      */

@@ -136,11 +136,14 @@ public final class ServeCommand implements Subcommand {
         }
         Thread shutdown = new Thread(() -> closeAll(started, broker), "klog-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdown);
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler(FatalErrors.halting(err));
         try {
             broker.awaitClosed();
         } catch (InterruptedException stop) {
             // an in-process caller (a test) stops serve by interrupting it
         } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
             closeAll(started, broker);
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdown);

@@ -1,30 +1,83 @@
 package kaenlog.coordinator;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import kaenlog.broker.BackgroundTask;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.BrokerExtension;
-import kaenlog.wire.PartitionNames;
+import kaenlog.broker.ConfigKey;
+import kaenlog.broker.MessageSizeLimit;
+import kaenlog.broker.Partition;
 import kaenlog.groups.CommittedOffset;
+import kaenlog.groups.CommittedOffsets;
+import kaenlog.groups.GroupActivity;
 import kaenlog.groups.GroupOffsetsLog;
 import kaenlog.groups.OffsetCommitKey;
+import kaenlog.groups.OffsetExpiry;
 import kaenlog.groups.PartitionOffset;
 import kaenlog.logmanager.CleanupConfigs;
-import kaenlog.wire.OffsetFetch;
+import kaenlog.wire.PartitionNames;
 
 /**
  * The part of Kafka's group coordinator kaen-log has: committed offsets, kept in chapter 6's
- * {@link GroupOffsetsLog} on the broker's internal partition {@value #OFFSETS_PARTITION}. Kafka
- * creates {@code __consumer_offsets} with {@code cleanup.policy=compact} and
- * {@code offsets.topic.segment.bytes} = 100 MiB, so the cleaner keeps one commit per
- * (group, topic, partition); so does this extension. The handlers read and write that partition
- * directly, through its lock: the broker's own path, not a client's produce or fetch.
+ * {@link GroupOffsetsLog} on the broker's internal partition {@value #OFFSETS_PARTITION}, which Kafka
+ * creates compacted ({@code cleanup.policy=compact}), so the cleaner keeps about one record per
+ * (group, topic, partition). One instance per broker (a {@link BrokerExtension}, found by the
+ * handlers through {@link BrokerContext#extension}): it reads an offsets partition once, the first
+ * time it is needed ({@link #load}: Kafka loads a partition's groups when its broker becomes that
+ * partition's leader), keeps it in memory ({@link CommittedOffsets}) and answers OffsetFetch from
+ * there; {@link #unload} forgets it (Kafka: when the broker stops leading it).
+ *
+ * <p>What a client makes it keep is bounded: a commit names partitions that exist (Kafka's
+ * UNKNOWN_TOPIC_OR_PARTITION otherwise, nothing written), metadata of at most
+ * {@code offset.metadata.max.bytes} (4096, Kafka's), one batch of at most the partition's
+ * {@code max.message.bytes}, and all commits together hold at most {@value #MAX_OFFSET_BYTES}.
+ * Offsets expire after {@code offsets.retention.minutes} ({@link OffsetExpiry}), checked every
+ * {@code offsets.retention.check.interval.ms} by a background task that writes their tombstones.
  */
 public final class GroupCoordinator implements BrokerExtension {
     public static final String OFFSETS_PARTITION = "__consumer_offsets-0";
-    /** Kafka's offsets.topic.segment.bytes. */
-    public static final String OFFSETS_SEGMENT_BYTES = Integer.toString(100 * 1024 * 1024);
+    /**
+     * The offsets partition's segment.bytes. Kafka's {@code offsets.topic.segment.bytes} is 100 MiB;
+     * kaen-log's is 1 MiB: its cleaner holds a segment's batches in memory while it rewrites it
+     * (Kafka's streams them through a fixed buffer), and only closed segments are cleaned, so a log
+     * of a few live keys is compacted after a megabyte of commits, not a hundred.
+     */
+    public static final String OFFSETS_SEGMENT_BYTES = Integer.toString(1024 * 1024);
+    /** Kafka's name and default (10080 minutes, seven days). */
+    public static final String RETENTION_MINUTES = "offsets.retention.minutes";
+    /** Kafka's name and default (600000 ms). */
+    public static final String RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
+    /** Kafka's name and default (4096); Kafka compares the metadata's length in characters. */
+    public static final String METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    /** kaen-log's own: the bytes of committed offsets held in memory, all groups together. */
+    public static final String MAX_OFFSET_BYTES = "max.committed.offset.bytes";
+
+    /** Offsets partition -> its committed offsets, loaded. */
+    private final Map<String, CommittedOffsets> loaded = new ConcurrentHashMap<>();
+    private volatile GroupMembership membership = GroupMembership.NONE;
+
+    @Override
+    public List<ConfigKey> configKeys() {
+        return List.of(
+                ConfigKey.whole(RETENTION_MINUTES, OffsetExpiry.DEFAULT_RETENTION_MINUTES, 1, Integer.MAX_VALUE,
+                        ConfigKey.Scope.BROKER, 6, "minutes a committed offset is kept after its group became empty,"
+                                + " or after its commit for a group without members (Kafka's default 10080)"),
+                ConfigKey.whole(RETENTION_CHECK_INTERVAL_MS, 600_000, 1, Long.MAX_VALUE, ConfigKey.Scope.BROKER, 6,
+                        "how often expired offsets are looked for (Kafka's default 600000)"),
+                ConfigKey.whole(METADATA_MAX_BYTES, 4096, 0, 10_000, ConfigKey.Scope.BROKER, 6,
+                        "the longest metadata a committed offset may carry, in characters (Kafka's default 4096)"),
+                ConfigKey.whole(MAX_OFFSET_BYTES, 16L * 1024 * 1024, 1024, Long.MAX_VALUE, ConfigKey.Scope.BROKER, 6,
+                        "bytes of committed offsets the coordinator holds in memory (kaen-log's own bound)"));
+    }
 
     @Override
     public Map<String, Map<String, String>> internalPartitions() {
@@ -32,35 +85,205 @@ public final class GroupCoordinator implements BrokerExtension {
                 "segment.bytes", OFFSETS_SEGMENT_BYTES));
     }
 
-    /** The key a commit of {@code partition} (topic-N) by {@code group} is stored under. */
-    static OffsetCommitKey key(String group, String partition) {
-        String problem = PartitionNames.problem(partition);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
-        if (group.isEmpty()) {
-            throw new IllegalArgumentException("a group has a name");
-        }
-        PartitionNames.TopicPartition parsed = PartitionNames.parse(partition).orElseThrow();
-        return new OffsetCommitKey(group, parsed.topic(), parsed.partition());
+    @Override
+    public List<BackgroundTask> backgroundTasks() {
+        return List.of(new OffsetsExpiryTask(this));
     }
 
-    /** Appends one commit to the offsets log, stamped with the broker's time. */
-    static void commit(BrokerContext broker, String group, String partition, long offset) throws IOException {
-        OffsetCommitKey key = key(group, partition);
-        if (offset < 0) {
-            throw new IllegalArgumentException("a committed offset is 0 or more, not " + offset);
+    /** This broker's coordinator. */
+    public static GroupCoordinator of(BrokerContext broker) {
+        return broker.extension(GroupCoordinator.class).orElseThrow(() -> new IllegalStateException(
+                "the group coordinator (chapter 6) is not registered in META-INF/services/kaenlog.broker.BrokerExtension"));
+    }
+
+    /**
+     * The offsets partition that keeps {@code group}'s commits. Kafka hashes the group id over
+     * {@code offsets.topic.num.partitions} (50) partitions of {@code __consumer_offsets}, each led
+     * by a broker that is the coordinator of its groups; kaen-log's broker has one.
+     */
+    public static String partitionFor(String group) {
+        return OFFSETS_PARTITION;
+    }
+
+    /** Whether {@code partition} is one of the offsets partitions. */
+    static boolean isOffsetsPartition(String partition) {
+        return partition.equals(OFFSETS_PARTITION);
+    }
+
+    /** From now on the groups' activity comes from {@code groups} (chapter 9's classic groups). */
+    public void watch(GroupMembership groups) {
+        this.membership = groups;
+    }
+
+    /** Reads {@code partition}'s offsets once (under its lock) and keeps them; the loaded ones after that. */
+    CommittedOffsets load(Partition partition) throws IOException {
+        CommittedOffsets offsets = loaded.get(partition.name());
+        if (offsets != null) {
+            return offsets;
         }
+        return partition.locked(log -> {
+            CommittedOffsets again = loaded.get(partition.name());
+            if (again != null) {
+                return again;
+            }
+            CommittedOffsets read = CommittedOffsets.load(new GroupOffsetsLog(log));
+            loaded.put(partition.name(), read);
+            return read;
+        });
+    }
+
+    /** Forgets what was loaded of {@code partition}: the next use reads it again. */
+    public void unload(String partition) {
+        loaded.remove(partition);
+    }
+
+    // ---- commits ------------------------------------------------------------------------------------
+
+    /**
+     * One commit of {@code group}, the coordinator's answer for each of its partitions (in order):
+     * the valid ones that exist are written as one batch, or none of them is.
+     */
+    public List<OffsetCommitError> commit(BrokerContext broker, String group, List<PartitionOffset> offsets)
+            throws IOException {
+        List<OffsetCommitError> answers = new ArrayList<>(Collections.nCopies(offsets.size(), OffsetCommitError.NONE));
+        List<PartitionOffset> valid = new ArrayList<>();
+        List<Integer> validAt = new ArrayList<>();
+        long maxMetadata = broker.configs().brokerLong(METADATA_MAX_BYTES);
+        for (int i = 0; i < offsets.size(); i++) {
+            OffsetCommitError error = check(broker, group, offsets.get(i), maxMetadata);
+            answers.set(i, error);
+            if (error == OffsetCommitError.NONE) {
+                valid.add(offsets.get(i));
+                validAt.add(i);
+            }
+        }
+        if (valid.isEmpty()) {
+            return answers;
+        }
+        OffsetCommitError written = write(broker, group, valid);
+        validAt.forEach(i -> answers.set(i, written));
+        return answers;
+    }
+
+    private static OffsetCommitError check(BrokerContext broker, String group, PartitionOffset p, long maxMetadata)
+            throws IOException {
+        if (group.isEmpty() || p.offset() < 0 || p.topic().isEmpty()) {
+            return OffsetCommitError.INVALID;
+        }
+        if (!partitionExists(broker, p.topic(), p.partition())) {
+            return OffsetCommitError.UNKNOWN_PARTITION;
+        }
+        return p.metadata().length() > maxMetadata ? OffsetCommitError.METADATA_TOO_LARGE : OffsetCommitError.NONE;
+    }
+
+    /**
+     * Kafka answers a commit for a topic or partition its metadata does not have
+     * UNKNOWN_TOPIC_OR_PARTITION and writes nothing for it ({@code KafkaApis.handleOffsetCommitRequest}):
+     * here, a partition this broker holds, or one its cluster's metadata names.
+     */
+    public static boolean partitionExists(BrokerContext broker, String topic, int partition) throws IOException {
+        if (PartitionNames.problem(topic, partition) != null) {
+            return false;
+        }
+        if (broker.existingPartition(PartitionNames.name(topic, partition)).isPresent()) {
+            return true;
+        }
+        return broker.leadership().cluster().flatMap(view -> view.partitions(topic))
+                .map(all -> all.stream().anyMatch(p -> p.partition() == partition)).orElse(false);
+    }
+
+    private OffsetCommitError write(BrokerContext broker, String group, List<PartitionOffset> valid) {
+        String name = partitionFor(group);
+        if (GroupOffsetsLog.commitBytes(group, valid) > MessageSizeLimit.maxMessageBytes(broker.configs(), name)) {
+            return OffsetCommitError.BATCH_TOO_LARGE;
+        }
+        long maxBytes = broker.configs().brokerLong(MAX_OFFSET_BYTES);
         long nowMs = broker.nowMs();
-        broker.partition(OFFSETS_PARTITION).locked(log -> new GroupOffsetsLog(log)
-                .commit(group, List.of(new PartitionOffset(key.topic(), key.partition(), offset)), nowMs));
+        try {
+            Partition partition = broker.partition(name);
+            CommittedOffsets offsets = load(partition);
+            return partition.locked(log -> {
+                if (offsets.heldBytes() + growth(offsets, group, valid) > maxBytes) {
+                    return OffsetCommitError.COORDINATOR_FULL;
+                }
+                offsets.commit(new GroupOffsetsLog(log), group, valid, nowMs);
+                return OffsetCommitError.NONE;
+            });
+        } catch (IOException e) {
+            broker.trouble(name, "a commit of group's offsets failed: " + name + ": " + e.getMessage());
+            return OffsetCommitError.STORAGE_ERROR;
+        }
     }
 
-    /** The group's latest commit of the partition, or {@link OffsetFetch#NO_OFFSET}. */
-    static long committed(BrokerContext broker, String group, String partition) throws IOException {
-        OffsetCommitKey key = key(group, partition);
-        CommittedOffset committed = broker.partition(OFFSETS_PARTITION)
-                .locked(log -> new GroupOffsetsLog(log).committedOffsets().get(key));
-        return committed == null ? OffsetFetch.NO_OFFSET : committed.value().offset();
+    /** How many more bytes memory holds once {@code valid} is remembered. */
+    private static long growth(CommittedOffsets offsets, String group, List<PartitionOffset> valid) {
+        long growth = 0;
+        Map<OffsetCommitKey, String> latest = new HashMap<>();
+        for (PartitionOffset p : valid) {
+            latest.put(new OffsetCommitKey(group, p.topic(), p.partition()), p.metadata());
+        }
+        for (Map.Entry<OffsetCommitKey, String> e : latest.entrySet()) {
+            growth += CommittedOffsets.bytesOf(e.getKey(), e.getValue());
+            Optional<CommittedOffset> before = offsets.get(e.getKey());
+            if (before.isPresent()) {
+                growth -= CommittedOffsets.bytesOf(e.getKey(), before.get().value().metadata());
+            }
+        }
+        return growth;
+    }
+
+    // ---- fetches ------------------------------------------------------------------------------------
+
+    /** The latest commit of {@code key}, from memory. */
+    public Optional<CommittedOffset> committed(BrokerContext broker, OffsetCommitKey key) throws IOException {
+        Partition partition = broker.partition(partitionFor(key.group()));
+        CommittedOffsets offsets = load(partition);
+        return partition.locked(log -> offsets.get(key));
+    }
+
+    /** Every latest commit of {@code group}, from memory. */
+    public SortedMap<OffsetCommitKey, CommittedOffset> committed(BrokerContext broker, String group)
+            throws IOException {
+        Partition partition = broker.partition(partitionFor(group));
+        CommittedOffsets offsets = load(partition);
+        return partition.locked(log -> offsets.ofGroup(group));
+    }
+
+    /** True when {@code group} has a committed offset (no lock once its partition is loaded). */
+    public boolean hasOffsets(BrokerContext broker, String group) throws IOException {
+        CommittedOffsets offsets = loaded.get(partitionFor(group));
+        return (offsets != null ? offsets : load(broker.partition(partitionFor(group)))).hasOffsets(group);
+    }
+
+    // ---- expiry -------------------------------------------------------------------------------------
+
+    /**
+     * Expires the offsets of {@code partition} at {@code nowMs} (Kafka's {@code cleanupGroupMetadata}).
+     * The groups' activity is asked outside the partition's lock (chapter 9's groups have a lock of
+     * their own, and take this one to ask whether a group has offsets); a group that commits for
+     * the first time in between is left for the next round. Returns what it did, if anything.
+     */
+    Optional<String> expire(Partition partition, long nowMs, long retentionMs) throws IOException {
+        CommittedOffsets offsets = load(partition);
+        List<String> groups = partition.locked(log -> new ArrayList<>(new TreeSet<>(offsets.groups())));
+        Map<String, GroupActivity> activity = new HashMap<>();
+        GroupMembership groupsNow = membership;
+        for (String group : groups) {
+            activity.put(group, groupsNow.activity(group));
+        }
+        List<OffsetCommitKey> expired = partition.locked(log -> offsets.expire(new GroupOffsetsLog(log),
+                group -> activity.getOrDefault(group, GroupActivity.ACTIVE), nowMs, retentionMs));
+        if (expired.isEmpty()) {
+            return Optional.empty();
+        }
+        TreeSet<String> touched = new TreeSet<>();
+        expired.forEach(key -> touched.add(key.group()));
+        for (String group : touched) {
+            if (!offsets.hasOffsets(group)) {
+                groupsNow.offsetsExpired(group);
+            }
+        }
+        return Optional.of("expired " + expired.size() + " committed offset(s) of " + touched.size() + " group(s)"
+                + " (" + RETENTION_MINUTES + " " + retentionMs / 60_000 + "), a tombstone each");
     }
 }

@@ -12,7 +12,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import kaenlog.broker.LogText;
+import kaenlog.broker.RateLimitedLog;
+import kaenlog.broker.SocketServer;
+import kaenlog.coordinator.GroupMembership;
+import kaenlog.groups.GroupActivity;
 
 /**
  * Kafka's classic group coordinator, in memory, on the broker's time: members join (JoinGroup),
@@ -24,6 +31,14 @@ import java.util.stream.Collectors;
  * ({@code GroupMetadataManager}'s classic part, {@code ClassicGroup}); what kaen-log leaves out is
  * in the chapter's guide (static membership, the sync timeout, persistence of the group's metadata:
  * a restarted broker starts with no groups, and the members rejoin).
+ *
+ * <p>What a client makes it keep is counted ({@link #heldBytes}, bounded by {@code max.group.bytes}):
+ * group ids, member ids, client ids, protocol names and metadata, assignments, the ids handed out
+ * with MEMBER_ID_REQUIRED (a group instance id is read and not kept). A group that is Empty, with no
+ * id handed out still to come and no committed offset, is removed at once
+ * ({@link GroupTransitions#removable}); chapter 6's coordinator asks it how each group's offsets
+ * age ({@link GroupMembership}). Its log lines quote a client's strings through {@link LogText} and
+ * are rate limited: a client can cause them at will.
  *
  * <p>No method blocks: a JoinGroup or SyncGroup that must wait is answered by a future, completed
  * by another member's request or by {@link #tick} when a deadline passes. Time is {@code nowMs},
@@ -110,8 +125,10 @@ public final class ClassicGroups {
         boolean initialDelay;
         long initialDelayRemainingMs;
         boolean joinedDuringDelay;
-        /** What this group holds in memory: member ids, metadata, assignments, pending ids (bytes). */
+        /** What this group holds in memory, an estimate ({@link #bytesOf(Group)}). */
         long heldBytes;
+        /** When it entered its state (Kafka's currentStateTimestamp): for an Empty group, since when it is. */
+        long stateSinceMs;
 
         Group(String id) {
             this.id = id;
@@ -122,19 +139,36 @@ public final class ClassicGroups {
         }
     }
 
+    /** What a group costs beyond its strings and bytes (its objects and maps), an estimate. */
+    static final long GROUP_OVERHEAD_BYTES = 256;
+    /** What a member or an id handed out costs beyond its strings and bytes, an estimate. */
+    static final long MEMBER_OVERHEAD_BYTES = 256;
+
     private final Limits limits;
     private final PrintStream log;
+    /** Lines a client can cause at will: one per kind per interval of the broker's time. */
+    private final RateLimitedLog troubles;
+    private final Predicate<String> hasOffsets;
     private final long startMs;
     private final Map<String, Group> groups = new TreeMap<>();
     private long membersIssued;
+    /** The broker time of the last {@link #tick}. */
+    private long lastTickMs = Long.MIN_VALUE;
     /** The bytes every group holds together, bounded by {@link Limits#maxHeldBytes}. */
     private long heldBytes;
 
     /** {@code startMs} (the broker's time at start) makes member ids unique across restarts: it never goes back. */
     public ClassicGroups(Limits limits, long startMs, PrintStream log) {
+        this(limits, startMs, log, group -> false);
+    }
+
+    /** The same, {@code hasOffsets} saying whether a group has committed offsets (chapter 6's coordinator). */
+    public ClassicGroups(Limits limits, long startMs, PrintStream log, Predicate<String> hasOffsets) {
         this.limits = limits;
         this.startMs = startMs;
         this.log = log;
+        this.troubles = new RateLimitedLog(log, SocketServer.TROUBLE_LOG_INTERVAL_MS);
+        this.hasOffsets = hasOffsets;
     }
 
     public Limits limits() {
@@ -153,8 +187,12 @@ public final class ClassicGroups {
         return (clientId == null ? "" : clientId) + "-" + uuid;
     }
 
-    private void move(Group group, GroupState.Event event) {
-        group.state = GroupTransitions.next(group.state, event);
+    private void move(Group group, GroupState.Event event, long nowMs) {
+        GroupState next = GroupTransitions.next(group.state, event);
+        if (next != group.state) {
+            group.stateSinceMs = nowMs;
+        }
+        group.state = next;
     }
 
     public synchronized CompletableFuture<JoinResult> join(String groupId, String clientId, String memberId,
@@ -162,37 +200,64 @@ public final class ClassicGroups {
                                                            List<Protocol> protocols, boolean requireKnownMemberId,
                                                            long nowMs) {
         tick(nowMs);
-        long incoming = bytes(protocols) + 2L * (clientId == null ? 0 : clientId.length()) + memberId.length() + 64;
+        // a new group's id, and a member's (or a handed-out) id, client id, protocols: all held in memory
+        long incoming = (groups.containsKey(groupId) ? 0 : GROUP_OVERHEAD_BYTES + chars(groupId))
+                + MEMBER_OVERHEAD_BYTES + 2 * chars(clientId) + chars(memberId) + 2 * 37 + chars(protocolType)
+                + bytes(protocols);
         if (heldBytes + incoming > limits.maxHeldBytes()) {
-            // every member's subscription is held in memory: a client sending huge ones must not fill the heap
-            log.println("kafka: a JoinGroup of group '" + groupId + "' refused: the groups hold " + heldBytes
-                    + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")");
+            troubles.println("group-bytes", "kafka: a JoinGroup of group " + LogText.quote(groupId) + " refused: the"
+                    + " groups hold " + heldBytes + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")", nowMs);
             return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
         }
         CompletableFuture<JoinResult> answer = doJoin(groupId, clientId, memberId, sessionMs, rebalanceMs,
                 protocolType, protocols, requireKnownMemberId, nowMs);
-        account(groups.get(groupId));
+        settle(groups.get(groupId), nowMs);
         return answer;
     }
 
-    private static long bytes(List<Protocol> protocols) {
-        return protocols.stream().mapToLong(p -> p.name().length() + p.metadata().length).sum();
+    /** A string's share of the heap, at most: two bytes a character. */
+    private static long chars(String s) {
+        return s == null ? 0 : 2L * s.length();
     }
 
-    /** Brings {@link #heldBytes} up to date with one group (its members are bounded by group.max.size). */
-    private void account(Group group) {
-        if (group == null) {
-            return;
-        }
-        long now = 0;
+    private static long bytes(List<Protocol> protocols) {
+        return protocols.stream().mapToLong(p -> chars(p.name()) + p.metadata().length).sum();
+    }
+
+    private static long bytesOf(Member m) {
+        return MEMBER_OVERHEAD_BYTES + chars(m.id) + chars(m.clientId) + chars(m.protocolType) + bytes(m.protocols)
+                + m.assignment.length;
+    }
+
+    /** What {@code group} holds: its id and protocol, its members, the ids handed out (an estimate). */
+    private static long bytesOf(Group group) {
+        long bytes = GROUP_OVERHEAD_BYTES + chars(group.id) + chars(group.protocolType) + chars(group.protocolName);
         for (Member m : group.members.values()) {
-            now += m.id.length() + bytes(m.protocols) + m.assignment.length;
+            bytes += bytesOf(m);
         }
         for (String pending : group.pending.keySet()) {
-            now += pending.length();
+            bytes += MEMBER_OVERHEAD_BYTES + chars(pending);
         }
+        return bytes;
+    }
+
+    /**
+     * After a change to {@code group}: {@link #heldBytes} brought up to date, and the group removed
+     * when {@link GroupTransitions#removable} says it goes (Empty, no id handed out still to come,
+     * no committed offset): Dead, then forgotten, with all it held.
+     */
+    private void settle(Group group, long nowMs) {
+        if (group == null || groups.get(group.id) != group) {
+            return;
+        }
+        long now = bytesOf(group);
         heldBytes += now - group.heldBytes;
         group.heldBytes = now;
+        if (GroupTransitions.removable(group.state, group.pending.size(), hasOffsets.test(group.id))) {
+            move(group, GroupState.Event.GROUP_REMOVED, nowMs);
+            groups.remove(group.id);
+            heldBytes -= group.heldBytes;
+        }
     }
 
     private CompletableFuture<JoinResult> doJoin(String groupId, String clientId, String memberId, int sessionMs,
@@ -212,11 +277,12 @@ public final class ClassicGroups {
                 return done(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, memberId));
             }
             if (groups.size() >= limits.maxGroups()) {
-                log.println("kafka: group '" + groupId + "' refused: " + groups.size() + " groups already ("
-                        + GroupConfigKeys.MAX_GROUPS + ")");
+                troubles.println("max-groups", "kafka: group " + LogText.quote(groupId) + " refused: " + groups.size()
+                        + " groups already (" + GroupConfigKeys.MAX_GROUPS + ")", nowMs);
                 return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
             }
             group = new Group(groupId);
+            group.stateSinceMs = nowMs;
             groups.put(groupId, group);
         }
         if (group.state == GroupState.DEAD) {
@@ -320,7 +386,7 @@ public final class ClassicGroups {
             }
         }
         boolean wasEmpty = group.state == GroupState.EMPTY;
-        move(group, event);
+        move(group, event, nowMs);
         long rebalanceMs = group.members.values().stream().mapToLong(m -> m.rebalanceMs).max().orElse(0);
         if (wasEmpty) {
             long delay = Math.min(limits.initialRebalanceDelayMs(), rebalanceMs);
@@ -374,10 +440,10 @@ public final class ClassicGroups {
         group.joinDeadlineMs = -1;
         group.generation++;
         if (group.members.isEmpty()) {
+            // Kafka keeps the protocol type: an Empty group that had members ages its offsets from now on
             group.protocolName = null;
-            group.protocolType = null;
             group.leader = null;
-            move(group, GroupState.Event.JOIN_PHASE_ENDS_EMPTY);
+            move(group, GroupState.Event.JOIN_PHASE_ENDS_EMPTY, nowMs);
             return;
         }
         Member first = group.members.values().iterator().next();
@@ -386,7 +452,7 @@ public final class ClassicGroups {
         if (group.leader == null || !group.members.containsKey(group.leader)) {
             group.leader = first.id;
         }
-        move(group, GroupState.Event.JOIN_PHASE_ENDS);
+        move(group, GroupState.Event.JOIN_PHASE_ENDS, nowMs);
         for (Member m : group.members.values()) {
             m.heartbeatDeadlineMs = nowMs + m.sessionMs;
             if (m.join != null) {
@@ -464,12 +530,12 @@ public final class ClassicGroups {
         tick(nowMs);
         long incoming = assignments.values().stream().mapToLong(a -> a.length).sum();
         if (heldBytes + incoming > limits.maxHeldBytes()) {
-            log.println("kafka: a SyncGroup of group '" + groupId + "' refused: the groups hold " + heldBytes
-                    + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")");
+            troubles.println("group-bytes", "kafka: a SyncGroup of group " + LogText.quote(groupId) + " refused: the"
+                    + " groups hold " + heldBytes + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")", nowMs);
             return done(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
         }
         CompletableFuture<SyncResult> answer = doSync(groupId, generationId, memberId, assignments, nowMs);
-        account(groups.get(groupId));
+        settle(groups.get(groupId), nowMs);
         return answer;
     }
 
@@ -509,7 +575,7 @@ public final class ClassicGroups {
                     for (Member m : group.members.values()) {
                         m.assignment = assignments.getOrDefault(m.id, NOTHING);
                     }
-                    move(group, GroupState.Event.LEADER_SYNCS);
+                    move(group, GroupState.Event.LEADER_SYNCS, nowMs);
                     for (Member m : group.members.values()) {
                         if (m.sync != null) {
                             m.sync.complete(new SyncResult(KafkaErrors.NONE, m.assignment));
@@ -558,7 +624,7 @@ public final class ClassicGroups {
         }
         if (group.pending.remove(memberId) != null) {
             maybeCompleteJoin(group, nowMs);
-            account(group);
+            settle(group, nowMs);
             return KafkaErrors.NONE;
         }
         Member member = group.members.get(memberId);
@@ -566,7 +632,7 @@ public final class ClassicGroups {
             return KafkaErrors.UNKNOWN_MEMBER_ID;
         }
         remove(group, member, nowMs);
-        account(group);
+        settle(group, nowMs);
         return KafkaErrors.NONE;
     }
 
@@ -628,22 +694,46 @@ public final class ClassicGroups {
      * deadline passed ends.
      */
     public synchronized void tick(long nowMs) {
-        for (Group group : groups.values()) {
-            boolean pendingExpired = group.pending.values().removeIf(deadline -> deadline <= nowMs);
+        if (nowMs <= lastTickMs) {
+            return; // every request ticks first: the groups are looked at once per millisecond of broker time
+        }
+        lastTickMs = nowMs;
+        for (Group group : new ArrayList<>(groups.values())) {
+            boolean changed = group.pending.values().removeIf(deadline -> deadline <= nowMs);
             for (Iterator<Member> it = new ArrayList<>(group.members.values()).iterator(); it.hasNext(); ) {
                 Member m = it.next();
                 if (m.join == null && m.sync == null && m.heartbeatDeadlineMs <= nowMs
                         && group.state != GroupState.EMPTY) {
-                    log.println("kafka: group '" + group.id + "': member " + m.id + " sent no heartbeat for "
-                            + m.sessionMs + " ms (its session timeout): removed");
+                    troubles.println("member-expired", "kafka: group " + LogText.quote(group.id) + ": member "
+                            + LogText.quote(m.id) + " sent no heartbeat for " + m.sessionMs + " ms (its session"
+                            + " timeout): removed", nowMs);
                     remove(group, m, nowMs);
+                    changed = true;
                 }
             }
-            if (pendingExpired || group.state == GroupState.PREPARING_REBALANCE) {
+            if (changed || group.state == GroupState.PREPARING_REBALANCE) {
                 maybeCompleteJoin(group, nowMs);
+                settle(group, nowMs); // a group no request touched holds what it held
             }
-            account(group);
         }
+    }
+
+    /**
+     * How {@code groupId}'s committed offsets age (chapter 6 asks): a group this coordinator does not
+     * have, or one that never had members, is standalone; an Empty one since it became Empty; one
+     * with members (or joining) not at all.
+     */
+    public synchronized GroupActivity activity(String groupId) {
+        Group group = groups.get(groupId);
+        if (group == null || group.protocolType == null) {
+            return GroupActivity.STANDALONE;
+        }
+        return group.state == GroupState.EMPTY ? new GroupActivity.EmptySince(group.stateSinceMs) : GroupActivity.ACTIVE;
+    }
+
+    /** {@code groupId}'s last committed offset expired: an Empty group goes now (Kafka's cleanupGroupMetadata). */
+    public synchronized void offsetsExpired(String groupId, long nowMs) {
+        settle(groups.get(groupId), nowMs);
     }
 
     public synchronized List<GroupView> list() {
@@ -671,6 +761,21 @@ public final class ClassicGroups {
     /** The bytes the groups hold (member ids, metadata, assignments), bounded by {@link Limits#maxHeldBytes}. */
     public synchronized long heldBytes() {
         return heldBytes;
+    }
+
+    /** This coordinator as chapter 6's sees it: which groups have members, and when their offsets are all gone. */
+    public GroupMembership membership(LongSupplier nowMs) {
+        return new GroupMembership() {
+            @Override
+            public GroupActivity activity(String group) {
+                return ClassicGroups.this.activity(group);
+            }
+
+            @Override
+            public void offsetsExpired(String group) {
+                ClassicGroups.this.offsetsExpired(group, nowMs.getAsLong());
+            }
+        };
     }
 
     /** Answers every waiting request: the broker is going away. */

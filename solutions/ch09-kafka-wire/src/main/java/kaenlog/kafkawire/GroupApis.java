@@ -4,8 +4,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import kaenlog.coordinator.OffsetCommitError;
+import kaenlog.groups.OffsetCommitValue;
+import kaenlog.groups.PartitionOffset;
 import kaenlog.wire.MalformedMessageException;
 
 /**
@@ -14,7 +20,7 @@ import kaenlog.wire.MalformedMessageException;
  * 4.1.1 and librdkafka 2.0.2 both accept): FindCoordinator v0-2, JoinGroup v2-5, SyncGroup v0-3,
  * Heartbeat v0-3, LeaveGroup v0-2, OffsetCommit v2-7, OffsetFetch v1-5, DescribeGroups v0-4,
  * ListGroups v0-2. Layouts: kafka-clients 4.1.1's {@code common/message/*.json}. The decisions are
- * {@link ClassicGroups}'; the offsets are chapter 6's ({@link Backend#commitOffset}).
+ * {@link ClassicGroups}'; the offsets are chapter 6's coordinator's ({@link Backend#commitOffsets}).
  */
 public final class GroupApis {
     /** FindCoordinator's key_type: a group (0) or a transactional id (1). */
@@ -146,7 +152,12 @@ public final class GroupApis {
      * group_id · generation_id · member_id · group_instance_id (v7+) · retention_time_ms (v2-4) · topics
      * [name · partitions [partition_index · committed_offset · committed_leader_epoch (v6+) ·
      * committed_metadata]] → throttle_time_ms (v3+) · topics [name · partitions [partition_index ·
-     * error_code]]. The metadata string is not kept (kaen-log's commit has none), nor a retention time.
+     * error_code]]. As Kafka's {@code KafkaApis.handleOffsetCommitRequest}: a partition that does not
+     * exist is UNKNOWN_TOPIC_OR_PARTITION and nothing is written for it; the others get the group's
+     * verdict ({@link ClassicGroups#validateCommit}), then chapter 6's coordinator's
+     * (OFFSET_METADATA_TOO_LARGE over offset.metadata.max.bytes, INVALID_COMMIT_OFFSET_SIZE for a
+     * batch over max.message.bytes, as Kafka 3.9's coordinator answers it). The metadata is kept;
+     * a retention time and a leader epoch are not.
      */
     static byte[] offsetCommit(KafkaReader in, short version, ClassicGroups groups, Backend backend)
             throws IOException {
@@ -159,12 +170,11 @@ public final class GroupApis {
         if (version <= 4) {
             in.int64("retention_time_ms");
         }
-        record Commit(int partition, long offset) {
-        }
-        Map<String, List<Commit>> topics = new LinkedHashMap<>();
+        Map<String, List<PartitionOffset>> topics = new LinkedHashMap<>();
         int topicCount = in.arrayLength("topics");
         for (int t = 0; t < topicCount; t++) {
-            List<Commit> commits = topics.computeIfAbsent(in.string("topics.name"), n -> new ArrayList<>());
+            String topic = in.string("topics.name");
+            List<PartitionOffset> commits = topics.computeIfAbsent(topic, n -> new ArrayList<>());
             int partitionCount = in.arrayLength("topics.partitions");
             for (int p = 0; p < partitionCount; p++) {
                 int partition = in.int32("partition_index");
@@ -172,34 +182,50 @@ public final class GroupApis {
                 if (version >= 6) {
                     in.int32("committed_leader_epoch");
                 }
-                in.nullableString("committed_metadata");
-                commits.add(new Commit(partition, offset));
+                String metadata = in.nullableString("committed_metadata");
+                commits.add(new PartitionOffset(topic, partition, offset, metadata == null ? "" : metadata));
             }
         }
         in.end("OffsetCommit v" + version + " request");
         short verdict = groups.validateCommit(groupId, generationId, memberId, backend.nowMs());
+        List<PartitionOffset> all = topics.values().stream().flatMap(List::stream).toList();
+        List<OffsetCommitError> written = verdict == KafkaErrors.NONE && !groupId.isEmpty()
+                ? backend.commitOffsets(groupId, all) : List.of();
         KafkaWriter out = withThrottle(version >= 3).arrayLength(topics.size());
-        for (Map.Entry<String, List<Commit>> topic : topics.entrySet()) {
+        int at = 0;
+        for (Map.Entry<String, List<PartitionOffset>> topic : topics.entrySet()) {
             out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
-            for (Commit c : topic.getValue()) {
-                short error = verdict;
-                if (error == KafkaErrors.NONE) {
-                    error = groupId.isEmpty() ? KafkaErrors.INVALID_GROUP_ID
-                            : c.offset() < 0 ? KafkaErrors.INVALID_REQUEST
-                            : backend.commitOffset(groupId, topic.getKey(), c.partition(), c.offset());
-                }
+            for (PartitionOffset c : topic.getValue()) {
+                short error = !written.isEmpty() ? commitError(written.get(at))
+                        : !backend.committable(c.topic(), c.partition()) ? KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION
+                        : verdict != KafkaErrors.NONE ? verdict : KafkaErrors.INVALID_GROUP_ID;
                 out.int32(c.partition()).int16(error);
+                at++;
             }
         }
         backend.partitionsDone();
         return out.toByteArray();
     }
 
+    /** The coordinator's answer for one partition, in Kafka's codes. */
+    static short commitError(OffsetCommitError error) {
+        return switch (error) {
+            case NONE -> KafkaErrors.NONE;
+            case INVALID -> KafkaErrors.INVALID_REQUEST;
+            case UNKNOWN_PARTITION -> KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
+            case METADATA_TOO_LARGE -> KafkaErrors.OFFSET_METADATA_TOO_LARGE;
+            case BATCH_TOO_LARGE -> KafkaErrors.INVALID_COMMIT_OFFSET_SIZE;
+            case COORDINATOR_FULL -> KafkaErrors.COORDINATOR_NOT_AVAILABLE;
+            case STORAGE_ERROR -> KafkaErrors.KAFKA_STORAGE_ERROR;
+        };
+    }
+
     /**
      * group_id · topics [name · partition_indexes [int32]] (null from v2: every partition the group
      * committed) → throttle_time_ms (v3+) · topics [name · partitions [partition_index ·
      * committed_offset · committed_leader_epoch (v5+) · metadata · error_code]] · error_code (v2+).
-     * A partition the group never committed is -1, as Kafka answers.
+     * Answered from the coordinator's memory (chapter 6's, the offsets log read once); a partition
+     * the group never committed is -1 with metadata "", as Kafka answers.
      */
     static byte[] offsetFetch(KafkaReader in, short version, Backend backend) throws IOException {
         String groupId = in.string("group_id");
@@ -219,23 +245,28 @@ public final class GroupApis {
             }
         }
         in.end("OffsetFetch v" + version + " request");
-        Map<String, Map<Integer, Long>> committed = groupId.isEmpty() ? Map.of() : backend.committedOffsets(groupId);
+        Map<String, Map<Integer, OffsetCommitValue>> committed = new TreeMap<>();
+        if (!groupId.isEmpty()) {
+            backend.committedOffsets(groupId).forEach((key, c) -> committed
+                    .computeIfAbsent(key.topic(), t -> new TreeMap<>()).put(key.partition(), c.value()));
+        }
         if (asked == null) {
             asked = new LinkedHashMap<>();
-            for (Map.Entry<String, Map<Integer, Long>> topic : committed.entrySet()) {
+            for (Map.Entry<String, Map<Integer, OffsetCommitValue>> topic : committed.entrySet()) {
                 asked.put(topic.getKey(), new ArrayList<>(topic.getValue().keySet()));
             }
         }
         KafkaWriter out = withThrottle(version >= 3).arrayLength(asked.size());
         for (Map.Entry<String, List<Integer>> topic : asked.entrySet()) {
             out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
-            Map<Integer, Long> offsets = committed.getOrDefault(topic.getKey(), Map.of());
+            Map<Integer, OffsetCommitValue> offsets = committed.getOrDefault(topic.getKey(), Map.of());
             for (int partition : topic.getValue()) {
-                out.int32(partition).int64(offsets.getOrDefault(partition, -1L));
+                OffsetCommitValue value = offsets.get(partition);
+                out.int32(partition).int64(value == null ? -1L : value.offset());
                 if (version >= 5) {
                     out.int32(-1); // committed_leader_epoch: kaen-log keeps none
                 }
-                out.nullableString("").int16(KafkaErrors.NONE);
+                out.nullableString(value == null ? "" : value.metadata()).int16(KafkaErrors.NONE);
             }
         }
         if (version >= 2) {
@@ -252,7 +283,9 @@ public final class GroupApis {
      */
     static byte[] describeGroups(KafkaReader in, short version, ClassicGroups groups) {
         int count = in.arrayLength("groups");
-        List<String> names = new ArrayList<>();
+        // each group once, however often it is named: the answer is bounded by what the groups hold
+        // (max.group.bytes), not by what a 40-byte request asks (Kafka answers every name as it comes)
+        Set<String> names = new LinkedHashSet<>();
         for (int i = 0; i < count; i++) {
             names.add(in.string("groups"));
         }

@@ -18,6 +18,8 @@ public final class KafkaErrors {
     public static final short NOT_LEADER_OR_FOLLOWER = 6;
     public static final short REQUEST_TIMED_OUT = 7;
     public static final short MESSAGE_TOO_LARGE = 10;
+    /** An OffsetCommit's metadata longer than offset.metadata.max.bytes. */
+    public static final short OFFSET_METADATA_TOO_LARGE = 12;
     public static final short INVALID_TOPIC_EXCEPTION = 17;
     public static final short NOT_ENOUGH_REPLICAS = 19;
     public static final short NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20;
@@ -28,6 +30,8 @@ public final class KafkaErrors {
     public static final short UNKNOWN_MEMBER_ID = 25;
     public static final short INVALID_SESSION_TIMEOUT = 26;
     public static final short REBALANCE_IN_PROGRESS = 27;
+    /** An OffsetCommit's batch over the offsets partition's max.message.bytes (Kafka 3.9's coordinator). */
+    public static final short INVALID_COMMIT_OFFSET_SIZE = 28;
     /** A replica Fetch from a sender without the ClusterAction ACL (KafkaApis.handleFetchRequest). */
     public static final short TOPIC_AUTHORIZATION_FAILED = 29;
     public static final short UNSUPPORTED_VERSION = 35;
@@ -75,6 +79,7 @@ public final class KafkaErrors {
             case FENCED_LEADER_EPOCH -> FENCED_LEADER_EPOCH;
             case UNKNOWN_LEADER_EPOCH -> UNKNOWN_LEADER_EPOCH;
             case TOPIC_AUTHORIZATION_FAILED -> TOPIC_AUTHORIZATION_FAILED;
+            case COORDINATOR_NOT_AVAILABLE -> COORDINATOR_NOT_AVAILABLE;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };

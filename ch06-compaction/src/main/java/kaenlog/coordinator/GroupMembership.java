@@ -1,0 +1,21 @@
+package kaenlog.coordinator;
+
+import kaenlog.groups.GroupActivity;
+
+/**
+ * What the group coordinator asks of the groups it does not keep itself: chapter 9's classic groups
+ * (members, generations) tell it which groups have members and since when a group is Empty, and
+ * hear when a group's last committed offset expired (an Empty group with no offsets goes then,
+ * Kafka's {@code cleanupGroupMetadata}). A broker without them ({@link #NONE}) has standalone groups
+ * only: each offset expires by its own commit.
+ */
+public interface GroupMembership {
+    GroupMembership NONE = group -> GroupActivity.STANDALONE;
+
+    /** What {@code group} does now, for the age of its offsets. */
+    GroupActivity activity(String group);
+
+    /** The last committed offset of {@code group} expired. */
+    default void offsetsExpired(String group) {
+    }
+}
