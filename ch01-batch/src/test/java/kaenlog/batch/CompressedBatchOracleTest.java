@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,8 +18,12 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MutableRecordBatch;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.xerial.snappy.Snappy;
+import org.xerial.snappy.SnappyOutputStream;
 
 /**
  * Compressed batches against the real Kafka, for each of its four codecs: kafka-clients reads,
@@ -141,6 +146,98 @@ class CompressedBatchOracleTest {
         assertThat(e).as("%s: bytes that do not inflate (CRC recomputed) are a corrupt batch", codec.displayName())
                 .isNotNull();
         assertThat(e.getMessage()).as("it names the codec").contains(codec.displayName());
+    }
+
+    /**
+     * librdkafka (kcat) compresses snappy as ONE raw snappy block, without xerial's framing: Kafka
+     * reads that too (snappy-java's SnappyInputStream falls back to a raw block when the bytes do not
+     * start with xerial's 16-byte header, or are shorter than it), so kaen-log must, and a block
+     * shorter than the header is raw whatever its first bytes.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 500})
+    void aSnappyBatchOfOneRawBlockAsLibrdkafkaSendsItIsReadAsKafkaReadsIt(int count) throws Exception {
+        ByteBuffer plain = plainBatch(count);
+        byte[] raw = Snappy.compress(recordsOf(plain));
+        ByteBuffer batch = withSnappyRecords(plain, raw);
+        String context = "a batch of " + count + " record(s) whose records are one raw snappy block of " + raw.length
+                + " bytes";
+        MutableRecordBatch kafka = onlyBatch(MemoryRecords.readableRecords(batch.duplicate()), context);
+        assertThatNoException().as("%s: Kafka's CRC check", context).isThrownBy(kafka::ensureValid);
+        List<Record> kafkaReads = kaenLogView(kafka);
+        assertThat(kafkaReads).as("%s: Kafka reads every record of it", context).hasSize(count);
+        assertThat(RecordBatch.decode(batch.duplicate()).records())
+                .as("%s: kaen-log inflates it as Kafka does, record for record (it is snappy without xerial's"
+                        + " framing, which Kafka accepts)", context)
+                .containsExactlyElementsOf(kafkaReads);
+        assertThat(RecordBatch.validate(batch.duplicate()).recordCount())
+                .as("%s: the broker's validate accepts it", context).isEqualTo(count);
+    }
+
+    /** Several xerial streams one after the other read as one, in Kafka (SnappyInputStream) and here. */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void snappyStreamsWrittenOneAfterTheOtherAreReadAsOneAsKafkaReadsThem(int streams) throws Exception {
+        ByteBuffer plain = plainBatch(300);
+        byte[] records = recordsOf(plain);
+        ByteArrayOutputStream concatenated = new ByteArrayOutputStream();
+        int step = records.length / streams;
+        for (int s = 0; s < streams; s++) {
+            int from = s * step;
+            int to = s == streams - 1 ? records.length : from + step;
+            ByteArrayOutputStream one = new ByteArrayOutputStream();
+            try (SnappyOutputStream out = new SnappyOutputStream(one)) {
+                out.write(records, from, to - from);
+            }
+            concatenated.write(one.toByteArray());
+        }
+        ByteBuffer batch = withSnappyRecords(plain, concatenated.toByteArray());
+        String context = streams + " xerial snappy streams written one after the other";
+        List<Record> kafkaReads = kaenLogView(onlyBatch(MemoryRecords.readableRecords(batch.duplicate()), context));
+        assertThat(kafkaReads).as("%s: Kafka reads all 300 records", context).hasSize(300);
+        assertThat(RecordBatch.decode(batch.duplicate()).records())
+                .as("%s: a chunk length that reads as the magic's first four bytes starts the next stream's header,"
+                        + " which is skipped, as SnappyInputStream skips it", context)
+                .containsExactlyElementsOf(kafkaReads);
+    }
+
+    @Test
+    void aRawSnappyBlockThatClaimsMoreThanTheLimitIsACorruptBatchBeforeItsBufferExists() {
+        ByteBuffer plain = plainBatch(1);
+        // a raw block is its uncompressed length (a varint) and then its elements: claim 16 MiB
+        byte[] lying = {(byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08, 0x00};
+        CorruptBatchException e = catchThrowableOfType(CorruptBatchException.class,
+                () -> RecordBatch.decode(withSnappyRecords(plain, lying)));
+        assertThat(e).as("a raw snappy block claiming 16 MiB is refused from its length alone").isNotNull();
+        assertThat(e.getMessage()).as("it names the codec and the limit").contains("snappy")
+                .contains(String.valueOf(Compression.MAX_INFLATED_BYTES));
+    }
+
+    private static ByteBuffer plainBatch(int count) {
+        BatchBuilder builder = new BatchBuilder();
+        for (int r = 0; r < count; r++) {
+            builder.append(NOW + r, r % 4 == 0 ? null : bytes("key-" + r % 10),
+                    bytes("value " + r + " " + "snappy ".repeat(r % 20)));
+        }
+        return builder.build();
+    }
+
+    private static byte[] recordsOf(ByteBuffer plain) {
+        byte[] records = new byte[plain.limit() - BatchHeader.SIZE];
+        plain.get(BatchHeader.SIZE, records);
+        return records;
+    }
+
+    /** The plain batch's header, codec snappy, followed by {@code compressed}; length and CRC made right. */
+    private static ByteBuffer withSnappyRecords(ByteBuffer plain, byte[] compressed) {
+        ByteBuffer out = ByteBuffer.allocate(BatchHeader.SIZE + compressed.length);
+        out.put(plain.duplicate().position(0).limit(BatchHeader.SIZE)).put(compressed).flip();
+        short attributes = out.getShort(BatchHeader.ATTRIBUTES_OFFSET);
+        out.putShort(BatchHeader.ATTRIBUTES_OFFSET, (short) ((attributes & ~BatchHeader.COMPRESSION_CODEC_MASK)
+                | Compression.SNAPPY.id()));
+        out.putInt(BatchHeader.BATCH_LENGTH_OFFSET, out.limit() - BatchHeader.LOG_OVERHEAD);
+        out.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(out));
+        return out;
     }
 
     private static org.apache.kafka.common.compress.Compression kafkaCompression(Compression codec) {

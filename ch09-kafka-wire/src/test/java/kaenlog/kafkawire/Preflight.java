@@ -5,17 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
+import kaenlog.batch.BatchBuilder;
 import kaenlog.broker.Broker;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
-import org.apache.kafka.common.requests.ProduceRequest;
 
 /**
  * The requests a client starts with, handed to the dispatcher in-process before a whole-chapter
@@ -40,11 +34,11 @@ final class Preflight {
                 .setClientSoftwareName("preflight").setClientSoftwareVersion("1"), (short) 3);
         assertThat(apis.handle(KafkaFrames.frame(versions, ApiKeys.API_VERSIONS, 1)))
                 .as("ApiVersions v3 is answered").isPresent();
-        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
-        data.topicData().add(new ProduceRequestData.TopicProduceData().setName("preflight").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-                        Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
-        assertThat(apis.handle(KafkaFrames.frame(new ProduceRequest(data, (short) 8), ApiKeys.PRODUCE, 2)))
-                .as("Produce v8 with acks=1 is answered").isPresent();
+        // written here rather than by kafka-clients' ProduceRequest, whose record classes are internal
+        // (kafka-clients 4.4 moved them): newest-clients/ compiles this file against the newest release
+        byte[] produce = new KafkaWriter().int16(ApiKeys.PRODUCE.id).int16(8).int32(2).nullableString("preflight")
+                .nullableString(null).int16(1).int32(1_000).arrayLength(1).nullableString("preflight").arrayLength(1)
+                .int32(0).nullableBytes(new BatchBuilder().append(0L, null, "x").build()).toByteArray();
+        assertThat(apis.handle(produce)).as("Produce v8 with acks=1 is answered").isPresent();
     }
 }

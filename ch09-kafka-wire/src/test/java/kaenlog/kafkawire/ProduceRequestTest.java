@@ -16,7 +16,11 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
-/** Task 5: a Produce request as kafka-clients writes it, v3 to v8. */
+/**
+ * Task 5: a Produce request as kafka-clients writes it, v3 to v8, and v0 to v2 as Kafka's own
+ * message definition lays them out (kafka-clients 3.9.1's ProduceRequest.json; kafka-clients 4 writes
+ * no version below 3).
+ */
 @Order(5)
 class ProduceRequestTest {
 
@@ -44,6 +48,34 @@ class ProduceRequestTest {
             assertThat(partition.index()).as("v%d: partition index 2", v).isEqualTo(2);
             assertThat(partition.records()).as("v%d: the records are the batch's bytes, untouched (int32 length, then"
                     + " a RecordBatch v2 that chapter 1 can decode)", v).isEqualTo(records.buffer());
+        }
+    }
+
+    /**
+     * v0 to v2 are v3 without transactional_id ({@code "versions": "3+"} in Kafka's message
+     * definition): the request starts with acks. Nobody sends them today, but the listener says it
+     * answers them (librdkafka compresses only for a broker whose Produce starts at v0), so it must.
+     */
+    @Test
+    void beforeVersionThreeARequestHasNoTransactionalIdAndStartsWithAcks() {
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(1_700_000_000_000L, "k".getBytes(), "v".getBytes()));
+        for (short v = 0; v <= 2; v++) {
+            for (short acks : new short[] {1, -1}) {
+                byte[] body = new KafkaWriter().int16(acks).int32(30_000).arrayLength(1).nullableString("orders")
+                        .arrayLength(1).int32(2).nullableBytes(records.buffer()).toByteArray();
+                Produce.Request request = parsed(new KafkaReader(body), v);
+                String rule = "(no transactional_id before v3: a v" + v + " request starts with acks)";
+                assertThat(request.transactionalId()).as("v%d: no transactional_id %s", v, rule).isNull();
+                assertThat(request.acks()).as("v%d: acks %d %s", v, acks, rule).isEqualTo(acks);
+                assertThat(request.timeoutMs()).as("v%d: timeout_ms %s", v, rule).isEqualTo(30_000);
+                assertThat(request.topics()).extracting(Produce.TopicData::name).as("v%d: one topic %s", v, rule)
+                        .containsExactly("orders");
+                Produce.PartitionData partition = request.topics().get(0).partitions().get(0);
+                assertThat(partition.index()).as("v%d: partition index 2 %s", v, rule).isEqualTo(2);
+                assertThat(partition.records()).as("v%d: the records, untouched %s", v, rule)
+                        .isEqualTo(records.buffer());
+            }
         }
     }
 
@@ -81,15 +113,16 @@ class ProduceRequestTest {
     }
 
     /**
-     * Parses a request kafka-clients wrote: a refusal of it is this task's mistake, and fails saying
+     * Parses a request as Kafka lays it out: a refusal of it is this task's mistake, and fails saying
      * what the layout is instead of only where the reading went wrong.
      */
     private static Produce.Request parsed(KafkaReader in, short version) {
         try {
             return Produce.parse(in, version);
         } catch (MalformedMessageException e) {
-            throw new AssertionError("Produce v" + version + " as kafka-clients writes it was refused (" + e.getMessage()
-                    + "). v3 to v8 share one classic layout: transactional_id (a nullable string, -1 = null), acks"
+            throw new AssertionError("Produce v" + version + " as Kafka lays it out was refused (" + e.getMessage()
+                    + "). v0 to v8 share one classic layout: transactional_id (a nullable string, -1 = null; no"
+                    + " transactional_id before v3), acks"
                     + " int16, timeout_ms int32, then topic_data, an int32 count of topics, each a name (a classic"
                     + " string, int16 length) and an int32 count of partitions, each an index (int32), then its records"
                     + " (nullable bytes, int32 length)", e);

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * A loopback TCP proxy between clients and a broker that reads whole frames (an int32 length, then
@@ -77,6 +78,7 @@ public final class FaultInjectingProxy implements Closeable {
     private final Object partition = new Object();
     private boolean blackholed;
     private volatile boolean closed;
+    private volatile Consumer<byte[]> requestObserver = frame -> { };
 
     public FaultInjectingProxy(String brokerHost, int brokerPort, Faults faults) throws IOException {
         this.broker = new InetSocketAddress(brokerHost, brokerPort);
@@ -114,6 +116,15 @@ public final class FaultInjectingProxy implements Closeable {
 
     public long responsesForwarded() {
         return responsesForwarded.get();
+    }
+
+    /**
+     * Shows every request frame that crosses, before it is forwarded, to {@code observer} (on the
+     * connection's own thread: it must be quick and thread-safe), e.g. to see which api keys and
+     * versions a client sends.
+     */
+    public void observeRequests(Consumer<byte[]> observer) {
+        this.requestObserver = observer;
     }
 
     /** Every fault injected: drops, delays and partitions. */
@@ -193,20 +204,21 @@ public final class FaultInjectingProxy implements Closeable {
                 Random requests = new Random(faults.seed() * 1_000_003L + n * 2);
                 Random responses = new Random(faults.seed() * 1_000_003L + n * 2 + 1);
                 pump("requests-" + n, client, upstream, requests, faults.requestDropRate(), requestsForwarded,
-                        requestsDropped);
+                        requestsDropped, frame -> requestObserver.accept(frame));
                 pump("responses-" + n, upstream, client, responses, faults.responseDropRate(), responsesForwarded,
-                        responsesDropped);
+                        responsesDropped, frame -> { });
             }
         }
     }
 
     private void pump(String name, Socket from, Socket to, Random random, double dropRate, AtomicLong forwarded,
-                      AtomicLong dropped) {
+                      AtomicLong dropped, Consumer<byte[]> observer) {
         Thread t = new Thread(() -> {
             try {
                 InputStream in = new BufferedInputStream(from.getInputStream());
                 OutputStream out = new BufferedOutputStream(to.getOutputStream());
                 for (byte[] frame = readFrame(in); frame != null; frame = readFrame(in)) {
+                    observer.accept(frame);
                     awaitHealed();
                     if (random.nextDouble() < dropRate) {
                         dropped.incrementAndGet();

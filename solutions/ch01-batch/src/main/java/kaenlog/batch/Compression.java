@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import com.github.luben.zstd.ZstdDirectBufferDecompressingStreamNoFinalizer;
@@ -26,7 +27,9 @@ import org.xerial.snappy.SnappyOutputStream;
  * gzip is a gzip member (java.util.zip); snappy is xerial snappy-java's stream framing
  * ({@code SnappyOutputStream}, 32 KiB blocks); lz4 is the LZ4 frame format with independent 64 KiB
  * blocks and no checksums (Kafka's own {@code Lz4BlockOutputStream}); zstd is a zstd frame
- * (zstd-jni). The libraries are the ones, at the versions, kafka-clients 4.1.1 depends on.
+ * (zstd-jni). The libraries are the ones, at the versions, kafka-clients 4.1.1 depends on. Snappy
+ * is read in both framings Kafka reads (snappy-java's {@code SnappyInputStream}): xerial's, and one
+ * raw snappy block, which is how librdkafka (kcat) and the other C clients compress.
  *
  * <p>Inflating is bounded: the records of one batch may inflate to at most {@link #MAX_INFLATED_BYTES}
  * (Kafka's {@code message.max.bytes} default, the largest batch a broker takes uncompressed). A
@@ -46,6 +49,8 @@ public enum Compression {
     /** xerial's stream header: magic, then version 1 and compatible version 1 (SnappyCodec). */
     private static final byte[] SNAPPY_MAGIC = {(byte) 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
     private static final int SNAPPY_HEADER = SNAPPY_MAGIC.length + 8;
+    /** The magic's first four bytes read as a chunk length: another xerial stream starts there. */
+    private static final int SNAPPY_MAGIC_HEAD = ByteBuffer.wrap(SNAPPY_MAGIC).getInt();
     /** kafka-clients' snappy block size (CompressionType.SNAPPY.defaultBlockSize()). */
     private static final int SNAPPY_BLOCK = 32 * 1024;
 
@@ -216,8 +221,9 @@ public enum Compression {
         ByteBuffer in = ByteBuffer.wrap(compressed);
         boolean ok = switch (this) {
             case GZIP -> in.remaining() >= 2 && (in.getShort(0) & 0xffff) == 0x1f8b;
-            case SNAPPY -> in.remaining() >= SNAPPY_HEADER
-                    && in.slice(0, SNAPPY_MAGIC.length).equals(ByteBuffer.wrap(SNAPPY_MAGIC));
+            // xerial's framing starts with its magic, a raw snappy block with its length (a varint):
+            // either way at least one byte
+            case SNAPPY -> in.hasRemaining();
             case LZ4 -> in.remaining() >= 4 && Integer.reverseBytes(in.getInt(0)) == 0x184D2204;
             case ZSTD -> in.remaining() >= 4 && Integer.reverseBytes(in.getInt(0)) == 0xFD2FB528;
             case NONE -> true;
@@ -274,39 +280,88 @@ public enum Compression {
     }
 
     /**
-     * xerial's framing read here rather than by its SnappyInputStream, which allocates whatever a
-     * chunk's length (4 bytes) and its snappy preamble (a varint) claim before it checks them: each
-     * chunk is a 4-byte length and a raw snappy block, and both sizes are checked before anything is
-     * allocated.
+     * Snappy as Kafka reads it: kafka-clients' SnappyCompression hands the bytes to snappy-java's
+     * SnappyInputStream (1.1.10.7), which takes two framings. Bytes that start with xerial's 16-byte
+     * header are its stream (what kafka-clients' SnappyOutputStream writes): chunks of a 4-byte length
+     * and a raw snappy block, where a chunk length equal to the magic's first four bytes starts the
+     * next of several streams written one after the other. Anything else, and anything shorter than
+     * that header, is ONE raw snappy block: what librdkafka (kcat) and the other C clients send, and
+     * what Kafka then keeps in its segments.
+     *
+     * <p>Read here rather than by SnappyInputStream, which allocates whatever a chunk's length (4
+     * bytes) and its snappy preamble (a varint) claim before it checks them: every size is checked
+     * before anything is allocated.
      */
     private byte[] inflateSnappy(byte[] compressed) throws IOException {
-        ByteBuffer in = ByteBuffer.wrap(compressed).position(SNAPPY_HEADER);
         ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(compressed.length * 4, 64 * 1024));
-        while (in.hasRemaining()) {
+        if (!startsWithSnappyMagic(compressed, 0)) {
+            inflateSnappyBlock(compressed, BatchHeader.SIZE, out);
+            return out.toByteArray();
+        }
+        ByteBuffer in = ByteBuffer.wrap(compressed).position(SNAPPY_HEADER);
+        // fewer than 4 bytes left end the stream, as they end SnappyInputStream's (it reads no length)
+        while (in.remaining() >= 4) {
             int at = BatchHeader.SIZE + in.position();
-            if (in.remaining() < 4) {
-                throw new CorruptBatchException("records", at, "snappy chunk length truncated");
-            }
             int length = in.getInt();
+            if (length == SNAPPY_MAGIC_HEAD) {
+                if (!nextSnappyStream(in, at)) {
+                    break;
+                }
+                continue;
+            }
             if (length < 0 || length > in.remaining()) {
                 throw new CorruptBatchException("records", at, "snappy chunk of " + length
                         + " byte(s) but " + in.remaining() + " follow");
             }
             byte[] chunk = new byte[length];
             in.get(chunk);
-            long size = Integer.toUnsignedLong(Snappy.uncompressedLength(chunk));
-            if (out.size() + size > MAX_INFLATED_BYTES) {
-                throw tooLarge(out.size() + size);
-            }
-            // snappy's densest element is a 3-byte copy of 64 bytes: a block claiming more than
-            // about 22 bytes per compressed byte is lying, and is refused before its buffer exists
-            if (size > 22L * length + 64) {
-                throw new CorruptBatchException("records", at, "snappy chunk of " + length
-                        + " byte(s) claims " + size + " uncompressed, more than snappy can encode in it");
-            }
-            out.write(Snappy.uncompress(chunk));
+            inflateSnappyBlock(chunk, at + 4, out);
         }
         return out.toByteArray();
+    }
+
+    /** A whole xerial header at {@code offset}: the stream is xerial's framing, not a raw block. */
+    private static boolean startsWithSnappyMagic(byte[] bytes, int offset) {
+        return bytes.length - offset >= SNAPPY_HEADER
+                && Arrays.equals(bytes, offset, offset + SNAPPY_MAGIC.length, SNAPPY_MAGIC, 0, SNAPPY_MAGIC.length);
+    }
+
+    /**
+     * A chunk length that reads as the magic's head: another xerial header, skipped when whole and
+     * of version 1 or later. One whose magic goes on differently ends the stream there, as in
+     * SnappyInputStream (false); a truncated one or one of version 0 is corrupt, as there.
+     */
+    private static boolean nextSnappyStream(ByteBuffer in, int at) {
+        int headerStart = in.position() - 4;
+        if (in.limit() - headerStart < SNAPPY_HEADER) {
+            throw new CorruptBatchException("records", at, "a second snappy stream's header is truncated: "
+                    + (in.limit() - headerStart) + " of its " + SNAPPY_HEADER + " bytes");
+        }
+        if (!startsWithSnappyMagic(in.array(), headerStart)) {
+            return false;
+        }
+        int version = in.getInt(headerStart + SNAPPY_MAGIC.length);
+        if (version < 1) {
+            throw new CorruptBatchException("records", at, "a second snappy stream of version " + version
+                    + ": xerial's framing starts at version 1");
+        }
+        in.position(headerStart + SNAPPY_HEADER);
+        return true;
+    }
+
+    /** One raw snappy block, its claimed size checked against the limit before its buffer exists. */
+    private void inflateSnappyBlock(byte[] block, int at, ByteArrayOutputStream out) throws IOException {
+        long size = Integer.toUnsignedLong(Snappy.uncompressedLength(block));
+        if (out.size() + size > MAX_INFLATED_BYTES) {
+            throw tooLarge(out.size() + size);
+        }
+        // snappy's densest element is a 3-byte copy of 64 bytes: a block claiming more than
+        // about 22 bytes per compressed byte is lying, and is refused before its buffer exists
+        if (size > 22L * block.length + 64) {
+            throw new CorruptBatchException("records", at, "snappy block of " + block.length
+                    + " byte(s) claims " + size + " uncompressed, more than snappy can encode in it");
+        }
+        out.write(Snappy.uncompress(block));
     }
 
     private CorruptBatchException tooLarge(long atLeast) {

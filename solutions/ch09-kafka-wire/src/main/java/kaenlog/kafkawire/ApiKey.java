@@ -10,14 +10,20 @@ import java.util.Optional;
  *
  * <p>The ranges stop below the flexible versions wherever a client can live with that: a client
  * picks the highest version both sides know, so Produce v8, Fetch v11, Metadata v8 and InitProducerId
- * v1 serve both kafka-clients 4.1.1 and librdkafka (kcat). ListOffsets goes to v7 (flexible from v6)
+ * v1 serve both kafka-clients 4.1.1 and librdkafka (kcat). Produce starts at v0 for librdkafka:
+ * before it compresses a batch with gzip, snappy or lz4 it asks the broker's Produce range for a
+ * version in 0..0 (lz4 also FindCoordinator in 0..0, zstd Produce 7..7 and Fetch 10..10: the
+ * {@code compr_req} table of its {@code rd_kafka_msgset_writer_select_MsgVersion} and the feature
+ * table of {@code rdkafka_feature.c}), and finding none it sends the batch plain. Kafka 4 removed
+ * Produce v0 to v2 yet lists v0 for that reason (KAFKA-18659) and refuses the requests; this listener
+ * answers them ({@link Produce}). ListOffsets goes to v7 (flexible from v6)
  * because v7 is the first that may ask for MAX_TIMESTAMP (-3, KIP-734). ApiVersions goes to
  * v3, the first flexible one, because librdkafka asks for v3 and kafka-clients 4.1.1 for v4 — and a
  * v4 request is answered in ApiVersions' documented fallback: a v0 response with
  * UNSUPPORTED_VERSION and this table, after which the client asks again at v3.
  */
 public enum ApiKey {
-    PRODUCE(0, 3, 8, 9),
+    PRODUCE(0, 0, 8, 9),
     FETCH(1, 4, 11, 12),
     LIST_OFFSETS(2, 1, 7, 6),
     METADATA(3, 1, 8, 9),

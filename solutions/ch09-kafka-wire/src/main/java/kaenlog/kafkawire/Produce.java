@@ -8,10 +8,15 @@ import java.util.Optional;
 import kaenlog.wire.ProduceRequest;
 
 /**
- * Produce (key 0), v3..v8: transactional_id nullable string · acks int16 · timeout_ms int32 ·
+ * Produce (key 0), v0..v8: transactional_id nullable string (v3+) · acks int16 · timeout_ms int32 ·
  * topic_data [name string · partition_data [index int32 · records nullable bytes]]. Every partition's
  * records are handed to kaen-log's own produce handler (chapter 7's), one kaen-log request object per
  * partition ({@link Backend#produce}).
+ *
+ * <p>v0 to v2 are answered for librdkafka's sake ({@link ApiKey}): no client of today sends them, and
+ * their records must be a RecordBatch v2 like any other version's (Kafka 0.11 to 3.9 took that in
+ * them too); a message set of the formats before it (magic 0 or 1) is refused as corrupt, since
+ * kaen-log converts nothing.
  *
  * <p>Only a partition that exists is written: unlike kaen-log's own port (chapter 3's produce creates
  * what it names), Kafka creates partitions by CreateTopics or Metadata's auto-create alone.
@@ -36,10 +41,10 @@ public final class Produce {
     private Produce() {
     }
 
-    /** Reads a v3..v8 request: the same layout in every one of them (classic types only). */
+    /** Reads a v0..v8 request: one layout (classic types only), transactional_id from v3 on. */
     public static Request parse(KafkaReader in, short version) {
-        // BEGIN-SOLUTION ch09 task 5: parse a Produce request, v3..v8 (ProduceRequestTest)
-        String transactionalId = in.nullableString("transactional_id");
+        // BEGIN-SOLUTION ch09 task 5: parse a Produce request, v0..v8 (ProduceRequestTest)
+        String transactionalId = version >= 3 ? in.nullableString("transactional_id") : null;
         short acks = in.int16("acks");
         int timeoutMs = in.int32("timeout_ms");
         int topicCount = in.arrayLength("topic_data");
@@ -103,14 +108,19 @@ public final class Produce {
         return new PartitionResponse(index, code, -1, -1);
     }
 
-    /** The response in {@code version}'s layout (v5 adds log_start_offset, v8 the per-batch errors). */
+    /**
+     * The response in {@code version}'s layout (v1 adds throttle_time_ms, v2 log_append_time_ms, v5
+     * log_start_offset, v8 the per-batch errors).
+     */
     public static byte[] response(List<TopicResponse> topics, short version) {
         KafkaWriter out = new KafkaWriter().arrayLength(topics.size());
         for (TopicResponse topic : topics) {
             out.nullableString(topic.name()).arrayLength(topic.partitions().size());
             for (PartitionResponse p : topic.partitions()) {
                 out.int32(p.index()).int16(p.errorCode()).int64(p.baseOffset());
-                out.int64(-1); // log_append_time_ms: -1, the records keep their CreateTime
+                if (version >= 2) {
+                    out.int64(-1); // log_append_time_ms: -1, the records keep their CreateTime
+                }
                 if (version >= 5) {
                     out.int64(p.logStartOffset());
                 }
@@ -119,7 +129,9 @@ public final class Produce {
                 }
             }
         }
-        out.int32(0); // throttle_time_ms
+        if (version >= 1) {
+            out.int32(0); // throttle_time_ms
+        }
         return out.toByteArray();
     }
 }
