@@ -90,6 +90,21 @@ public final class KafkaApis {
                     CreateTopics.answer(CreateTopics.parse(in, version), backend), version));
             case DELETE_TOPICS -> Optional.of(DeleteTopics.response(
                     DeleteTopics.answer(DeleteTopics.parse(in, version), backend), version));
+            case DESCRIBE_CONFIGS -> {
+                DescribeConfigs.Request describe = DescribeConfigs.parse(in, version);
+                yield Optional.of(DescribeConfigs.response(DescribeConfigs.answer(describe, backend, self().id()),
+                        version, describe.documentation()));
+            }
+            case ALTER_CONFIGS -> Optional.of(AlterConfigs.response(
+                    AlterConfigs.answer(AlterConfigs.parse(in, version), backend, false), key, version));
+            case INCREMENTAL_ALTER_CONFIGS -> Optional.of(AlterConfigs.response(
+                    AlterConfigs.answer(IncrementalAlterConfigs.parse(in, version), backend, true), key, version));
+            case CREATE_PARTITIONS -> Optional.of(CreatePartitions.response(
+                    CreatePartitions.answer(CreatePartitions.parse(in, version), backend), version));
+            case DELETE_RECORDS -> Optional.of(DeleteRecords.response(
+                    DeleteRecords.answer(DeleteRecords.parse(in, version), backend), version));
+            case DESCRIBE_LOG_DIRS -> Optional.of(DescribeLogDirs.response(
+                    DescribeLogDirs.answer(DescribeLogDirs.parse(in, version), backend), version));
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
                  DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
                     groups(), backend, self()));
