@@ -110,13 +110,9 @@ public final class CreatePartitions {
             CreateTopics.string(out, flexible, a.name());
             out.int16(a.errorCode());
             CreateTopics.string(out, flexible, a.message());
-            if (flexible) {
-                out.noTaggedFields();
-            }
+            CreateTopics.tags(out, flexible);
         }
-        if (flexible) {
-            out.noTaggedFields();
-        }
+        CreateTopics.tags(out, flexible);
         return out.toByteArray();
     }
 }

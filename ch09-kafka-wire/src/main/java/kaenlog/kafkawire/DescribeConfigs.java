@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import kaenlog.broker.Leadership;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.wire.PartitionNames;
 
@@ -70,10 +71,14 @@ public final class DescribeConfigs {
         return new Request(resources, synonyms, documentation);
     }
 
-    /** Every resource answered on its own; {@code nodeId} is this broker's name as a resource. */
-    public static List<Result> answer(Request request, Backend backend, int nodeId) throws java.io.IOException {
+    /**
+     * Every resource answered on its own, from the cluster this broker answers Metadata from
+     * ({@code cluster}: its topics, and this broker's id, its name as a resource).
+     */
+    public static List<Result> answer(Request request, Backend backend, Leadership.ClusterView cluster) {
         PartitionConfigs configs = backend.configs();
-        Set<String> topics = backend.topics().keySet();
+        Set<String> topics = Set.copyOf(cluster.topics());
+        int nodeId = cluster.brokerId();
         long max = configs.brokerLong(kaenlog.broker.LogConfigKeys.MAX_PARTITIONS);
         List<Result> results = new ArrayList<>();
         for (Resource r : request.resources()) {
@@ -146,25 +151,17 @@ public final class DescribeConfigs {
                     CreateTopics.string(out, flexible, s.name());
                     CreateTopics.string(out, flexible, s.value());
                     out.int8(s.source());
-                    if (flexible) {
-                        out.noTaggedFields();
-                    }
+                    CreateTopics.tags(out, flexible);
                 }
                 if (version >= 3) {
                     out.int8(d.type());
                     CreateTopics.string(out, flexible, documentation ? d.doc() : null);
                 }
-                if (flexible) {
-                    out.noTaggedFields();
-                }
+                CreateTopics.tags(out, flexible);
             }
-            if (flexible) {
-                out.noTaggedFields();
-            }
+            CreateTopics.tags(out, flexible);
         }
-        if (flexible) {
-            out.noTaggedFields();
-        }
+        CreateTopics.tags(out, flexible);
         return out.toByteArray();
     }
 }

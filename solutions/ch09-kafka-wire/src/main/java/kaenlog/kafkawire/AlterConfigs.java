@@ -172,6 +172,9 @@ public final class AlterConfigs {
             return new TopicConfigs.Refusal(TopicError.INVALID_REQUEST, "kaen-log keeps configs of topics (2) and of"
                     + " the broker (4) only, not of resource type " + r.type());
         }
+        if (elsewhere.isPresent()) {
+            return new TopicConfigs.Refusal(TopicError.POLICY_VIOLATION, elsewhere.get());
+        }
         String problem = PartitionNames.topicProblem(r.name());
         if (problem != null) {
             return new TopicConfigs.Refusal(TopicError.INVALID_TOPIC_EXCEPTION, problem);
@@ -179,9 +182,6 @@ public final class AlterConfigs {
         if (!topics.contains(r.name())) {
             return new TopicConfigs.Refusal(TopicError.UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + r.name()
                     + "' does not exist.");
-        }
-        if (elsewhere.isPresent()) {
-            return new TopicConfigs.Refusal(TopicError.POLICY_VIOLATION, elsewhere.get());
         }
         for (Config c : r.configs()) {
             if (c.operation() < SET || c.operation() > SUBTRACT) {
@@ -260,13 +260,9 @@ public final class AlterConfigs {
             CreateTopics.string(out, flexible, a.message());
             out.int8(a.resource().type());
             CreateTopics.string(out, flexible, a.resource().name());
-            if (flexible) {
-                out.noTaggedFields();
-            }
+            CreateTopics.tags(out, flexible);
         }
-        if (flexible) {
-            out.noTaggedFields();
-        }
+        CreateTopics.tags(out, flexible);
         return out.toByteArray();
     }
 }

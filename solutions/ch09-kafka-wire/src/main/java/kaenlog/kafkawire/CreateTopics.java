@@ -210,6 +210,13 @@ public final class CreateTopics {
         }
     }
 
+    /** The (empty) tagged fields that end a flexible structure; nothing before the first flexible version. */
+    static void tags(KafkaWriter out, boolean flexible) {
+        if (flexible) {
+            out.noTaggedFields();
+        }
+    }
+
     static void length(KafkaWriter out, boolean flexible, int count) {
         if (flexible) {
             out.compactArrayLength(count);

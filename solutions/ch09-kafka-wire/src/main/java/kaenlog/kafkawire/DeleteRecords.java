@@ -131,17 +131,11 @@ public final class DeleteRecords {
             CreateTopics.length(out, flexible, t.partitions().size());
             for (PartitionAnswer p : t.partitions()) {
                 out.int32(p.partition()).int64(p.lowWatermark()).int16(p.errorCode());
-                if (flexible) {
-                    out.noTaggedFields();
-                }
+                CreateTopics.tags(out, flexible);
             }
-            if (flexible) {
-                out.noTaggedFields();
-            }
+            CreateTopics.tags(out, flexible);
         }
-        if (flexible) {
-            out.noTaggedFields();
-        }
+        CreateTopics.tags(out, flexible);
         return out.toByteArray();
     }
 }

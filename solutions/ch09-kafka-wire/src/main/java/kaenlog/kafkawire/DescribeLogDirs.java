@@ -116,23 +116,15 @@ public final class DescribeLogDirs {
             CreateTopics.length(out, flexible, partitions.size());
             for (PartitionAnswer p : partitions) {
                 out.int32(p.partition()).int64(p.size()).int64(p.offsetLag()).bool(false); // is_future_key
-                if (flexible) {
-                    out.noTaggedFields();
-                }
+                CreateTopics.tags(out, flexible);
             }
-            if (flexible) {
-                out.noTaggedFields();
-            }
+            CreateTopics.tags(out, flexible);
         });
         if (version >= 4) {
             out.int64(answer.totalBytes()).int64(answer.usableBytes());
         }
-        if (flexible) {
-            out.noTaggedFields();
-        }
-        if (flexible) {
-            out.noTaggedFields();
-        }
+        CreateTopics.tags(out, flexible); // the log directory's result
+        CreateTopics.tags(out, flexible); // the response
         return out.toByteArray();
     }
 }

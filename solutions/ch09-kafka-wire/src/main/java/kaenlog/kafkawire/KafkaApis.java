@@ -92,7 +92,7 @@ public final class KafkaApis {
                     DeleteTopics.answer(DeleteTopics.parse(in, version), backend), version));
             case DESCRIBE_CONFIGS -> {
                 DescribeConfigs.Request describe = DescribeConfigs.parse(in, version);
-                yield Optional.of(DescribeConfigs.response(DescribeConfigs.answer(describe, backend, self().id()),
+                yield Optional.of(DescribeConfigs.response(DescribeConfigs.answer(describe, backend, clusterView()),
                         version, describe.documentation()));
             }
             case ALTER_CONFIGS -> Optional.of(AlterConfigs.response(
@@ -120,10 +120,15 @@ public final class KafkaApis {
      * before it has read its own registration back, its id at this listener's address.
      */
     private Metadata.Node self() {
-        Leadership.ClusterView view = backend.clusterView(new Metadata.Node(Metadata.NODE_ID, host, port));
+        Leadership.ClusterView view = clusterView();
         int id = view.brokerId();
         return view.liveBrokers().stream().filter(b -> b.id() == id && b.kafkaPort() >= 0).findFirst()
                 .map(b -> new Metadata.Node(id, b.host(), b.kafkaPort())).orElse(new Metadata.Node(id, host, port));
+    }
+
+    /** The cluster this broker answers for, as Metadata lists it (alone: itself at this listener's address). */
+    private Leadership.ClusterView clusterView() {
+        return backend.clusterView(new Metadata.Node(Metadata.NODE_ID, host, port));
     }
 
     /**
