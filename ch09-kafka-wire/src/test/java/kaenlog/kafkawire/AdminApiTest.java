@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -21,7 +19,6 @@ import kaenlog.broker.LogConfigKeys;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.broker.TopicConfigFile;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -89,10 +86,7 @@ class AdminApiTest {
     }
 
     private Admin admin() {
-        Properties config = new Properties();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka.port());
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        return Admin.create(config);
+        return kafka.admin();
     }
 
     private static ConfigResource topic(String name) {
@@ -105,14 +99,7 @@ class AdminApiTest {
     }
 
     private static Throwable cause(Future<?> future) {
-        try {
-            future.get(30, TimeUnit.SECONDS);
-            return null;
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (Exception e) {
-            return e;
-        }
+        return KafkaPortFixture.cause(future);
     }
 
     private static List<String> synonyms(ConfigEntry entry) {

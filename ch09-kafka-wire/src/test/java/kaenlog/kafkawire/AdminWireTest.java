@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,10 +32,7 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.server.config.ServerTopicConfigSynonyms;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -78,22 +74,12 @@ class AdminWireTest {
         }
     }
 
-    @SuppressWarnings("unchecked")
     private <T extends ApiMessage> T send(ApiKeys key, short version, ApiMessage data) throws Exception {
-        RequestHeader header = new RequestHeader(key, version, "wire-test", ++correlationId);
-        ByteBuffer request = RequestUtils.serialize(header.data(), header.headerVersion(), data, version);
-        byte[] bytes = new byte[request.remaining()];
-        request.get(bytes);
-        byte[] answer = apis.handle(bytes).orElseThrow(() -> new AssertionError(key + " v" + version + " unanswered"));
-        return (T) AbstractResponse.parseResponse(ByteBuffer.wrap(answer), header).data();
+        return KafkaFrames.exchange(apis, key, version, data, ++correlationId);
     }
 
     private static List<Short> versions(ApiKey key) {
-        List<Short> all = new ArrayList<>();
-        for (short v = key.minVersion; v <= key.maxVersion; v++) {
-            all.add(v);
-        }
-        return all;
+        return KafkaFrames.versions(key);
     }
 
     private void createTopic(String name, int partitions) throws Exception {

@@ -18,7 +18,6 @@ import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.LogConfigKeys;
 import kaenlog.broker.PartitionConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -107,9 +106,7 @@ class KafkaStreamsTest {
     }
 
     private Admin admin() {
-        Properties config = new Properties();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka.port());
-        return Admin.create(config);
+        return kafka.admin();
     }
 
     private void produce(String topic, List<String[]> keyValues) {
