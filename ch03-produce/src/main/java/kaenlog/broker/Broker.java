@@ -44,6 +44,8 @@ public final class Broker implements BrokerContext, Closeable {
     public static final long TROUBLE_LOG_INTERVAL_MS = SocketServer.TROUBLE_LOG_INTERVAL_MS;
 
     private final BrokerConfig config;
+    /** The configs in force: {@code config}'s, with every topic's own ({@link #alterTopicConfigs} swaps it whole). */
+    private volatile PartitionConfigs configs;
     private final PrintStream log;
     private final Map<Short, RequestHandler> handlers;
     private final List<BrokerExtension> extensions;
@@ -61,14 +63,15 @@ public final class Broker implements BrokerContext, Closeable {
                    List<BrokerExtension> extensions, BrokerClock clock, ThreadFactory connectionThreads)
             throws IOException {
         this.config = config;
+        this.configs = withTopicConfigs(config);
         this.log = log;
         this.troubles = new RateLimitedLog(log, 10_000);
         this.handlers = handlers;
         this.extensions = List.copyOf(extensions);
         this.clock = clock;
-        this.logManager = new LogManager(config, limits.maxOpenPartitions(), log, extensions);
+        this.logManager = new LogManager(config, this::configs, limits.maxOpenPartitions(), log, extensions);
         List<BackgroundTask> tasks = extensions.stream().flatMap(e -> e.backgroundTasks().stream()).toList();
-        this.scheduler = new Scheduler(tasks, config.configs(), log, clock::nowMs, logManager::openPartitions);
+        this.scheduler = new Scheduler(tasks, this::configs, log, clock::nowMs, logManager::openPartitions);
         this.socketServer = SocketServer.bind(config, limits, log, clock::nowMs, logManager, connectionThreads);
     }
 
@@ -243,7 +246,43 @@ public final class Broker implements BrokerContext, Closeable {
 
     @Override
     public PartitionConfigs configs() {
-        return config.configs();
+        return configs;
+    }
+
+    /** The configs the broker starts with: {@code config}'s, and every topic's own from {@link TopicConfigFile}. */
+    private static PartitionConfigs withTopicConfigs(BrokerConfig config) throws IOException {
+        PartitionConfigs configs = config.configs();
+        for (Map.Entry<String, Map<String, String>> topic : TopicConfigFile.read(config.dataDir()).entrySet()) {
+            try {
+                configs = configs.withTopic(topic.getKey(), topic.getValue());
+            } catch (IllegalArgumentException e) {
+                throw new IOException(config.dataDir().resolve(TopicConfigFile.FILE_NAME) + ": topic " + topic.getKey()
+                        + ": " + e.getMessage() + "; the broker does not start without its topics' configs", e);
+            }
+        }
+        return configs;
+    }
+
+    /**
+     * Replaces the own configs of each topic in {@code changes} (an empty map: none left), all or none:
+     * checked, written to {@link TopicConfigFile} (forced to disk), then in force at once, for the
+     * partitions opened from now on and for the open ones (their logs' next roll and flush, the next
+     * produce's size limit, the next retention and cleaner run). An invalid value is an
+     * {@link IllegalArgumentException} and changes nothing; a failed write an {@link IOException}, and
+     * nothing changed either.
+     */
+    @Override
+    public synchronized void alterTopicConfigs(Map<String, Map<String, String>> changes) throws IOException {
+        PartitionConfigs next = configs;
+        for (Map.Entry<String, Map<String, String>> topic : changes.entrySet()) {
+            next = next.withTopic(topic.getKey(), topic.getValue());
+        }
+        if (next.topicConfigs().equals(configs.topicConfigs())) {
+            return;
+        }
+        TopicConfigFile.write(config.dataDir(), next.topicConfigs());
+        configs = next;
+        logManager.reconfigure(changes.keySet());
     }
 
     @Override

@@ -89,6 +89,14 @@ public interface BrokerContext {
     }
 
     /**
+     * Replaces the own configs of each topic named (Kafka's dynamic topic configs; an empty map: none
+     * left), all or none, kept across a restart and in force at once ({@link Broker#alterTopicConfigs}).
+     */
+    default void alterTopicConfigs(java.util.Map<String, java.util.Map<String, String>> changes) throws IOException {
+        throw new UnsupportedOperationException("this broker keeps no topic configs");
+    }
+
+    /**
      * Something a client's request ran into that the operator must hear of (a damaged internal log),
      * which every request can run into again: one line per {@code kind} per interval in the broker's log.
      */

@@ -95,6 +95,16 @@ public interface Leadership {
         return Optional.empty();
     }
 
+    /**
+     * Why this broker makes no change a client asks of an existing topic (its configs, chapter 9's
+     * AlterConfigs; its log start, DeleteRecords), or empty when it does. A broker alone does. In a
+     * cluster a topic's configs live where every replica reads them, and a log start moves on every
+     * replica: not one broker's change to make on a client's word.
+     */
+    default Optional<String> topicChangeRefusal() {
+        return Optional.empty();
+    }
+
     /** The leader epoch this broker leads {@code partition} at, as ListOffsets answers LATEST: 0 for a broker alone. */
     default int leaderEpoch(String partition) {
         return 0;

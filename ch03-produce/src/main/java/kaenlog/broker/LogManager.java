@@ -13,7 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.function.Supplier;
 import kaenlog.log.Log;
+import kaenlog.log.LogConfig;
 import kaenlog.wire.PartitionNames;
 
 /**
@@ -27,6 +29,8 @@ import kaenlog.wire.PartitionNames;
  */
 final class LogManager implements SocketServer.ConnectionScope {
     private final BrokerConfig config;
+    /** The configs in force (the broker's: a topic's configs may change while it runs). */
+    private final Supplier<PartitionConfigs> configs;
     private final int maxOpenPartitions;
     private final PrintStream log;
     private final List<BrokerExtension> extensions;
@@ -56,8 +60,10 @@ final class LogManager implements SocketServer.ConnectionScope {
         }
     }
 
-    LogManager(BrokerConfig config, int maxOpenPartitions, PrintStream log, List<BrokerExtension> extensions) {
+    LogManager(BrokerConfig config, Supplier<PartitionConfigs> configs, int maxOpenPartitions, PrintStream log,
+               List<BrokerExtension> extensions) {
         this.config = config;
+        this.configs = configs;
         this.maxOpenPartitions = maxOpenPartitions;
         this.log = log;
         this.extensions = extensions;
@@ -123,7 +129,7 @@ final class LogManager implements SocketServer.ConnectionScope {
 
     /** The broker's own files in the data directory: chapter 3's time checkpoint and the later chapters'. */
     private java.util.Set<String> brokerFiles() {
-        java.util.Set<String> files = new java.util.TreeSet<>(List.of(TimeCheckpoint.FILE_NAME));
+        java.util.Set<String> files = new java.util.TreeSet<>(List.of(TimeCheckpoint.FILE_NAME, TopicConfigFile.FILE_NAME));
         extensions.forEach(extension -> files.addAll(extension.dataDirFiles()));
         return files;
     }
@@ -179,8 +185,8 @@ final class LogManager implements SocketServer.ConnectionScope {
             refuseOverMaxPartitions(name, dir);
             closeIdlestPartitionsOverLimit();
             Partition partition = Partition.openOrOffline(name, dir,
-                    config.configs().logConfig(name, config.logConfig()),
-                    Boolean.parseBoolean(config.configs().value(name, LogConfigKeys.ACCEPT_DATA_LOSS)), log::println);
+                    configs.get().logConfig(name, config.logConfig()),
+                    Boolean.parseBoolean(configs.get().value(name, LogConfigKeys.ACCEPT_DATA_LOSS)), log::println);
             appendHook(name).ifPresent(partition::setAppendHook);
             open = new OpenPartition(partition);
             partitions.put(name, open);
@@ -200,7 +206,7 @@ final class LogManager implements SocketServer.ConnectionScope {
         if (held.contains(name) || Files.isDirectory(dir) || PartitionNames.isInternal(name)) {
             return; // the broker's own partitions (__producer_ids-0) are never refused to the broker
         }
-        long max = config.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
+        long max = configs.get().brokerLong(LogConfigKeys.MAX_PARTITIONS);
         if (held.size() >= max) {
             throw new PartitionLimitException("partition " + name + " not created: the broker holds max.partitions ("
                     + max + ")");
@@ -358,6 +364,24 @@ final class LogManager implements SocketServer.ConnectionScope {
             }
             partitions.remove(idlest.partition.name());
             closePartition(idlest.partition);
+        }
+    }
+
+    /**
+     * The configs of {@code topics} changed: each of their open partitions' logs takes its new storage
+     * settings now (a closed one takes them when it opens). An offline partition has no log to tell.
+     */
+    synchronized void reconfigure(Set<String> topics) throws IOException {
+        for (OpenPartition open : partitions.values()) {
+            String name = open.partition.name();
+            boolean ofTopic = PartitionNames.parse(name).map(p -> topics.contains(p.topic())).orElse(false);
+            if (ofTopic && !open.partition.isOffline()) {
+                LogConfig updated = configs.get().logConfig(name, config.logConfig());
+                open.partition.locked(l -> {
+                    l.updateConfig(updated);
+                    return null;
+                });
+            }
         }
     }
 

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  */
 final class Scheduler {
     private final List<BackgroundTask> tasks;
-    private final PartitionConfigs configs;
+    private final Supplier<PartitionConfigs> configs;
     private final PrintStream log;
     private final LongSupplier clock;
     private final Supplier<List<Partition>> partitions;
@@ -24,7 +24,7 @@ final class Scheduler {
     private volatile boolean closed;
     private Thread thread;
 
-    Scheduler(List<BackgroundTask> tasks, PartitionConfigs configs, PrintStream log, LongSupplier clock,
+    Scheduler(List<BackgroundTask> tasks, Supplier<PartitionConfigs> configs, PrintStream log, LongSupplier clock,
               Supplier<List<Partition>> partitions) {
         this.tasks = tasks;
         this.configs = configs;
@@ -42,7 +42,7 @@ final class Scheduler {
     }
 
     long intervalMs(BackgroundTask task) {
-        return configs.brokerLong(task.intervalKey());
+        return configs.get().brokerLong(task.intervalKey());
     }
 
     /** Starts the tasks thread, which looks for due tasks every {@code tickMs} (none when there is no task). */
@@ -89,7 +89,7 @@ final class Scheduler {
 
     private void runTask(BackgroundTask task, Partition partition, long now) {
         try {
-            task.run(partition, configs.of(partition.name()), now)
+            task.run(partition, configs.get().of(partition.name()), now)
                     .ifPresent(line -> log.println(task.name() + " " + partition.name() + ": " + line));
         } catch (IOException | RuntimeException e) {
             if (!closed) {

@@ -67,7 +67,8 @@ public final class Log implements Closeable {
     public static final String SEGMENT_BASES_FILE = "segment-bases-checkpoint";
 
     private final Path dir;
-    private final LogConfig config;
+    /** Changed only by {@link #updateConfig}: a topic's configs altered while its log is open. */
+    private LogConfig config;
     private final boolean readOnly;
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private final List<String> openEvents = new ArrayList<>();
@@ -303,16 +304,24 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Segments wholly below the checkpointed log start: retention wrote the new log start and a crash
-     * came before it deleted them. The deletion is finished.
+     * Segments wholly below the checkpointed log start: retention (or a DeleteRecords) wrote the new log
+     * start and a crash came before it deleted them. The deletion is finished.
      */
     private void finishInterruptedRetention() throws IOException {
-        while (!readOnly && segments.size() > 1 && segments.higherKey(segments.firstKey()) <= logStartOffset) {
-            Segment below = segments.pollFirstEntry().getValue();
+        for (Segment below : segmentsBelowLogStart()) {
             below.delete();
             openEvents.add("removed " + below.logFile().getFileName() + ": below the log start offset "
                     + logStartOffset + " (a retention a crash interrupted)");
         }
+    }
+
+    /** Removes the closed segments whose every offset is below the log start offset (never the active one). */
+    private List<Segment> segmentsBelowLogStart() {
+        List<Segment> below = new ArrayList<>();
+        while (!readOnly && segments.size() > 1 && segments.higherKey(segments.firstKey()) <= logStartOffset) {
+            below.add(segments.pollFirstEntry().getValue());
+        }
+        return below;
     }
 
     /** After an open: the checkpoints say what the log holds now (written only when they differ). */
@@ -732,6 +741,52 @@ public final class Log implements Closeable {
         }
         logStartOffset = Math.max(logStartOffset, segments.firstKey());
         highWatermark = Math.max(highWatermark, logStartOffset);
+    }
+
+    /**
+     * Moves the log start offset forward to {@code offset}, as Kafka's DeleteRecords does
+     * ({@code UnifiedLog.maybeIncrementLogStartOffset}): the records below it are gone for every reader
+     * at once (a fetch there is out of range, ListOffsets' earliest is the new start), and the segments
+     * wholly below it are deleted now (Kafka's next retention check does it,
+     * {@code deleteLogStartOffsetBreachedSegments}); the segment holding {@code offset} stays and is read
+     * from the batch that holds it, as after retention. Never past the high watermark (an
+     * {@link OffsetOutOfRangeException}, Kafka's answer): a consumer must not lose records it could not
+     * yet read. An offset at or below the log start changes nothing. The new start is written to
+     * {@link #LOG_START_OFFSET_FILE} before any file goes, so it survives a crash. Returns the log start
+     * offset after the call (Kafka's low watermark, for one replica).
+     */
+    public long advanceLogStartOffset(long offset) throws IOException {
+        ensureWritable("move the log start offset");
+        if (offset > highWatermark) {
+            throw new OffsetOutOfRangeException(offset, "cannot move the log start offset to " + offset + ": it is past"
+                    + " the high watermark " + highWatermark);
+        }
+        if (offset <= logStartOffset) {
+            return logStartOffset;
+        }
+        try {
+            writeCheckpoint(LOG_START_OFFSET_FILE, List.of(offset));
+            logStartOffset = offset;
+            List<Segment> below = segmentsBelowLogStart();
+            if (!below.isEmpty()) {
+                writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.keySet()));
+                for (Segment segment : below) {
+                    segment.delete();
+                }
+            }
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+        return logStartOffset;
+    }
+
+    /**
+     * A topic's configs changed while this log is open (Kafka's {@code UnifiedLog.updateConfig}): the
+     * next roll decision, the next segment's index interval and the next flush follow {@code newConfig};
+     * what is written stays as it was written.
+     */
+    public void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
     }
 
     /**

@@ -33,6 +33,13 @@ public enum ApiKey {
     // CreateTopics and DeleteTopics at the versions kafka-clients 4.1.1 asks for (v7, v6), flexible
     CREATE_TOPICS(19, 2, 7, 5),
     DELETE_TOPICS(20, 1, 6, 4),
+    // The admin requests Kafka's tools and Kafka Streams send, every version kafka-clients 4.1.1 knows
+    DELETE_RECORDS(21, 0, 2, 2),
+    DESCRIBE_CONFIGS(32, 1, 4, 4),
+    ALTER_CONFIGS(33, 0, 2, 2),
+    DESCRIBE_LOG_DIRS(35, 1, 4, 2),
+    CREATE_PARTITIONS(37, 0, 3, 2),
+    INCREMENTAL_ALTER_CONFIGS(44, 0, 1, 1),
     // The group requests (GroupApis), classic versions only: both clients accept them.
     OFFSET_COMMIT(8, 2, 7, 8),
     OFFSET_FETCH(9, 1, 5, 6),

@@ -14,6 +14,7 @@ import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
+import kaenlog.broker.PartitionConfigs;
 import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.coordinator.OffsetCommitError;
 import kaenlog.groups.CommittedOffset;
@@ -229,6 +230,24 @@ public final class Backend {
     /** The partition of this kaen-log name, if it exists (looking creates nothing). */
     public Optional<Partition> existingPartition(String name) throws IOException {
         return broker.existingPartition(name);
+    }
+
+    /** The configs in force: the broker's, every partition's and every topic's own ({@link TopicConfigs}). */
+    public PartitionConfigs configs() {
+        return broker.configs();
+    }
+
+    /**
+     * Replaces the own configs of each topic named, all or none, kept across a restart and in force at
+     * once (chapter 3's {@link Broker#alterTopicConfigs}).
+     */
+    public void alterTopicConfigs(Map<String, Map<String, String>> changes) throws IOException {
+        broker.alterTopicConfigs(changes);
+    }
+
+    /** The broker's data directory: its one log directory, in Kafka's words (DescribeLogDirs). */
+    public java.nio.file.Path dataDir() {
+        return broker.config().dataDir();
     }
 
     /** The broker's fetch.max.bytes: the most one Fetch answer carries (but for one batch). */

@@ -90,6 +90,21 @@ public final class KafkaApis {
                     CreateTopics.answer(CreateTopics.parse(in, version), backend), version));
             case DELETE_TOPICS -> Optional.of(DeleteTopics.response(
                     DeleteTopics.answer(DeleteTopics.parse(in, version), backend), version));
+            case DESCRIBE_CONFIGS -> {
+                DescribeConfigs.Request describe = DescribeConfigs.parse(in, version);
+                yield Optional.of(DescribeConfigs.response(DescribeConfigs.answer(describe, backend, clusterView()),
+                        version, describe.documentation()));
+            }
+            case ALTER_CONFIGS -> Optional.of(AlterConfigs.response(
+                    AlterConfigs.answer(AlterConfigs.parse(in, version), backend, false), key, version));
+            case INCREMENTAL_ALTER_CONFIGS -> Optional.of(AlterConfigs.response(
+                    AlterConfigs.answer(IncrementalAlterConfigs.parse(in, version), backend, true), key, version));
+            case CREATE_PARTITIONS -> Optional.of(CreatePartitions.response(
+                    CreatePartitions.answer(CreatePartitions.parse(in, version), backend), version));
+            case DELETE_RECORDS -> Optional.of(DeleteRecords.response(
+                    DeleteRecords.answer(DeleteRecords.parse(in, version), backend), version));
+            case DESCRIBE_LOG_DIRS -> Optional.of(DescribeLogDirs.response(
+                    DescribeLogDirs.answer(DescribeLogDirs.parse(in, version), backend), version));
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
                  DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
                     groups(), backend, self()));
@@ -105,10 +120,15 @@ public final class KafkaApis {
      * before it has read its own registration back, its id at this listener's address.
      */
     private Metadata.Node self() {
-        Leadership.ClusterView view = backend.clusterView(new Metadata.Node(Metadata.NODE_ID, host, port));
+        Leadership.ClusterView view = clusterView();
         int id = view.brokerId();
         return view.liveBrokers().stream().filter(b -> b.id() == id && b.kafkaPort() >= 0).findFirst()
                 .map(b -> new Metadata.Node(id, b.host(), b.kafkaPort())).orElse(new Metadata.Node(id, host, port));
+    }
+
+    /** The cluster this broker answers for, as Metadata lists it (alone: itself at this listener's address). */
+    private Leadership.ClusterView clusterView() {
+        return backend.clusterView(new Metadata.Node(Metadata.NODE_ID, host, port));
     }
 
     /**

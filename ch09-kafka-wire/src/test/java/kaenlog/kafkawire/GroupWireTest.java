@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,9 +31,6 @@ import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
@@ -75,23 +71,12 @@ class GroupWireTest {
         }
     }
 
-    /** One request at {@code version}, serialized by kafka-clients, answered here, parsed by kafka-clients. */
-    @SuppressWarnings("unchecked")
     private <T extends ApiMessage> T send(ApiKeys key, short version, ApiMessage data) throws Exception {
-        RequestHeader header = new RequestHeader(key, version, "wire-test", ++correlationId);
-        ByteBuffer request = RequestUtils.serialize(header.data(), header.headerVersion(), data, version);
-        byte[] bytes = new byte[request.remaining()];
-        request.get(bytes);
-        byte[] answer = apis.handle(bytes).orElseThrow(() -> new AssertionError(key + " v" + version + " unanswered"));
-        return (T) AbstractResponse.parseResponse(ByteBuffer.wrap(answer), header).data();
+        return KafkaFrames.exchange(apis, key, version, data, ++correlationId);
     }
 
     private static List<Short> versions(ApiKey key) {
-        List<Short> all = new java.util.ArrayList<>();
-        for (short v = key.minVersion; v <= key.maxVersion; v++) {
-            all.add(v);
-        }
-        return all;
+        return KafkaFrames.versions(key);
     }
 
     @Test

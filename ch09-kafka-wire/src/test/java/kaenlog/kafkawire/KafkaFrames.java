@@ -1,5 +1,10 @@
 package kaenlog.kafkawire;
 
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.protocol.ApiMessage;
+import java.util.List;
+import java.util.ArrayList;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -32,5 +37,29 @@ final class KafkaFrames {
         byte[] answer = new byte[in.readInt()];
         in.readFully(answer);
         return ByteBuffer.wrap(answer);
+    }
+
+    /**
+     * One request at {@code version}, serialized by kafka-clients' own message classes, answered by
+     * {@code apis} in-process, and its answer parsed by kafka-clients: what a test of every version uses.
+     */
+    @SuppressWarnings("unchecked")
+    static <T extends ApiMessage> T exchange(KafkaApis apis, ApiKeys key, short version, ApiMessage data,
+                                             int correlationId) throws IOException {
+        RequestHeader header = new RequestHeader(key, version, "wire-test", correlationId);
+        ByteBuffer request = RequestUtils.serialize(header.data(), header.headerVersion(), data, version);
+        byte[] bytes = new byte[request.remaining()];
+        request.get(bytes);
+        byte[] answer = apis.handle(bytes).orElseThrow(() -> new AssertionError(key + " v" + version + " unanswered"));
+        return (T) AbstractResponse.parseResponse(ByteBuffer.wrap(answer), header).data();
+    }
+
+    /** Every version this listener advertises for {@code key}, oldest first. */
+    static List<Short> versions(ApiKey key) {
+        List<Short> all = new ArrayList<>();
+        for (short v = key.minVersion; v <= key.maxVersion; v++) {
+            all.add(v);
+        }
+        return all;
     }
 }

@@ -1,5 +1,10 @@
 package kaenlog.kafkawire;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Future;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Admin;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -70,6 +75,26 @@ final class KafkaPortFixture implements Closeable {
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         return config;
+    }
+
+    /** An AdminClient of this broker's Kafka port, its calls given 30 s. */
+    Admin admin() {
+        Properties config = new Properties();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port());
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(config);
+    }
+
+    /** The failure of a client's call ({@code null} when it worked), waited for at most 30 s. */
+    static Throwable cause(Future<?> future) {
+        try {
+            future.get(30, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (Exception e) {
+            return e;
+        }
     }
 
     @Override

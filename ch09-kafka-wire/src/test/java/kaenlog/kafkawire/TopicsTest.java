@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -22,7 +21,6 @@ import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.LogConfigKeys;
 import kaenlog.broker.PartitionConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -91,10 +89,7 @@ class TopicsTest {
     }
 
     private Admin admin() {
-        Properties config = new Properties();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafka.port());
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        return Admin.create(config);
+        return kafka.admin();
     }
 
     private KafkaProducer<String, String> producer(Properties extra) {
@@ -116,15 +111,8 @@ class TopicsTest {
         return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
-    private Throwable cause(Future<?> future) {
-        try {
-            future.get(30, TimeUnit.SECONDS);
-            return null;
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (Exception e) {
-            return e;
-        }
+    private static Throwable cause(Future<?> future) {
+        return KafkaPortFixture.cause(future);
     }
 
     @Test

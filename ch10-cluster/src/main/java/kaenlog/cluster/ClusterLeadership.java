@@ -164,6 +164,18 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
                 + " [--config min.insync.replicas=M]");
     }
 
+    /**
+     * Topic configs and log starts of a cluster are not changed through the Kafka port yet: Kafka 3.9 in
+     * ZooKeeper mode writes {@code /config/topics/T} and notifies every broker, and a leader's new log
+     * start reaches its followers in their fetch answers; neither is built here.
+     */
+    @Override
+    public Optional<String> topicChangeRefusal() {
+        return Optional.of("this broker is a member of a cluster: its topics' configs are written in ZooKeeper"
+                + " (klog topics --zookeeper H:P --create ... --config K=V) and DeleteRecords is not built for"
+                + " replicated partitions");
+    }
+
     /** Kafka's answer with {@code delete.topic.enable=false}: this cluster's controller deletes no topic. */
     @Override
     public Optional<String> deletionRefusal() {

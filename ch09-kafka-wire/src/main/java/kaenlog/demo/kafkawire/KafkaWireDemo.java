@@ -126,13 +126,13 @@ public final class KafkaWireDemo implements Subcommand {
         claims.check(table.int16("error_code") == KafkaErrors.NONE, "asked again at v3, the answer is error 0");
         int count = table.compactArrayLength("api_keys");
         out.println("asked again at v3 (compact layout): error_code 0, " + count + " api keys");
-        out.printf("  %-17s %4s %4s %4s %s%n", "request", "key", "min", "max", "first flexible");
+        out.printf("  %-25s %4s %4s %4s %s%n", "request", "key", "min", "max", "first flexible");
         for (int i = 0; i < count; i++) {
             ApiKey key = ApiKey.of(table.int16("api_key")).orElseThrow();
             short min = table.int16("min_version");
             short max = table.int16("max_version");
             table.skipTaggedFields("api_version");
-            out.printf("  %-17s %4d %4d %4d %d%n", key, key.id, min, max, key.firstFlexibleVersion);
+            out.printf("  %-25s %4d %4d %4d %d%n", key, key.id, min, max, key.firstFlexibleVersion);
             claims.check(min == key.minVersion && max == key.maxVersion, key + ": the table says v" + min + "..v" + max);
         }
         out.println();

@@ -14,6 +14,12 @@ public final class OffsetOutOfRangeException extends RuntimeException {
         this.offset = offset;
     }
 
+    /** An offset refused for another reason than the log's range (a log start past the high watermark). */
+    public OffsetOutOfRangeException(long offset, String message) {
+        super(message);
+        this.offset = offset;
+    }
+
     public long offset() {
         return offset;
     }

@@ -3,9 +3,12 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import kaenlog.broker.PartitionConfigs;
 
 /**
  * CreateTopics (key 19), v2..v7 (flexible from v5; kafka-clients 4.1.1 asks for v7). Request: topics
@@ -17,23 +20,27 @@ import java.util.Set;
  * <p>Each topic is answered on its own, with Kafka's codes: -1 partitions means {@code num.partitions},
  * -1 replicas means 1 (Kafka's {@code default.replication.factor}); more than one replica is
  * INVALID_REPLICATION_FACTOR (one broker holds one copy); a manual assignment must put partitions
- * 0..N-1 on this broker; topic configs at creation are INVALID_CONFIG (kaen-log takes them from
- * {@code --partition-config}); a name twice in one request is INVALID_REQUEST for both. kaen-log keeps
- * no topic ids: every topic_id is the zero uuid, Kafka's "none".
+ * 0..N-1 on this broker; the topic's configs ({@code cleanup.policy=compact}, say) are the topic's own
+ * from then on ({@link TopicConfigs}: one this broker does not honour is INVALID_CONFIG, naming it),
+ * and the answer (v5+) lists the configs the topic runs with; a name twice in one request is
+ * INVALID_REQUEST for both. kaen-log keeps no topic ids: every topic_id is the zero uuid, Kafka's "none".
  */
 public final class CreateTopics {
 
     public record Assignment(int partition, List<Integer> brokerIds) {
     }
 
+    /** {@code configs}: the topic's own configs, by name (a name given twice: its last value). */
     public record Topic(String name, int numPartitions, short replicationFactor, List<Assignment> assignments,
-                        int configCount) {
+                        Map<String, String> configs) {
     }
 
     public record Request(List<Topic> topics, boolean validateOnly) {
     }
 
-    public record Answer(String name, short errorCode, String message, int numPartitions, short replicationFactor) {
+    /** {@code configs}: the created topic's configs as DescribeConfigs answers them (v5+), none for an error. */
+    public record Answer(String name, short errorCode, String message, int numPartitions, short replicationFactor,
+                         List<TopicConfigs.Described> configs) {
     }
 
     private CreateTopics() {
@@ -60,17 +67,15 @@ public final class CreateTopics {
                 assignments.add(new Assignment(partition, ids));
             }
             int configCount = length(in, flexible, "configs");
+            Map<String, String> configs = new LinkedHashMap<>();
             for (int c = 0; c < configCount; c++) {
-                string(in, flexible, "configs.name");
-                if (flexible) {
-                    in.compactNullableString("configs.value");
-                } else {
-                    in.nullableString("configs.value");
-                }
+                String configName = string(in, flexible, "configs.name");
+                configs.put(configName, flexible ? in.compactNullableString("configs.value")
+                        : in.nullableString("configs.value"));
                 tags(in, flexible, "config");
             }
             tags(in, flexible, "topic");
-            topics.add(new Topic(name, numPartitions, replicationFactor, assignments, configCount));
+            topics.add(new Topic(name, numPartitions, replicationFactor, assignments, configs));
         }
         in.int32("timeout_ms");
         boolean validateOnly = in.bool("validate_only");
@@ -140,19 +145,21 @@ public final class CreateTopics {
             }
             partitions = t.numPartitions() == -1 ? defaultPartitions : t.numPartitions();
         }
-        if (t.configCount() > 0) {
-            return error(t.name(), TopicError.INVALID_CONFIG, "kaen-log takes no topic configs at creation: a"
-                    + " partition's configs come from klog serve --partition-config");
+        TopicConfigs.Refusal badConfig = TopicConfigs.refusal(backend.configs(), t.configs());
+        if (badConfig != null) {
+            return error(t.name(), badConfig.error(), badConfig.message());
         }
-        TopicStore.Result result = backend.topicStore().create(t.name(), partitions, validateOnly);
+        TopicStore.Result result = backend.topicStore().create(t.name(), partitions, t.configs(), validateOnly);
         if (result.error() != TopicError.NONE) {
             return error(t.name(), result.error(), result.message());
         }
-        return new Answer(t.name(), KafkaErrors.NONE, null, partitions, TopicStore.REPLICATION_FACTOR);
+        PartitionConfigs configs = validateOnly ? backend.configs().withTopic(t.name(), t.configs()) : backend.configs();
+        return new Answer(t.name(), KafkaErrors.NONE, null, partitions, TopicStore.REPLICATION_FACTOR,
+                TopicConfigs.describe(configs, t.name(), null, false));
     }
 
     private static Answer error(String name, TopicError error, String message) {
-        return new Answer(name, error.kafkaCode, message, -1, (short) -1);
+        return new Answer(name, error.kafkaCode, message, -1, (short) -1, List.of());
     }
 
     public static byte[] response(List<Answer> answers, short version) {
@@ -168,8 +175,16 @@ public final class CreateTopics {
             string(out, flexible, a.message());
             if (version >= 5) {
                 out.int32(a.numPartitions()).int16(a.replicationFactor());
-                // configs: none to show, as an empty array (kafka-clients reads null as an error here)
-                out.compactArrayLength(a.errorCode() == KafkaErrors.NONE ? 0 : -1);
+                // configs: the topic's, as DescribeConfigs has them; null for an error (Kafka's answer)
+                if (a.errorCode() != KafkaErrors.NONE) {
+                    out.compactArrayLength(-1);
+                } else {
+                    out.compactArrayLength(a.configs().size());
+                    for (TopicConfigs.Described c : a.configs()) {
+                        out.compactNullableString(c.name()).compactNullableString(c.value()).bool(false)
+                                .int8(c.source()).bool(false).noTaggedFields();
+                    }
+                }
             }
             if (flexible) {
                 out.noTaggedFields();
@@ -192,6 +207,13 @@ public final class CreateTopics {
     static void tags(KafkaReader in, boolean flexible, String structure) {
         if (flexible) {
             in.skipTaggedFields(structure);
+        }
+    }
+
+    /** The (empty) tagged fields that end a flexible structure; nothing before the first flexible version. */
+    static void tags(KafkaWriter out, boolean flexible) {
+        if (flexible) {
+            out.noTaggedFields();
         }
     }
 

@@ -18,6 +18,8 @@ public final class KafkaConfigKeys implements BrokerExtension {
     public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
     /** Kafka's default fetch.max.bytes: 55 MiB. */
     public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
+    /** Kafka's {@code message.timestamp.type} that keeps the producer's timestamp: the only one built. */
+    public static final String CREATE_TIME = "CreateTime";
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -27,6 +29,10 @@ public final class KafkaConfigKeys implements BrokerExtension {
                 ConfigKey.whole(NUM_PARTITIONS, 1, 1, 1_000_000, ConfigKey.Scope.BROKER, 9,
                         "partitions of a topic Metadata creates"),
                 ConfigKey.whole(FETCH_MAX_BYTES, DEFAULT_FETCH_MAX_BYTES, 0, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 9,
-                        "the most one Fetch answer carries, all partitions together (but for one batch)"));
+                        "the most one Fetch answer carries, all partitions together (but for one batch)"),
+                new ConfigKey(TopicConfigs.MESSAGE_TIMESTAMP_TYPE, CREATE_TIME, ConfigKey.Scope.PARTITION, 9,
+                        "whose time a record's timestamp is: the producer's (CreateTime), the only one built",
+                        value -> CREATE_TIME.equals(value) ? null : "must be " + CREATE_TIME + ": kaen-log keeps the"
+                                + " producer's timestamps (LogAppendTime is not built)"));
     }
 }

@@ -100,6 +100,18 @@ public final class TopicStore {
      * whose topics are assignments written in ZooKeeper) answers POLICY_VIOLATION with its reason.
      */
     public Result create(String topic, int partitions, boolean validateOnly) throws IOException {
+        return create(topic, partitions, Map.of(), validateOnly);
+    }
+
+    /**
+     * {@link #create(String, int, boolean)} with the topic's own configs ({@code cleanup.policy=compact},
+     * say), checked by the caller ({@link TopicConfigs#refusal}): they are written before the first
+     * partition is made, so every partition opens with them (a compacted topic is never retained by age
+     * for a moment), and replace whatever configs an earlier topic of the name left; a topic not
+     * created leaves no configs behind either.
+     */
+    public Result create(String topic, int partitions, Map<String, String> configs, boolean validateOnly)
+            throws IOException {
         Optional<String> elsewhere = broker.leadership().creationRefusal();
         if (elsewhere.isPresent()) {
             return Result.error(topic, TopicError.POLICY_VIOLATION, elsewhere.get());
@@ -109,21 +121,88 @@ public final class TopicStore {
             if (refused.isPresent() || validateOnly) {
                 return refused.orElse(Result.ok(topic, partitions));
             }
-            for (int p = 0; p < partitions; p++) {
+            if (!broker.configs().topicConfigs(topic).equals(configs)) {
                 try {
-                    broker.partition(PartitionNames.name(topic, p));
-                    broker.partitionsDone();
-                } catch (PartitionLimitException full) {
-                    broker.refusedCreation(full.getMessage());
-                    removeCreated(topic, p);
-                    return Result.error(topic, TopicError.POLICY_VIOLATION, full.getMessage());
+                    broker.alterTopicConfigs(Map.of(topic, configs));
                 } catch (IOException e) {
-                    removeCreated(topic, p);
-                    return Result.error(topic, TopicError.KAFKA_STORAGE_ERROR, "creating partition " + p + " of "
-                            + topic + ": " + e.getMessage());
+                    return Result.error(topic, TopicError.KAFKA_STORAGE_ERROR, "writing the configs of " + topic + ": "
+                            + e.getMessage());
                 }
             }
+            Optional<Result> failed = addPartitions(topic, 0, partitions);
+            if (failed.isPresent()) {
+                removeCreated(topic, partitions);
+                return failed.get();
+            }
             return Result.ok(topic, partitions);
+        }
+    }
+
+    /**
+     * Makes partitions {@code from..to-1} of {@code topic}, one at a time; empty when all were made, else
+     * the error of the first that could not be (the ones made before it are left: the caller decides).
+     */
+    private Optional<Result> addPartitions(String topic, int from, int to) throws IOException {
+        for (int p = from; p < to; p++) {
+            try {
+                broker.partition(PartitionNames.name(topic, p));
+                broker.partitionsDone();
+            } catch (PartitionLimitException full) {
+                broker.refusedCreation(full.getMessage());
+                return Optional.of(Result.error(topic, TopicError.POLICY_VIOLATION, full.getMessage()));
+            } catch (IOException e) {
+                return Optional.of(Result.error(topic, TopicError.KAFKA_STORAGE_ERROR, "creating partition " + p + " of "
+                        + topic + ": " + e.getMessage()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Grows {@code topic} to {@code count} partitions (Kafka's CreatePartitions): the new ones are
+     * {@code current..count-1}, made with the topic's configs; the existing ones are untouched (a keyed
+     * producer's {@code murmur2(key) % count} changes for new records: Kafka's documented trade). Kafka's
+     * answers: UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist, INVALID_PARTITIONS for a count
+     * that is not an increase, POLICY_VIOLATION over {@code max.partitions}; all new partitions or none.
+     * A member of a cluster answers POLICY_VIOLATION: its partitions are assignments in ZooKeeper.
+     */
+    public Result createPartitions(String topic, int count, boolean validateOnly) throws IOException {
+        Optional<String> elsewhere = broker.leadership().creationRefusal();
+        if (elsewhere.isPresent()) {
+            return Result.error(topic, TopicError.POLICY_VIOLATION, elsewhere.get());
+        }
+        synchronized (LOCK) {
+            Optional<Topic> found = PartitionNames.topicProblem(topic) == null ? topic(topic) : Optional.empty();
+            if (found.isEmpty()) {
+                return Result.error(topic, TopicError.UNKNOWN_TOPIC_OR_PARTITION, "The topic '" + topic
+                        + "' does not exist.");
+            }
+            int current = found.get().partitionCount();
+            if (count < current) {
+                return Result.error(topic, TopicError.INVALID_PARTITIONS, "The topic " + topic + " currently has "
+                        + current + " partition(s); " + count + " would not be an increase.");
+            }
+            if (count == current) {
+                return Result.error(topic, TopicError.INVALID_PARTITIONS, "Topic already has " + current
+                        + " partition(s).");
+            }
+            String tooLong = PartitionNames.problem(topic, count - 1);
+            if (tooLong != null) {
+                return Result.error(topic, TopicError.INVALID_PARTITIONS, tooLong);
+            }
+            Optional<Result> over = overMaxPartitions(topic, count - current);
+            if (over.isPresent() || validateOnly) {
+                return over.orElse(Result.ok(topic, count));
+            }
+            Optional<Result> failed = addPartitions(topic, current, count);
+            if (failed.isPresent()) {
+                broker.partitionsDone();
+                for (int p = count - 1; p >= current; p--) {
+                    broker.deletePartition(PartitionNames.name(topic, p));
+                }
+                return failed.get();
+            }
+            return Result.ok(topic, count);
         }
     }
 
@@ -148,23 +227,31 @@ public final class TopicStore {
             return Optional.of(Result.error(topic, TopicError.TOPIC_ALREADY_EXISTS, "Topic '" + topic
                     + "' already exists."));
         }
+        return overMaxPartitions(topic, partitions);
+    }
+
+    /** POLICY_VIOLATION when {@code more} partitions of {@code topic} would take the broker past max.partitions. */
+    private Optional<Result> overMaxPartitions(String topic, int more) {
         long max = broker.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
-        if (broker.heldPartitionCount() + (long) partitions > max) {
+        if (broker.heldPartitionCount() + (long) more > max) {
             return Optional.of(Result.error(topic, TopicError.POLICY_VIOLATION, "topic " + topic + " with "
-                    + partitions + " partitions would make the broker hold " + (broker.heldPartitionCount()
-                    + (long) partitions) + ", over max.partitions (" + max + ")"));
+                    + more + " more partitions would make the broker hold " + (broker.heldPartitionCount()
+                    + (long) more) + ", over max.partitions (" + max + ")"));
         }
         return Optional.empty();
     }
 
     /**
-     * Partitions 0..created-1 of a topic that could not be created whole: deleted again (closed and
-     * removed, open or not: under max.open.partitions the first ones may be closed already).
+     * The partitions of a topic that could not be created whole, and its configs: deleted again (closed
+     * and removed, open or not: under max.open.partitions the first ones may be closed already).
      */
-    private void removeCreated(String topic, int created) throws IOException {
+    private void removeCreated(String topic, int partitions) throws IOException {
         broker.partitionsDone();
-        for (int p = created - 1; p >= 0; p--) {
+        for (int p = partitions - 1; p >= 0; p--) {
             broker.deletePartition(PartitionNames.name(topic, p));
+        }
+        if (!broker.configs().topicConfigs(topic).isEmpty()) {
+            broker.alterTopicConfigs(Map.of(topic, Map.of()));
         }
     }
 
@@ -201,6 +288,9 @@ public final class TopicStore {
                     return Result.error(topic, TopicError.KAFKA_STORAGE_ERROR, "deleting partition " + p + " of "
                             + topic + " failed (" + e.getMessage() + "); partitions 0.." + p + " are left");
                 }
+            }
+            if (!broker.configs().topicConfigs(topic).isEmpty()) {
+                broker.alterTopicConfigs(Map.of(topic, Map.of())); // a topic deleted takes its configs with it
             }
             return Result.ok(topic, t.partitionCount());
         }
