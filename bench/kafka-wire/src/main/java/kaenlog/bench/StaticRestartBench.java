@@ -82,6 +82,7 @@ public final class StaticRestartBench {
             config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
             config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
             thread = new Thread(() -> run(config), "consumer-" + instanceId);
+            thread.setDaemon(true); // a failed measurement ends the process, consumers and all
             thread.start();
         }
 
@@ -128,12 +129,22 @@ public final class StaticRestartBench {
     }
 
     public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    private static void run(String[] args) throws Exception {
         List<String> rest = List.of(args).subList(1, args.length);
         int sessionMs = flag(rest, "--session-ms", 10_000);
         int afterMs = flag(rest, "--after-ms", 25_000);
         if (!args[0].equals("--both")) {
             System.out.println(measure(args[0], sessionMs, afterMs));
-            System.exit(0);
+            return;
         }
         java.nio.file.Path work = java.nio.file.Files.createTempDirectory("static-restart");
         java.nio.file.Path root = java.nio.file.Path.of(System.getProperty("bench.root", "."));
@@ -147,7 +158,6 @@ public final class StaticRestartBench {
                 EndToEndBench.stop(broker);
             }
         }
-        System.exit(0);
     }
 
     static int flag(List<String> args, String name, int otherwise) {
