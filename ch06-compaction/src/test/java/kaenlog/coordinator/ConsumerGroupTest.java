@@ -19,6 +19,7 @@ import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.client.ProduceCommand;
 import kaenlog.cli.Klog;
+import kaenlog.groups.OffsetCommitKey;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.OffsetCommit;
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Consumer groups in the running broker: OFFSET_COMMIT and OFFSET_FETCH store and read committed
  * offsets in the group offsets log of task 6 (GroupOffsetsLogTest), on the internal compacted partition
  * {@code __consumer_offsets-0}; {@code klog consume --group} resumes where it stopped, also after
- * the broker restarts.
+ * the broker restarts; an admin's deletions (chapter 9's OffsetDelete and DeleteGroups) leave
+ * tombstones.
  */
 @Order(12)
 class ConsumerGroupTest {
@@ -174,6 +176,35 @@ class ConsumerGroupTest {
         start();
         assertThat(fetchOnce("g", "orders-0")).as("after a restart the log is read"
                 + " again: the tombstone keeps the expired offset gone").isEqualTo(OffsetFetch.NO_OFFSET);
+    }
+
+    @Test
+    void anAdminsDeletionWritesATombstoneForEachOffsetTheGroupHasAndForgetsIt() throws Exception {
+        start();
+        broker.partition("orders-0");
+        broker.partition("orders-1");
+        assertThat(commitOnce("g", "orders-0", 5)).isEqualTo(ErrorCode.NONE);
+        assertThat(commitOnce("g", "orders-1", 7)).isEqualTo(ErrorCode.NONE);
+        assertThat(commitOnce("other", "orders-0", 3)).isEqualTo(ErrorCode.NONE);
+        GroupCoordinator coordinator = GroupCoordinator.of(broker);
+        assertThat(coordinator.groups(broker)).as("the groups with committed offsets").containsExactly("g", "other");
+        long endBefore = offsetsLogEnd();
+        int deleted = coordinator.deleteOffsets(broker, "g", List.of(new OffsetCommitKey("g", "orders", 0),
+                new OffsetCommitKey("g", "orders", 9)));
+        assertThat(deleted).as("chapter 9's OffsetDelete of orders-0 and orders-9: only orders-0 had a commit")
+                .isEqualTo(1);
+        assertThat(offsetsLogEnd()).as("one tombstone, none for the offset the group never committed")
+                .isEqualTo(endBefore + 1);
+        assertThat(fetchOnce("g", "orders-0")).as("forgotten: OffsetFetch answers -1").isEqualTo(OffsetFetch.NO_OFFSET);
+        assertThat(fetchOnce("g", "orders-1")).isEqualTo(7);
+        assertThat(coordinator.deleteOffsets(broker, "g", null)).as("chapter 9's DeleteGroups: every offset the group"
+                + " has left").isEqualTo(1);
+        assertThat(coordinator.groups(broker)).containsExactly("other");
+        broker.close();
+        start();
+        assertThat(fetchOnce("g", "orders-1")).as("after a restart the log is read again: the tombstones keep the"
+                + " deleted offsets gone").isEqualTo(OffsetFetch.NO_OFFSET);
+        assertThat(GroupCoordinator.of(broker).groups(broker)).containsExactly("other");
     }
 
     /** A commit on a connection of its own (moving the broker's time by days closes the idle ones). */

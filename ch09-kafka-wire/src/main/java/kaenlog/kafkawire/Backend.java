@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -299,18 +300,50 @@ public final class Backend {
 
     /**
      * Chapter 6's coordinator asks {@code groups} how each group's offsets age, and tells it when a
-     * group's last offset expired; {@code groups} asks it whether a group has offsets.
+     * group's last offset expired; {@code groups} asks it which groups have offsets, and deletes them.
      */
     public ClassicGroups withOffsets(ClassicGroups.Limits limits, PrintStream log) {
-        GroupCoordinator coordinator = GroupCoordinator.of(broker);
-        ClassicGroups groups = new ClassicGroups(limits, broker.nowMs(), log, group -> {
-            try {
-                return coordinator.hasOffsets(broker, group);
-            } catch (IOException unreadable) {
-                return true; // the offsets cannot be read: keep the group
-            }
-        });
-        coordinator.watch(groups.membership(broker::nowMs));
+        ClassicGroups groups = new ClassicGroups(limits, broker.nowMs(), log, committedGroups());
+        GroupCoordinator.of(broker).watch(groups.membership(broker::nowMs));
         return groups;
+    }
+
+    /** Chapter 6's committed offsets, as the classic groups ask for them. */
+    private ClassicGroups.Offsets committedGroups() {
+        GroupCoordinator coordinator = GroupCoordinator.of(broker);
+        return new ClassicGroups.Offsets() {
+            @Override
+            public boolean has(String group) {
+                try {
+                    return coordinator.hasOffsets(broker, group);
+                } catch (IOException unreadable) {
+                    return true; // the offsets cannot be read: keep the group
+                }
+            }
+
+            @Override
+            public Set<String> groups() {
+                try {
+                    return coordinator.groups(broker);
+                } catch (IOException unreadable) {
+                    return Set.of(); // listed again once they can be read
+                }
+            }
+
+            @Override
+            public boolean delete(String group, Map<String, Set<Integer>> partitions) {
+                List<OffsetCommitKey> keys = partitions == null ? null : partitions.entrySet().stream()
+                        .flatMap(t -> t.getValue().stream().map(p -> new OffsetCommitKey(group, t.getKey(), p)))
+                        .toList();
+                try {
+                    coordinator.deleteOffsets(broker, group, keys);
+                    return true;
+                } catch (IOException e) {
+                    broker.trouble(GroupCoordinator.partitionFor(group), "a deletion of a group's offsets failed: "
+                            + e.getMessage());
+                    return false;
+                }
+            }
+        };
     }
 }

@@ -4,22 +4,24 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import kaenlog.broker.LogText;
 import kaenlog.broker.RateLimitedLog;
 import kaenlog.broker.SocketServer;
 import kaenlog.coordinator.GroupMembership;
 import kaenlog.groups.GroupActivity;
+import kaenlog.wire.MalformedMessageException;
 
 /**
  * Kafka's classic group coordinator, in memory, on the broker's time: members join (JoinGroup),
@@ -28,17 +30,21 @@ import kaenlog.groups.GroupActivity;
  * and the leader's SyncGroup brings the assignment back for everyone. A member that sends no
  * heartbeat for its session timeout is removed and the group rebalances. Every state change goes
  * through {@link GroupTransitions#next}. The rules and answers are Kafka's
- * ({@code GroupMetadataManager}'s classic part, {@code ClassicGroup}); what kaen-log leaves out is
- * in the chapter's guide (static membership, the sync timeout, persistence of the group's metadata:
- * a restarted broker starts with no groups, and the members rejoin).
+ * ({@code GroupMetadataManager}'s classic part, {@code ClassicGroup}), static membership (KIP-345)
+ * included: a member with a {@code group.instance.id} that comes back under a new member id takes
+ * its old place and assignment, and a second one with the same instance id is fenced. What kaen-log
+ * leaves out is in the chapter's guide (the sync timeout, persistence of the group's metadata: a
+ * restarted broker starts with no groups, and the members rejoin).
  *
- * <p>What a client makes it keep is counted ({@link #heldBytes}, bounded by {@code max.group.bytes}):
- * group ids, member ids, client ids, protocol names and metadata, assignments, the ids handed out
- * with MEMBER_ID_REQUIRED (a group instance id is read and not kept). A group that is Empty, with no
- * id handed out still to come and no committed offset, is removed at once
- * ({@link GroupTransitions#removable}); chapter 6's coordinator asks it how each group's offsets
- * age ({@link GroupMembership}). Its log lines quote a client's strings through {@link LogText} and
- * are rate limited: a client can cause them at will.
+ * <p>A group that only committed offsets (chapter 6's coordinator has them, {@link Offsets}) is
+ * Empty, as Kafka's "simple" group is: it is listed, described, and may be deleted, though this
+ * coordinator keeps nothing for it. What a client makes it keep is counted ({@link #heldBytes},
+ * bounded by {@code max.group.bytes}): group ids, member, instance and client ids, protocol names
+ * and metadata, assignments, the topics a generation subscribes to, the ids handed out with
+ * MEMBER_ID_REQUIRED. A group that is Empty, with no id handed out still to come and no committed
+ * offset, is removed at once ({@link GroupTransitions#removable}); chapter 6's coordinator asks it
+ * how each group's offsets age ({@link GroupMembership}). Its log lines quote a client's strings
+ * through {@link LogText} and are rate limited: a client can cause them at will.
  *
  * <p>No method blocks: a JoinGroup or SyncGroup that must wait is answered by a future, completed
  * by another member's request or by {@link #tick} when a deadline passes. Time is {@code nowMs},
@@ -62,8 +68,17 @@ public final class ClassicGroups {
     public record Protocol(String name, byte[] metadata) {
     }
 
-    /** A member as the leader sees it in its JoinGroup answer. */
-    public record JoinedMember(String memberId, byte[] metadata) {
+    /**
+     * A JoinGroup request: {@code groupInstanceId} is null for a dynamic member (and before v5);
+     * {@code requireKnownMemberId} from v4 (KIP-394).
+     */
+    public record JoinRequest(String groupId, String clientId, String memberId, String groupInstanceId, int sessionMs,
+                              int rebalanceMs, String protocolType, List<Protocol> protocols,
+                              boolean requireKnownMemberId) {
+    }
+
+    /** A member as the leader sees it in its JoinGroup answer (its instance id null for a dynamic one). */
+    public record JoinedMember(String memberId, String groupInstanceId, byte[] metadata) {
     }
 
     /** A JoinGroup answer; {@code members} is filled for the leader only. */
@@ -78,18 +93,56 @@ public final class ClassicGroups {
     }
 
     /** A member as DescribeGroups shows it. */
-    public record MemberView(String memberId, String clientId, byte[] metadata, byte[] assignment) {
+    public record MemberView(String memberId, String groupInstanceId, String clientId, byte[] metadata,
+                             byte[] assignment) {
     }
 
-    /** A group as DescribeGroups and ListGroups show it. */
+    /** A member a LeaveGroup names: by member id, or (v3+) by instance id with the member id "". */
+    public record Leaving(String memberId, String groupInstanceId) {
+    }
+
+    /** LeaveGroup's answer: an error for the whole request, or one per member named (v3+ shows them all). */
+    public record LeaveResult(short error, List<Short> members) {
+    }
+
+    /**
+     * What the groups ask of the committed offsets (chapter 6's coordinator): whether a group has
+     * any, which groups have any, and to delete a group's offsets of some partitions (null: all).
+     */
+    public interface Offsets {
+        boolean has(String group);
+
+        default Set<String> groups() {
+            return Set.of();
+        }
+
+        /** Deletes them (a tombstone each); false when they could not be written. */
+        default boolean delete(String group, Map<String, Set<Integer>> partitions) {
+            return true;
+        }
+    }
+
+    /** A group as DescribeGroups shows it. */
     public record GroupView(String groupId, GroupState state, String protocolType, String protocolName,
                             List<MemberView> members) {
     }
 
+    /** A group as ListGroups shows it. */
+    public record GroupListing(String groupId, String protocolType, GroupState state) {
+    }
+
+    /** OffsetDelete's answer: an error for the whole request, or one per topic named (for each of its partitions). */
+    public record OffsetDeleteResult(short error, Map<String, Short> topics) {
+    }
+
     private static final byte[] NOTHING = new byte[0];
+    /** The protocol type of Kafka's consumers ({@code ConsumerProtocol.PROTOCOL_TYPE}). */
+    static final String CONSUMER_PROTOCOL = "consumer";
 
     private static final class Member {
         final String id;
+        /** KIP-345: the member's group.instance.id, null for a dynamic member. */
+        final String instanceId;
         final String clientId;
         long sessionMs;
         long rebalanceMs;
@@ -100,8 +153,9 @@ public final class ClassicGroups {
         CompletableFuture<SyncResult> sync;
         byte[] assignment = NOTHING;
 
-        Member(String id, String clientId) {
+        Member(String id, String instanceId, String clientId) {
             this.id = id;
+            this.instanceId = instanceId;
             this.clientId = clientId;
         }
 
@@ -119,6 +173,13 @@ public final class ClassicGroups {
         String protocolName;
         String leader;
         final Map<String, Member> members = new LinkedHashMap<>();
+        /** KIP-345: each static member's instance id, to its member id now. */
+        final Map<String, String> staticMembers = new HashMap<>();
+        /**
+         * The topics this generation's members subscribe to (consumer protocol), Kafka's
+         * {@code subscribedTopics}: null when not known (another protocol, or metadata it cannot read).
+         */
+        Set<String> subscribedTopics;
         /** KIP-394: ids handed out with MEMBER_ID_REQUIRED, each with the time it must rejoin by. */
         final Map<String, Long> pending = new LinkedHashMap<>();
         long joinDeadlineMs = -1;
@@ -148,7 +209,7 @@ public final class ClassicGroups {
     private final PrintStream log;
     /** Lines a client can cause at will: one per kind per interval of the broker's time. */
     private final RateLimitedLog troubles;
-    private final Predicate<String> hasOffsets;
+    private final Offsets offsets;
     private final long startMs;
     private final Map<String, Group> groups = new TreeMap<>();
     private long membersIssued;
@@ -162,13 +223,16 @@ public final class ClassicGroups {
         this(limits, startMs, log, group -> false);
     }
 
-    /** The same, {@code hasOffsets} saying whether a group has committed offsets (chapter 6's coordinator). */
-    public ClassicGroups(Limits limits, long startMs, PrintStream log, Predicate<String> hasOffsets) {
+    /**
+     * The same, with chapter 6's committed {@code offsets}: whether a group has any (a lambda says
+     * just that), which groups have any, and their deletion.
+     */
+    public ClassicGroups(Limits limits, long startMs, PrintStream log, Offsets offsets) {
         this.limits = limits;
         this.startMs = startMs;
         this.log = log;
         this.troubles = new RateLimitedLog(log, SocketServer.TROUBLE_LOG_INTERVAL_MS);
-        this.hasOffsets = hasOffsets;
+        this.offsets = offsets;
     }
 
     public Limits limits() {
@@ -176,15 +240,16 @@ public final class ClassicGroups {
     }
 
     /**
-     * Kafka's member id: the client id, a dash and a random UUID. Here the UUID is derived (a
-     * name-based UUID of the broker's start time and a counter), so a run is repeatable and no
-     * randomness enters the chapter: what matters is that no two members get the same id.
+     * Kafka's member id: the instance id of a static member, else the client id, a dash and a random
+     * UUID. Here the UUID is derived (a name-based UUID of the broker's start time and a counter), so
+     * a run is repeatable and no randomness enters the chapter: what matters is that no two members
+     * get the same id.
      */
-    private String newMemberId(String clientId) {
+    private String newMemberId(String clientId, String instanceId) {
         membersIssued++;
         UUID uuid = UUID.nameUUIDFromBytes(("kaen-log member " + startMs + " " + membersIssued)
                 .getBytes(StandardCharsets.UTF_8));
-        return (clientId == null ? "" : clientId) + "-" + uuid;
+        return (instanceId != null ? instanceId : clientId == null ? "" : clientId) + "-" + uuid;
     }
 
     private void move(Group group, GroupState.Event event, long nowMs) {
@@ -195,22 +260,27 @@ public final class ClassicGroups {
         group.state = next;
     }
 
-    public synchronized CompletableFuture<JoinResult> join(String groupId, String clientId, String memberId,
-                                                           int sessionMs, int rebalanceMs, String protocolType,
-                                                           List<Protocol> protocols, boolean requireKnownMemberId,
-                                                           long nowMs) {
+    /** A dynamic member's JoinGroup (no group.instance.id). */
+    public CompletableFuture<JoinResult> join(String groupId, String clientId, String memberId, int sessionMs,
+                                              int rebalanceMs, String protocolType, List<Protocol> protocols,
+                                              boolean requireKnownMemberId, long nowMs) {
+        return join(new JoinRequest(groupId, clientId, memberId, null, sessionMs, rebalanceMs, protocolType, protocols,
+                requireKnownMemberId), nowMs);
+    }
+
+    public synchronized CompletableFuture<JoinResult> join(JoinRequest request, long nowMs) {
         tick(nowMs);
-        // a new group's id, and a member's (or a handed-out) id, client id, protocols: all held in memory
+        String groupId = request.groupId();
+        // a new group's id, and a member's (or a handed-out) id, instance and client id, protocols: all held
         long incoming = (groups.containsKey(groupId) ? 0 : GROUP_OVERHEAD_BYTES + chars(groupId))
-                + MEMBER_OVERHEAD_BYTES + 2 * chars(clientId) + chars(memberId) + 2 * 37 + chars(protocolType)
-                + bytes(protocols);
+                + MEMBER_OVERHEAD_BYTES + 2 * chars(request.clientId()) + 2 * chars(request.groupInstanceId())
+                + chars(request.memberId()) + 2 * 37 + chars(request.protocolType()) + bytes(request.protocols());
         if (heldBytes + incoming > limits.maxHeldBytes()) {
             troubles.println("group-bytes", "kafka: a JoinGroup of group " + LogText.quote(groupId) + " refused: the"
                     + " groups hold " + heldBytes + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")", nowMs);
-            return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
+            return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, request.memberId()));
         }
-        CompletableFuture<JoinResult> answer = doJoin(groupId, clientId, memberId, sessionMs, rebalanceMs,
-                protocolType, protocols, requireKnownMemberId, nowMs);
+        CompletableFuture<JoinResult> answer = doJoin(request, nowMs);
         settle(groups.get(groupId), nowMs);
         return answer;
     }
@@ -225,13 +295,17 @@ public final class ClassicGroups {
     }
 
     private static long bytesOf(Member m) {
-        return MEMBER_OVERHEAD_BYTES + chars(m.id) + chars(m.clientId) + chars(m.protocolType) + bytes(m.protocols)
-                + m.assignment.length;
+        // an instance id is held twice: the member's, and the group's index of static members
+        return MEMBER_OVERHEAD_BYTES + chars(m.id) + 2 * chars(m.instanceId) + chars(m.clientId) + chars(m.protocolType)
+                + bytes(m.protocols) + m.assignment.length;
     }
 
     /** What {@code group} holds: its id and protocol, its members, the ids handed out (an estimate). */
     private static long bytesOf(Group group) {
         long bytes = GROUP_OVERHEAD_BYTES + chars(group.id) + chars(group.protocolType) + chars(group.protocolName);
+        if (group.subscribedTopics != null) {
+            bytes += group.subscribedTopics.stream().mapToLong(topic -> 32 + chars(topic)).sum();
+        }
         for (Member m : group.members.values()) {
             bytes += bytesOf(m);
         }
@@ -253,70 +327,69 @@ public final class ClassicGroups {
         long now = bytesOf(group);
         heldBytes += now - group.heldBytes;
         group.heldBytes = now;
-        if (GroupTransitions.removable(group.state, group.pending.size(), hasOffsets.test(group.id))) {
-            move(group, GroupState.Event.GROUP_REMOVED, nowMs);
-            groups.remove(group.id);
-            heldBytes -= group.heldBytes;
+        if (GroupTransitions.removable(group.state, group.pending.size(), offsets.has(group.id))) {
+            forget(group, nowMs);
         }
     }
 
-    private CompletableFuture<JoinResult> doJoin(String groupId, String clientId, String memberId, int sessionMs,
-                                                 int rebalanceMs, String protocolType, List<Protocol> protocols,
-                                                 boolean requireKnownMemberId, long nowMs) {
-        if (groupId.isEmpty()) {
+    /** Dead, then forgotten, with all it held. */
+    private void forget(Group group, long nowMs) {
+        move(group, GroupState.Event.GROUP_REMOVED, nowMs);
+        groups.remove(group.id);
+        heldBytes -= group.heldBytes;
+    }
+
+    private CompletableFuture<JoinResult> doJoin(JoinRequest request, long nowMs) {
+        String memberId = request.memberId();
+        if (request.groupId().isEmpty()) {
             return done(JoinResult.error(KafkaErrors.INVALID_GROUP_ID, memberId));
         }
-        if (sessionMs < limits.minSessionMs() || sessionMs > limits.maxSessionMs()) {
+        if (request.sessionMs() < limits.minSessionMs() || request.sessionMs() > limits.maxSessionMs()) {
             // group.min.session.timeout.ms bounds how fast failures are detected (and how often members
             // heartbeat); group.max.session.timeout.ms how long a dead member may hold its partitions.
             return done(JoinResult.error(KafkaErrors.INVALID_SESSION_TIMEOUT, memberId));
         }
-        Group group = groups.get(groupId);
+        Group group = groups.get(request.groupId());
         if (group == null) {
             if (!memberId.isEmpty()) {
                 return done(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, memberId));
             }
             if (groups.size() >= limits.maxGroups()) {
-                troubles.println("max-groups", "kafka: group " + LogText.quote(groupId) + " refused: " + groups.size()
-                        + " groups already (" + GroupConfigKeys.MAX_GROUPS + ")", nowMs);
+                troubles.println("max-groups", "kafka: group " + LogText.quote(request.groupId()) + " refused: "
+                        + groups.size() + " groups already (" + GroupConfigKeys.MAX_GROUPS + ")", nowMs);
                 return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
             }
-            group = new Group(groupId);
+            group = new Group(request.groupId());
             group.stateSinceMs = nowMs;
-            groups.put(groupId, group);
+            groups.put(group.id, group);
         }
         if (group.state == GroupState.DEAD) {
             return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
         }
-        if (!supportsProtocols(group, memberId, protocolType, protocols)) {
+        if (!supportsProtocols(group, memberId, request.protocolType(), request.protocols())) {
             return done(JoinResult.error(KafkaErrors.INCONSISTENT_GROUP_PROTOCOL, memberId));
         }
         if (memberId.isEmpty()) {
-            if (group.members.size() + group.pending.size() >= limits.maxSize()) {
-                return done(JoinResult.error(KafkaErrors.GROUP_MAX_SIZE_REACHED, memberId));
-            }
-            String newId = newMemberId(clientId);
-            if (requireKnownMemberId) {
-                // KIP-394 (JoinGroup v4+): the id is handed out first and the member joins with it, so a
-                // client that retries its first JoinGroup does not leave a stray member behind.
-                group.pending.put(newId, nowMs + sessionMs);
-                return done(JoinResult.error(KafkaErrors.MEMBER_ID_REQUIRED, newId));
-            }
-            return addAndRebalance(group, newMember(newId, clientId, sessionMs, rebalanceMs, protocolType, protocols),
-                    nowMs);
+            return joinNew(group, request, nowMs);
         }
-        if (group.pending.remove(memberId) != null) {
-            return addAndRebalance(group, newMember(memberId, clientId, sessionMs, rebalanceMs, protocolType,
-                    protocols), nowMs);
+        if (group.pending.containsKey(memberId)) {
+            if (request.groupInstanceId() != null) {
+                // a pending id was handed to a dynamic member: Kafka's coordinator throws an
+                // IllegalStateException here, which its client reads as UNKNOWN_SERVER_ERROR
+                return done(JoinResult.error(KafkaErrors.UNKNOWN_SERVER_ERROR, memberId));
+            }
+            group.pending.remove(memberId);
+            return addAndRebalance(group, newMember(memberId, request), nowMs);
+        }
+        short known = checkMember(group, memberId, request.groupInstanceId());
+        if (known != KafkaErrors.NONE) {
+            return done(JoinResult.error(known, memberId));
         }
         Member member = group.members.get(memberId);
-        if (member == null) {
-            return done(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, memberId));
-        }
-        boolean sameMetadata = sameProtocols(member.protocols, protocols);
-        member.sessionMs = sessionMs;
-        member.rebalanceMs = rebalanceMs;
-        member.protocols = protocols;
+        boolean sameMetadata = sameProtocols(member.protocols, request.protocols());
+        member.sessionMs = request.sessionMs();
+        member.rebalanceMs = request.rebalanceMs();
+        member.protocols = request.protocols();
         switch (group.state) {
             case PREPARING_REBALANCE -> {
                 CompletableFuture<JoinResult> answer = park(member);
@@ -339,18 +412,114 @@ public final class ClassicGroups {
         }
     }
 
-    private static Member newMember(String id, String clientId, int sessionMs, int rebalanceMs, String protocolType,
-                                    List<Protocol> protocols) {
-        Member member = new Member(id, clientId);
-        member.sessionMs = sessionMs;
-        member.rebalanceMs = rebalanceMs;
-        member.protocolType = protocolType;
-        member.protocols = protocols;
+    /** A JoinGroup without a member id: a new dynamic member, a new static one, or a static one back. */
+    private CompletableFuture<JoinResult> joinNew(Group group, JoinRequest request, long nowMs) {
+        if (group.members.size() + group.pending.size() >= limits.maxSize()) {
+            return done(JoinResult.error(KafkaErrors.GROUP_MAX_SIZE_REACHED, ""));
+        }
+        String instanceId = request.groupInstanceId();
+        String newId = newMemberId(request.clientId(), instanceId);
+        if (instanceId != null) {
+            String oldId = group.staticMembers.get(instanceId);
+            if (oldId != null) {
+                return rejoinStatic(group, oldId, newId, request, nowMs);
+            }
+            // a static member needs no MEMBER_ID_REQUIRED: its instance id already tells a retry from a newcomer
+            return addAndRebalance(group, newMember(newId, request), nowMs);
+        }
+        if (request.requireKnownMemberId()) {
+            // KIP-394 (JoinGroup v4+): the id is handed out first and the member joins with it, so a
+            // client that retries its first JoinGroup does not leave a stray member behind.
+            group.pending.put(newId, nowMs + request.sessionMs());
+            return done(JoinResult.error(KafkaErrors.MEMBER_ID_REQUIRED, newId));
+        }
+        return addAndRebalance(group, newMember(newId, request), nowMs);
+    }
+
+    /**
+     * KIP-345: a static member comes back (a restarted process) under a new member id and takes the
+     * old one's place, its assignment with it; whoever still used the old id is fenced
+     * (FENCED_INSTANCE_ID). In a Stable group whose protocol it does not change that is all: no
+     * rebalance, the member is answered at once with the current generation and syncs to get its
+     * assignment back. It is told the leader as it was before ({@code GroupMetadataManager
+     * .updateStaticMemberThenRebalanceOrCompleteJoin}): a JoinGroup before v9 cannot tell a leader
+     * to skip the assignment, so a returning leader learns it leads no longer and syncs as a
+     * follower. While the group rebalances it joins that rebalance; after the join phase
+     * (CompletingRebalance) it starts a new one, since the leader may be assigning to its old id.
+     */
+    private CompletableFuture<JoinResult> rejoinStatic(Group group, String oldId, String newId, JoinRequest request,
+                                                       long nowMs) {
+        String leaderBefore = group.leader;
+        Member member = replaceStatic(group, oldId, newId);
+        member.sessionMs = request.sessionMs();
+        member.rebalanceMs = request.rebalanceMs();
+        member.protocols = request.protocols();
+        member.heartbeatDeadlineMs = nowMs + member.sessionMs;
+        if (group.state == GroupState.STABLE && selectProtocol(group).equals(group.protocolName)) {
+            return done(new JoinResult(KafkaErrors.NONE, group.generation, group.protocolName, leaderBefore, newId,
+                    List.of()));
+        }
+        CompletableFuture<JoinResult> answer = park(member);
+        if (group.state == GroupState.PREPARING_REBALANCE) {
+            maybeCompleteJoin(group, nowMs);
+        } else {
+            prepareRebalance(group, GroupState.Event.MEMBER_JOINS, nowMs);
+        }
+        return answer;
+    }
+
+    /** The static member {@code oldId} is {@code newId} from now on (Kafka's ClassicGroup.replaceStaticMember). */
+    private static Member replaceStatic(Group group, String oldId, String newId) {
+        Member old = group.members.remove(oldId);
+        if (old.join != null) {
+            old.join.complete(JoinResult.error(KafkaErrors.FENCED_INSTANCE_ID, oldId));
+        }
+        if (old.sync != null) {
+            old.sync.complete(new SyncResult(KafkaErrors.FENCED_INSTANCE_ID, NOTHING));
+        }
+        Member member = new Member(newId, old.instanceId, old.clientId);
+        member.protocolType = old.protocolType;
+        member.assignment = old.assignment;
+        group.members.put(newId, member);
+        if (oldId.equals(group.leader)) {
+            group.leader = newId;
+        }
+        group.staticMembers.put(old.instanceId, newId);
+        return member;
+    }
+
+    /**
+     * Kafka's {@code ClassicGroup.validateMember}: a request that names an instance id must come from
+     * the member id that instance id has now (another one is FENCED_INSTANCE_ID: an older process of
+     * the same static member), and the member must be in the group (UNKNOWN_MEMBER_ID).
+     */
+    private static short checkMember(Group group, String memberId, String instanceId) {
+        if (instanceId != null) {
+            String current = group.staticMembers.get(instanceId);
+            if (current == null) {
+                return KafkaErrors.UNKNOWN_MEMBER_ID;
+            }
+            if (!current.equals(memberId)) {
+                return KafkaErrors.FENCED_INSTANCE_ID;
+            }
+        }
+        return group.members.containsKey(memberId) ? KafkaErrors.NONE : KafkaErrors.UNKNOWN_MEMBER_ID;
+    }
+
+    private static Member newMember(String id, JoinRequest request) {
+        Member member = new Member(id, request.groupInstanceId(), request.clientId());
+        member.sessionMs = request.sessionMs();
+        member.rebalanceMs = request.rebalanceMs();
+        member.protocolType = request.protocolType();
+        member.protocols = request.protocols();
         return member;
     }
 
     private CompletableFuture<JoinResult> addAndRebalance(Group group, Member member, long nowMs) {
         group.members.put(member.id, member);
+        if (member.instanceId != null) {
+            group.staticMembers.put(member.instanceId, member.id);
+        }
         CompletableFuture<JoinResult> answer = park(member);
         if (group.state == GroupState.PREPARING_REBALANCE) {
             group.joinedDuringDelay = true;
@@ -420,9 +589,10 @@ public final class ClassicGroups {
             group.joinDeadlineMs = nowMs + delay;
             return;
         }
-        // the rebalance timeout: whoever has not rejoined is out of the group
+        // the rebalance timeout: a dynamic member that has not rejoined is out of the group; a static one
+        // stays (a restarting process keeps its place until its session timeout says it is gone)
         group.members.values().removeIf(m -> {
-            if (m.join != null) {
+            if (m.join != null || m.instanceId != null) {
                 return false;
             }
             if (m.id.equals(group.leader)) {
@@ -431,7 +601,32 @@ public final class ClassicGroups {
             return true;
         });
         group.pending.clear();
+        if (!electJoinedLeader(group)) {
+            // only static members are left and none rejoined: wait another rebalance timeout, for them or
+            // for their session timeouts (Kafka's completeClassicGroupJoin)
+            group.joinDeadlineMs = nowMs + group.members.values().stream().mapToLong(m -> m.rebalanceMs).max()
+                    .orElse(0);
+            return;
+        }
         completeJoin(group, nowMs);
+    }
+
+    /**
+     * Kafka's {@code maybeElectNewJoinedLeader}: a leader that did not rejoin hands over to the first
+     * member that did. False when members are left and none of them rejoined.
+     */
+    private static boolean electJoinedLeader(Group group) {
+        Member leader = group.leader == null ? null : group.members.get(group.leader);
+        if (leader != null && leader.join != null) {
+            return true;
+        }
+        for (Member m : group.members.values()) {
+            if (m.join != null) {
+                group.leader = m.id;
+                return true;
+            }
+        }
+        return group.members.isEmpty();
     }
 
     /** The join phase ends: a new generation, its leader and protocol; every waiting member is answered. */
@@ -443,12 +638,14 @@ public final class ClassicGroups {
             // Kafka keeps the protocol type: an Empty group that had members ages its offsets from now on
             group.protocolName = null;
             group.leader = null;
+            group.subscribedTopics = subscribedTopics(group);
             move(group, GroupState.Event.JOIN_PHASE_ENDS_EMPTY, nowMs);
             return;
         }
         Member first = group.members.values().iterator().next();
         group.protocolType = first.protocolType;
         group.protocolName = selectProtocol(group);
+        group.subscribedTopics = subscribedTopics(group);
         if (group.leader == null || !group.members.containsKey(group.leader)) {
             group.leader = first.id;
         }
@@ -466,11 +663,40 @@ public final class ClassicGroups {
         List<JoinedMember> members = new ArrayList<>();
         if (member.id.equals(group.leader)) {
             for (Member m : group.members.values()) {
-                members.add(new JoinedMember(m.id, m.metadata(group.protocolName)));
+                members.add(new JoinedMember(m.id, m.instanceId, m.metadata(group.protocolName)));
             }
         }
         return new JoinResult(KafkaErrors.NONE, group.generation, group.protocolName, group.leader, member.id,
                 members);
+    }
+
+    /**
+     * The topics the members subscribe to, read from their metadata for the group's protocol: a
+     * consumer's subscription starts with a version (int16) and its topics, in every version of the
+     * consumer protocol (Kafka's {@code ClassicGroup.computeSubscribedTopics} reads only that v0
+     * prefix). Null when not known: not the consumer protocol, or metadata that does not read.
+     */
+    private static Set<String> subscribedTopics(Group group) {
+        if (!CONSUMER_PROTOCOL.equals(group.protocolType)) {
+            return null;
+        }
+        Set<String> topics = new TreeSet<>();
+        try {
+            for (Member m : group.members.values()) {
+                KafkaReader in = new KafkaReader(m.metadata(group.protocolName));
+                if (in.int16("version") < 0) {
+                    return null;
+                }
+                int count = in.arrayLength("topics");
+                for (int i = 0; i < count; i++) {
+                    topics.add(in.string("topics"));
+                }
+                in.nullableBytes("user_data");
+            }
+        } catch (MalformedMessageException unreadable) {
+            return null;
+        }
+        return topics;
     }
 
     /** Kafka's vote: among the protocols every member offers, each member votes for its first; the most votes win. */
@@ -525,8 +751,16 @@ public final class ClassicGroups {
         return true;
     }
 
+    /** A dynamic member's SyncGroup. */
+    public CompletableFuture<SyncResult> sync(String groupId, int generationId, String memberId,
+                                              Map<String, byte[]> assignments, long nowMs) {
+        return sync(groupId, generationId, memberId, null, assignments, nowMs);
+    }
+
+    /** SyncGroup; {@code instanceId} is the member's group.instance.id (v3+), null for a dynamic member. */
     public synchronized CompletableFuture<SyncResult> sync(String groupId, int generationId, String memberId,
-                                                           Map<String, byte[]> assignments, long nowMs) {
+                                                           String instanceId, Map<String, byte[]> assignments,
+                                                           long nowMs) {
         tick(nowMs);
         long incoming = assignments.values().stream().mapToLong(a -> a.length).sum();
         if (heldBytes + incoming > limits.maxHeldBytes()) {
@@ -534,12 +768,12 @@ public final class ClassicGroups {
                     + " groups hold " + heldBytes + " bytes already (" + GroupConfigKeys.MAX_HELD_BYTES + ")", nowMs);
             return done(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
         }
-        CompletableFuture<SyncResult> answer = doSync(groupId, generationId, memberId, assignments, nowMs);
+        CompletableFuture<SyncResult> answer = doSync(groupId, generationId, memberId, instanceId, assignments, nowMs);
         settle(groups.get(groupId), nowMs);
         return answer;
     }
 
-    private CompletableFuture<SyncResult> doSync(String groupId, int generationId, String memberId,
+    private CompletableFuture<SyncResult> doSync(String groupId, int generationId, String memberId, String instanceId,
                                                  Map<String, byte[]> assignments, long nowMs) {
         Group group = groups.get(groupId);
         if (group == null) {
@@ -548,10 +782,11 @@ public final class ClassicGroups {
         if (group.state == GroupState.DEAD) {
             return done(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
         }
-        Member member = group.members.get(memberId);
-        if (member == null) {
-            return done(new SyncResult(KafkaErrors.UNKNOWN_MEMBER_ID, NOTHING));
+        short known = checkMember(group, memberId, instanceId);
+        if (known != KafkaErrors.NONE) {
+            return done(new SyncResult(known, NOTHING));
         }
+        Member member = group.members.get(memberId);
         if (generationId != group.generation) {
             return done(new SyncResult(KafkaErrors.ILLEGAL_GENERATION, NOTHING));
         }
@@ -596,7 +831,13 @@ public final class ClassicGroups {
      * is how a member learns to rejoin (REBALANCE_IN_PROGRESS). In CompletingRebalance it is answered
      * NONE: a member may heartbeat between its JoinGroup answer and its SyncGroup answer.
      */
-    public synchronized short heartbeat(String groupId, int generationId, String memberId, long nowMs) {
+    public short heartbeat(String groupId, int generationId, String memberId, long nowMs) {
+        return heartbeat(groupId, generationId, memberId, null, nowMs);
+    }
+
+    /** Heartbeat; {@code instanceId} is the member's group.instance.id (v3+), null for a dynamic member. */
+    public synchronized short heartbeat(String groupId, int generationId, String memberId, String instanceId,
+                                        long nowMs) {
         tick(nowMs);
         Group group = groups.get(groupId);
         if (group == null) {
@@ -605,10 +846,11 @@ public final class ClassicGroups {
         if (group.state == GroupState.DEAD) {
             return KafkaErrors.COORDINATOR_NOT_AVAILABLE;
         }
-        Member member = group.members.get(memberId);
-        if (member == null) {
-            return KafkaErrors.UNKNOWN_MEMBER_ID;
+        short known = checkMember(group, memberId, instanceId);
+        if (known != KafkaErrors.NONE) {
+            return known;
         }
+        Member member = group.members.get(memberId);
         if (generationId != group.generation) {
             return KafkaErrors.ILLEGAL_GENERATION;
         }
@@ -616,24 +858,55 @@ public final class ClassicGroups {
         return group.state == GroupState.PREPARING_REBALANCE ? KafkaErrors.REBALANCE_IN_PROGRESS : KafkaErrors.NONE;
     }
 
-    public synchronized short leave(String groupId, String memberId, long nowMs) {
+    /** LeaveGroup before v3: one member, by its member id; the answer is its error. */
+    public short leave(String groupId, String memberId, long nowMs) {
+        LeaveResult result = leave(groupId, List.of(new Leaving(memberId, null)), nowMs);
+        return result.error() != KafkaErrors.NONE ? result.error() : result.members().get(0);
+    }
+
+    /**
+     * LeaveGroup (Kafka's {@code classicGroupLeaveToClassicGroup}): each member named leaves at once.
+     * One named by its instance id with the member id "" is the static member that instance id has
+     * now, whoever it is (an admin's {@code removeMembersFromConsumerGroup}); one named by both must
+     * be that member (FENCED_INSTANCE_ID otherwise: an older process of it). A group this coordinator
+     * does not have is UNKNOWN_MEMBER_ID for the whole request, unless it only committed offsets: a
+     * group with no member, where each member named is UNKNOWN_MEMBER_ID.
+     */
+    public synchronized LeaveResult leave(String groupId, List<Leaving> leaving, long nowMs) {
         tick(nowMs);
         Group group = groups.get(groupId);
-        if (group == null || group.state == GroupState.DEAD) {
-            return KafkaErrors.UNKNOWN_MEMBER_ID;
+        if (group == null) {
+            return offsets.has(groupId)
+                    ? new LeaveResult(KafkaErrors.NONE, leaving.stream().map(m -> KafkaErrors.UNKNOWN_MEMBER_ID).toList())
+                    : new LeaveResult(KafkaErrors.UNKNOWN_MEMBER_ID, List.of());
+        }
+        List<Short> answers = new ArrayList<>();
+        for (Leaving m : leaving) {
+            answers.add(leaveOne(group, m, nowMs));
+        }
+        settle(group, nowMs);
+        return new LeaveResult(KafkaErrors.NONE, answers);
+    }
+
+    private short leaveOne(Group group, Leaving leaving, long nowMs) {
+        String memberId = leaving.memberId();
+        if (memberId.isEmpty()) {
+            String current = leaving.groupInstanceId() == null ? null : group.staticMembers.get(leaving.groupInstanceId());
+            if (current == null) {
+                return KafkaErrors.UNKNOWN_MEMBER_ID;
+            }
+            remove(group, group.members.get(current), nowMs);
+            return KafkaErrors.NONE;
         }
         if (group.pending.remove(memberId) != null) {
             maybeCompleteJoin(group, nowMs);
-            settle(group, nowMs);
             return KafkaErrors.NONE;
         }
-        Member member = group.members.get(memberId);
-        if (member == null) {
-            return KafkaErrors.UNKNOWN_MEMBER_ID;
+        short known = checkMember(group, memberId, leaving.groupInstanceId());
+        if (known == KafkaErrors.NONE) {
+            remove(group, group.members.get(memberId), nowMs);
         }
-        remove(group, member, nowMs);
-        settle(group, nowMs);
-        return KafkaErrors.NONE;
+        return known;
     }
 
     /**
@@ -642,11 +915,24 @@ public final class ClassicGroups {
      * the group has no members; a member's only for the current generation, and not while the
      * generation's assignment is still on its way (CompletingRebalance).
      */
-    public synchronized short validateCommit(String groupId, int generationId, String memberId, long nowMs) {
+    public short validateCommit(String groupId, int generationId, String memberId, long nowMs) {
+        return validateCommit(groupId, generationId, memberId, null, nowMs);
+    }
+
+    /**
+     * The same, for a member that names its group.instance.id (OffsetCommit v7+): the instance id
+     * must be this member's (FENCED_INSTANCE_ID otherwise). A group this coordinator does not have
+     * takes a commit without a generation (Kafka makes a "simple" group of it); with a generation it
+     * is ILLEGAL_GENERATION, or UNKNOWN_MEMBER_ID when the group has offsets already (Kafka has an
+     * Empty group then, without that member).
+     */
+    public synchronized short validateCommit(String groupId, int generationId, String memberId, String instanceId,
+                                             long nowMs) {
         tick(nowMs);
         Group group = groups.get(groupId);
         if (group == null) {
-            return generationId < 0 ? KafkaErrors.NONE : KafkaErrors.ILLEGAL_GENERATION;
+            return generationId < 0 ? KafkaErrors.NONE
+                    : offsets.has(groupId) ? KafkaErrors.UNKNOWN_MEMBER_ID : KafkaErrors.ILLEGAL_GENERATION;
         }
         if (group.state == GroupState.DEAD) {
             return KafkaErrors.COORDINATOR_NOT_AVAILABLE;
@@ -654,10 +940,10 @@ public final class ClassicGroups {
         if (generationId < 0 && group.state == GroupState.EMPTY) {
             return KafkaErrors.NONE;
         }
-        if (generationId >= 0 || !memberId.isEmpty()) {
-            Member member = group.members.get(memberId);
-            if (member == null) {
-                return KafkaErrors.UNKNOWN_MEMBER_ID;
+        if (generationId >= 0 || !memberId.isEmpty() || instanceId != null) {
+            short known = checkMember(group, memberId, instanceId);
+            if (known != KafkaErrors.NONE) {
+                return known;
             }
             if (generationId != group.generation) {
                 return KafkaErrors.ILLEGAL_GENERATION;
@@ -670,6 +956,9 @@ public final class ClassicGroups {
 
     private void remove(Group group, Member member, long nowMs) {
         group.members.remove(member.id);
+        if (member.instanceId != null) {
+            group.staticMembers.remove(member.instanceId, member.id);
+        }
         if (member.join != null) {
             member.join.complete(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, member.id));
         }
@@ -736,22 +1025,93 @@ public final class ClassicGroups {
         settle(groups.get(groupId), nowMs);
     }
 
-    public synchronized List<GroupView> list() {
-        return groups.keySet().stream().map(this::describe).toList();
+    /**
+     * Every group, by id: those with members (or joining), and those that only committed offsets,
+     * Empty with no protocol type (Kafka's "simple" groups), as ListGroups lists them.
+     */
+    public synchronized List<GroupListing> list() {
+        TreeSet<String> ids = new TreeSet<>(groups.keySet());
+        ids.addAll(offsets.groups());
+        return ids.stream().map(id -> {
+            Group group = groups.get(id);
+            return group == null ? new GroupListing(id, "", GroupState.EMPTY)
+                    : new GroupListing(id, group.protocolType == null ? "" : group.protocolType, group.state);
+        }).toList();
     }
 
-    /** A group as DescribeGroups answers it; an unknown group is Dead, with no members (Kafka's answer before v6). */
+    /**
+     * A group as DescribeGroups answers it (Kafka's {@code describeGroups}): the protocol, and each
+     * member's metadata and assignment, only while it is Stable; a group that only committed offsets
+     * is Empty; an unknown one is Dead, with no members (Kafka's answer before v6).
+     */
     public synchronized GroupView describe(String groupId) {
         Group group = groups.get(groupId);
         if (group == null) {
-            return new GroupView(groupId, GroupState.DEAD, "", "", List.of());
+            return new GroupView(groupId, offsets.has(groupId) ? GroupState.EMPTY : GroupState.DEAD, "", "", List.of());
         }
         boolean stable = group.state == GroupState.STABLE;
         List<MemberView> members = group.members.values().stream()
-                .map(m -> new MemberView(m.id, m.clientId, stable ? m.metadata(group.protocolName) : NOTHING,
+                .map(m -> new MemberView(m.id, m.instanceId, m.clientId, stable ? m.metadata(group.protocolName) : NOTHING,
                         stable ? m.assignment : NOTHING)).toList();
         return new GroupView(group.id, group.state, group.protocolType == null ? "" : group.protocolType,
-                group.protocolName == null ? "" : group.protocolName, members);
+                stable ? group.protocolName : "", members);
+    }
+
+    /**
+     * DeleteGroups for one group (Kafka's {@code validateDeleteGroup}, then {@code deleteAllOffsets}):
+     * only an Empty group goes (NON_EMPTY_GROUP while it has members), with every offset it
+     * committed (a tombstone each); a group there is not is GROUP_ID_NOT_FOUND.
+     */
+    public synchronized short deleteGroup(String groupId, long nowMs) {
+        tick(nowMs);
+        Group group = groups.get(groupId);
+        if (group == null && !offsets.has(groupId)) {
+            return KafkaErrors.GROUP_ID_NOT_FOUND;
+        }
+        if (group != null && group.state != GroupState.EMPTY) {
+            return KafkaErrors.NON_EMPTY_GROUP;
+        }
+        if (!offsets.delete(groupId, null)) {
+            return KafkaErrors.KAFKA_STORAGE_ERROR;
+        }
+        if (group != null) {
+            forget(group, nowMs);
+        }
+        return KafkaErrors.NONE;
+    }
+
+    /**
+     * OffsetDelete (Kafka's {@code OffsetMetadataManager.deleteOffsets}): a group's offsets of some
+     * partitions go (a tombstone each where there is one), but not those of a topic its members
+     * subscribe to now (GROUP_SUBSCRIBED_TO_TOPIC, for each of its partitions), and not at all in a
+     * group with members of another protocol than the consumers' (NON_EMPTY_GROUP) or none there
+     * (GROUP_ID_NOT_FOUND). Answers the whole request's error, and each topic's.
+     */
+    public synchronized OffsetDeleteResult deleteOffsets(String groupId, Map<String, Set<Integer>> partitions,
+                                                         long nowMs) {
+        tick(nowMs);
+        Group group = groups.get(groupId);
+        if (group == null && !offsets.has(groupId)) {
+            return new OffsetDeleteResult(KafkaErrors.GROUP_ID_NOT_FOUND, Map.of());
+        }
+        if (group != null && group.state != GroupState.EMPTY && !CONSUMER_PROTOCOL.equals(group.protocolType)) {
+            return new OffsetDeleteResult(KafkaErrors.NON_EMPTY_GROUP, Map.of());
+        }
+        Map<String, Short> topics = new LinkedHashMap<>();
+        Map<String, Set<Integer>> deleted = new LinkedHashMap<>();
+        for (Map.Entry<String, Set<Integer>> topic : partitions.entrySet()) {
+            boolean subscribed = group != null && (group.subscribedTopics != null
+                    ? group.subscribedTopics.contains(topic.getKey()) : CONSUMER_PROTOCOL.equals(group.protocolType));
+            topics.put(topic.getKey(), subscribed ? KafkaErrors.GROUP_SUBSCRIBED_TO_TOPIC : KafkaErrors.NONE);
+            if (!subscribed) {
+                deleted.put(topic.getKey(), topic.getValue());
+            }
+        }
+        if (!deleted.isEmpty() && !offsets.delete(groupId, deleted)) {
+            return new OffsetDeleteResult(KafkaErrors.KAFKA_STORAGE_ERROR, Map.of());
+        }
+        settle(group, nowMs); // an Empty group whose last offset went, goes
+        return new OffsetDeleteResult(KafkaErrors.NONE, topics);
     }
 
     public synchronized int groupCount() {

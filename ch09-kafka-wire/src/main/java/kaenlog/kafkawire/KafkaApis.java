@@ -106,7 +106,7 @@ public final class KafkaApis {
             case DESCRIBE_LOG_DIRS -> Optional.of(DescribeLogDirs.response(
                     DescribeLogDirs.answer(DescribeLogDirs.parse(in, version), backend), version));
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
-                 DESCRIBE_GROUPS, LIST_GROUPS -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
+                 DESCRIBE_GROUPS, LIST_GROUPS, DELETE_GROUPS, OFFSET_DELETE -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
                     groups(), backend, self()));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -31,16 +32,28 @@ import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.OffsetFetch;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.MemberToRemove;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -86,14 +99,17 @@ class ConsumerGroupsTest {
         // The coordinator calls task 7 (GroupStateTest) for every change of state: a TODO fails here, not as a timeout.
         GroupTransitions.next(GroupState.EMPTY, GroupState.Event.MEMBER_JOINS);
         PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
-        PartitionConfigs configs = PartitionConfigs.load().with(GroupConfigKeys.MIN_SESSION_TIMEOUT_MS + "=500")
-                .with(GroupConfigKeys.INITIAL_REBALANCE_DELAY_MS + "=300");
-        broker = Broker.start(BrokerConfig.of(dir.resolve("data")).withConfigs(configs), log);
+        broker = Broker.start(BrokerConfig.of(dir.resolve("data")).withConfigs(configs()), log);
         listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
         for (int p = 0; p < PARTITIONS; p++) {
             broker.partition(Backend.partitionName(TOPIC, p));
             broker.partitionsDone();
         }
+    }
+
+    private static PartitionConfigs configs() {
+        return PartitionConfigs.load().with(GroupConfigKeys.MIN_SESSION_TIMEOUT_MS + "=500")
+                .with(GroupConfigKeys.INITIAL_REBALANCE_DELAY_MS + "=300");
     }
 
     @AfterEach
@@ -129,7 +145,10 @@ class ConsumerGroupsTest {
         return "127.0.0.1:" + listener.port();
     }
 
-    /** One KafkaConsumer on a thread of its own: poll, count what it read, commit it, until stopped (close: LeaveGroup). */
+    /**
+     * One KafkaConsumer on a thread of its own: poll, count what it read, commit it, until stopped
+     * (close: LeaveGroup, but for a static member, which sends none).
+     */
     final class Member {
         final String name;
         final Thread thread;
@@ -137,10 +156,21 @@ class ConsumerGroupsTest {
         final List<String> values = new CopyOnWriteArrayList<>();
         volatile Throwable failure;
         volatile boolean stopped;
+        /** The generation of its last poll, and how often it lost partitions to a rebalance. */
+        volatile int generation = -1;
+        final AtomicInteger revocations = new AtomicInteger();
 
         Member(String name, String group) {
+            this(name, group, null);
+        }
+
+        /** A member with {@code group.instance.id} {@code instanceId} (KIP-345), or a dynamic one (null). */
+        Member(String name, String group, String instanceId) {
             this.name = name;
             Properties config = consumerConfig(bootstrap(), group, SAFE_SESSION_MS, HEARTBEAT_MS, name);
+            if (instanceId != null) {
+                config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+            }
             thread = new Thread(() -> run(config), "member-" + name);
             thread.setDaemon(true);
             thread.start();
@@ -149,10 +179,22 @@ class ConsumerGroupsTest {
 
         private void run(Properties config) {
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
-                consumer.subscribe(List.of(TOPIC));
+                consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        if (!partitions.isEmpty()) {
+                            revocations.incrementAndGet();
+                        }
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    }
+                });
                 while (!stopped) {
                     ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
                     assignment = Set.copyOf(consumer.assignment().stream().map(TopicPartition::partition).toList());
+                    generation = consumer.groupMetadata().generationId();
                     if (records.isEmpty()) {
                         continue;
                     }
@@ -315,6 +357,137 @@ class ConsumerGroupsTest {
         } finally {
             crashing.destroyForcibly();
         }
+    }
+
+    /**
+     * KIP-345, with the real clients: a consumer with a {@code group.instance.id} that is closed (a
+     * static member sends no LeaveGroup) and started again takes its partitions back at once, and
+     * the other member never hears of it: no rebalance, no partition revoked.
+     */
+    @Test
+    void aStaticMemberThatRestartsTakesItsPartitionsBackWithoutARebalance() throws Exception {
+        Member a = new Member("a", "static", "a");
+        Member b = new Member("b", "static", "b");
+        waitUntil(() -> splitEvenly(List.of(a, b), 3) && a.generation == b.generation, 30,
+                "two static members split the 6 partitions, 3 each");
+        int generation = a.generation;
+        int revoked = a.revocations.get();
+        Set<Integer> owned = b.assignment;
+        b.stop();
+        Member restarted = new Member("b-again", "static", "b");
+        waitUntil(() -> restarted.assignment.equals(owned), 30, () -> "the restarted b owns b's partitions " + owned
+                + " again (it owns " + restarted.assignment + ")");
+        assertThat(restarted.generation).as("in the same generation: the coordinator gave the new process b's place"
+                + " and assignment, and started no rebalance").isEqualTo(generation);
+        Thread.sleep(3 * HEARTBEAT_MS);
+        assertThat(a.generation).as("a is still in generation %d", generation).isEqualTo(generation);
+        assertThat(a.revocations.get()).as("and never lost a partition: it heard nothing of b's restart")
+                .isEqualTo(revoked);
+        assertThat(a.assignment).hasSize(3);
+    }
+
+    @Test
+    void aSecondLiveConsumerWithTheSameInstanceIdFencesTheFirst() throws Exception {
+        Member first = new Member("first", "twins", "same");
+        waitUntil(() -> first.assignment.size() == PARTITIONS, 30, "the first consumer owns the 6 partitions");
+        members.remove(first); // its failure is what this test waits for
+        Member second = new Member("second", "twins", "same");
+        waitUntil(() -> second.assignment.size() == PARTITIONS, 30, "the second consumer with the same instance id"
+                + " takes its place, and its partitions");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (first.failure == null && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(first.failure).as("the first consumer's next heartbeat or commit is FENCED_INSTANCE_ID:"
+                + " kafka-clients stops it with FencedInstanceIdException").isInstanceOf(FencedInstanceIdException.class);
+        first.stop();
+    }
+
+    private Admin admin() {
+        Properties config = new Properties();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        return Admin.create(config);
+    }
+
+    /** A group that commits without joining: a consumer with assign() (kcat and admins do the same). */
+    private void commitWithoutJoining(String group, int partition, long offset) {
+        Properties config = consumerConfig(bootstrap(), group, SAFE_SESSION_MS, HEARTBEAT_MS, "assigned");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
+            consumer.commitSync(Map.of(new TopicPartition(TOPIC, partition), new OffsetAndMetadata(offset)));
+        }
+    }
+
+    /**
+     * What kafka-consumer-groups does (--list --state, --describe, --delete-offsets, --delete), through
+     * AdminClient as the tool calls it: a group whose members left, one that only committed, and both
+     * again after the broker restarted (kaen-log keeps no group metadata, but the offsets are on disk).
+     */
+    @Test
+    void anAdminListsDescribesAndDeletesGroupsThatOnlyHaveOffsetsLeft() throws Exception {
+        Member m = new Member("m", "left");
+        waitUntil(() -> m.assignment.size() == PARTITIONS, 30, "one consumer owns the 6 partitions");
+        produce(0, 600);
+        waitUntil(() -> reads.size() == 600, 30, "it reads the 600 records");
+        m.stop();
+        commitWithoutJoining("simple", 0, 5);
+        restartBroker();
+        try (Admin admin = admin()) {
+            Map<String, GroupListing> listed = new java.util.TreeMap<>();
+            admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get().forEach(g -> listed.put(g.groupId(), g));
+            assertThat(listed).as("kafka-consumer-groups --list after a restart: both groups, by their offsets")
+                    .containsOnlyKeys("left", "simple");
+            assertThat(listed.get("left").groupState()).as("--list --state: Empty, not Dead").contains(
+                    org.apache.kafka.common.GroupState.EMPTY);
+            assertThat(admin.listGroups(ListGroupsOptions.forConsumerGroups().inGroupStates(Set.of(
+                    org.apache.kafka.common.GroupState.STABLE))).all().get()).as("the states filter (ListGroups v4)")
+                    .isEmpty();
+            Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(List.of("left", "simple"))
+                    .all().get();
+            assertThat(described.get("simple").groupState()).as("--describe of a group that only committed: Empty"
+                    + " (it was 'does not exist')").isEqualTo(org.apache.kafka.common.GroupState.EMPTY);
+            assertThat(described.get("simple").isSimpleConsumerGroup()).isTrue();
+            assertThat(described.get("left").groupState()).isEqualTo(org.apache.kafka.common.GroupState.EMPTY);
+
+            TopicPartition zero = new TopicPartition(TOPIC, 0);
+            admin.deleteConsumerGroupOffsets("left", Set.of(zero)).all().get();
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("left")
+                    .partitionsToOffsetAndMetadata().get();
+            assertThat(offsets).as("--delete-offsets of orders-0: gone, the other five stay").doesNotContainKey(zero)
+                    .hasSize(PARTITIONS - 1);
+            admin.deleteConsumerGroups(List.of("left", "simple")).all().get();
+            assertThat(admin.describeConsumerGroups(List.of("left")).all().get().get("left").groupState())
+                    .as("--delete: the group is gone").isEqualTo(org.apache.kafka.common.GroupState.DEAD);
+            assertThat(admin.listConsumerGroupOffsets("simple").partitionsToOffsetAndMetadata().get())
+                    .as("with its offsets").isEmpty();
+        }
+    }
+
+    @Test
+    void anAdminRemovesAStaticMemberByItsInstanceIdButCannotDeleteAGroupWithMembers() throws Exception {
+        Member m = new Member("m", "busy", "m-1");
+        waitUntil(() -> m.assignment.size() == PARTITIONS, 30, "the static member owns the 6 partitions");
+        try (Admin admin = admin()) {
+            Throwable refused = catchThrowable(() -> admin.deleteConsumerGroups(List.of("busy")).all().get());
+            assertThat(refused).as("--delete of a group with a member: NON_EMPTY_GROUP")
+                    .hasCauseInstanceOf(GroupNotEmptyException.class);
+            List<MemberDescription> before = admin.describeConsumerGroups(List.of("busy")).all().get().get("busy")
+                    .members().stream().toList();
+            assertThat(before).singleElement().satisfies(d -> assertThat(d.groupInstanceId()).contains("m-1"));
+            admin.removeMembersFromConsumerGroup("busy", new RemoveMembersFromConsumerGroupOptions(List.of(
+                    new MemberToRemove("m-1")))).all().get();
+            assertThat(admin.describeConsumerGroups(List.of("busy")).all().get().get("busy").members())
+                    .as("LeaveGroup v3 by instance id alone (removeMembersFromConsumerGroup): that member id is out"
+                            + " (the consumer may have joined again since, under a new one)")
+                    .extracting(MemberDescription::consumerId).doesNotContain(before.get(0).consumerId());
+        }
+    }
+
+    private void restartBroker() throws Exception {
+        listener.close();
+        broker.close();
+        PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
+        broker = Broker.start(BrokerConfig.of(dir.resolve("data")).withConfigs(configs()), log);
+        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
     }
 
     /**

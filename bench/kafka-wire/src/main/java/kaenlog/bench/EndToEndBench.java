@@ -255,7 +255,7 @@ public final class EndToEndBench {
         }
     }
 
-    private static Broker startKlog(Path root, Path work) throws IOException {
+    static Broker startKlog(Path root, Path work) throws IOException {
         Process p = new ProcessBuilder(root.resolve("klog").toString(), "serve", "--dir",
                 work.resolve("klog-data").toString(), "--port", "0", "--kafka-port", "0")
                 .redirectErrorStream(true).start();

@@ -79,11 +79,17 @@ public final class KafkaWireBench {
         return startKafka(dir, 1);
     }
 
-    /** {@code brokers} KRaft brokers, the first also the one controller, in this JVM. */
+    /**
+     * {@code brokers} KRaft brokers, the first also the one controller, in this JVM. The group
+     * coordinator's {@code __consumer_offsets} gets at most as many replicas as there are brokers
+     * (Kafka's default, 3, leaves a smaller cluster without a coordinator, as its own single-node
+     * {@code server.properties} says by setting it to 1).
+     */
     static KafkaClusterTestKit startKafka(Path dir, int brokers) throws Exception {
         KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
                 .setNumBrokerNodes(brokers).setNumControllerNodes(1).setBaseDirectory(dir).build())
                 .setConfigProp("log.flush.interval.messages", Long.MAX_VALUE)
+                .setConfigProp("offsets.topic.replication.factor", (short) Math.min(3, brokers))
                 .build();
         kafka.format();
         kafka.startup();

@@ -132,7 +132,8 @@ public final class KafkaWireDemo implements Subcommand {
             short min = table.int16("min_version");
             short max = table.int16("max_version");
             table.skipTaggedFields("api_version");
-            out.printf("  %-25s %4d %4d %4d %d%n", key, key.id, min, max, key.firstFlexibleVersion);
+            out.printf("  %-25s %4d %4d %4d %s%n", key, key.id, min, max,
+                    key.firstFlexibleVersion == Short.MAX_VALUE ? "none" : key.firstFlexibleVersion);
             claims.check(min == key.minVersion && max == key.maxVersion, key + ": the table says v" + min + "..v" + max);
         }
         out.println();

@@ -2,12 +2,14 @@ package kaenlog.coordinator;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import kaenlog.broker.BackgroundTask;
@@ -253,6 +255,28 @@ public final class GroupCoordinator implements BrokerExtension {
     public boolean hasOffsets(BrokerContext broker, String group) throws IOException {
         CommittedOffsets offsets = loaded.get(partitionFor(group));
         return (offsets != null ? offsets : load(broker.partition(partitionFor(group)))).hasOffsets(group);
+    }
+
+    /** Every group with a committed offset, from memory (OffsetFetch's groups, and ListGroups' that only committed). */
+    public SortedSet<String> groups(BrokerContext broker) throws IOException {
+        Partition partition = broker.partition(OFFSETS_PARTITION);
+        CommittedOffsets offsets = load(partition);
+        return partition.locked(log -> new TreeSet<>(offsets.groups()));
+    }
+
+    // ---- deletions ----------------------------------------------------------------------------------
+
+    /**
+     * Deletes {@code group}'s offsets of {@code keys}, or all of them when {@code keys} is null
+     * (Kafka's OffsetDelete, and DeleteGroups' {@code deleteAllOffsets}): a tombstone each, then
+     * forgotten. A key the group never committed writes nothing. Returns how many it deleted.
+     */
+    public int deleteOffsets(BrokerContext broker, String group, Collection<OffsetCommitKey> keys) throws IOException {
+        Partition partition = broker.partition(partitionFor(group));
+        CommittedOffsets offsets = load(partition);
+        long nowMs = broker.nowMs();
+        return partition.locked(log -> offsets.delete(new GroupOffsetsLog(log),
+                keys != null ? keys : offsets.ofGroup(group).keySet(), nowMs).size());
     }
 
     // ---- expiry -------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package kaenlog.groups;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import kaenlog.log.AppendInfo;
@@ -87,6 +89,21 @@ public final class CommittedOffsets {
         }
         return expired;
         // END-SOLUTION
+    }
+
+    /**
+     * Deletes those of {@code keys} that are committed here (Kafka's OffsetDelete and DeleteGroups):
+     * their tombstones are appended to {@code log} first, then they are forgotten, as an expired
+     * offset is. Returns the keys it deleted, in key order; a key with no commit writes nothing.
+     */
+    public List<OffsetCommitKey> delete(GroupOffsetsLog log, Collection<OffsetCommitKey> keys, long nowMs)
+            throws IOException {
+        List<OffsetCommitKey> present = new TreeSet<>(keys).stream().filter(committed::containsKey).toList();
+        if (!present.isEmpty()) {
+            log.deleteOffsets(present, nowMs);
+            present.forEach(this::forget);
+        }
+        return present;
     }
 
     /** The latest commit of {@code key}, from memory. */

@@ -39,16 +39,20 @@ public enum ApiKey {
     DESCRIBE_LOG_DIRS(35, 1, 4, 2),
     CREATE_PARTITIONS(37, 0, 3, 2),
     INCREMENTAL_ALTER_CONFIGS(44, 0, 1, 1),
-    // The group requests (GroupApis), classic versions only: both clients accept them.
+    // The group requests (GroupApis), classic versions only: both clients accept them. ListGroups goes
+    // on to v5, flexible, for its states filter (v4: kafka-consumer-groups --list --state) and types filter (v5)
     OFFSET_COMMIT(8, 2, 7, 8),
     OFFSET_FETCH(9, 1, 5, 6),
     FIND_COORDINATOR(10, 0, 2, 3),
     JOIN_GROUP(11, 2, 5, 6),
     HEARTBEAT(12, 0, 3, 4),
-    LEAVE_GROUP(13, 0, 2, 4),
+    LEAVE_GROUP(13, 0, 3, 4),
     SYNC_GROUP(14, 0, 3, 4),
     DESCRIBE_GROUPS(15, 0, 4, 5),
-    LIST_GROUPS(16, 0, 2, 3);
+    LIST_GROUPS(16, 0, 5, 3),
+    // An admin's group requests (GroupAdminApis): kafka-consumer-groups --delete, --delete-offsets
+    DELETE_GROUPS(42, 0, 1, 2),
+    OFFSET_DELETE(47, 0, 0, Short.MAX_VALUE); // never flexible
 
     public final short id;
     public final short minVersion;

@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import kaenlog.coordinator.OffsetCommitError;
 import kaenlog.groups.OffsetCommitValue;
@@ -15,12 +13,15 @@ import kaenlog.groups.PartitionOffset;
 import kaenlog.wire.MalformedMessageException;
 
 /**
- * The group requests on the Kafka port, read and answered in their classic layouts (the versions
- * {@link ApiKey} lists all stop below each request's first flexible version, which kafka-clients
- * 4.1.1 and librdkafka 2.0.2 both accept): FindCoordinator v0-2, JoinGroup v2-5, SyncGroup v0-3,
- * Heartbeat v0-3, LeaveGroup v0-2, OffsetCommit v2-7, OffsetFetch v1-5, DescribeGroups v0-4,
- * ListGroups v0-2. Layouts: kafka-clients 4.1.1's {@code common/message/*.json}. The decisions are
- * {@link ClassicGroups}'; the offsets are chapter 6's coordinator's ({@link Backend#commitOffsets}).
+ * A member's group requests on the Kafka port, read and answered in their classic layouts (the
+ * versions {@link ApiKey} lists all stop below each request's first flexible version, which
+ * kafka-clients 4.1.1 and librdkafka 2.0.2 both accept): FindCoordinator v0-2, JoinGroup v2-5,
+ * SyncGroup v0-3, Heartbeat v0-3, LeaveGroup v0-3, OffsetCommit v2-7, OffsetFetch v1-5; from
+ * JoinGroup v5, SyncGroup v3, Heartbeat v3, LeaveGroup v3 and OffsetCommit v7 on, a static member
+ * names its {@code group.instance.id} (KIP-345). An admin's (DescribeGroups, ListGroups,
+ * DeleteGroups, OffsetDelete) are {@link GroupAdminApis}'. Layouts: kafka-clients 4.1.1's
+ * {@code common/message/*.json}. The decisions are {@link ClassicGroups}'; the offsets are chapter
+ * 6's coordinator's ({@link Backend#commitOffsets}).
  */
 public final class GroupApis {
     /** FindCoordinator's key_type: a group (0) or a transactional id (1). */
@@ -43,8 +44,8 @@ public final class GroupApis {
             case LEAVE_GROUP -> leaveGroup(in, version, groups, backend);
             case OFFSET_COMMIT -> offsetCommit(in, version, groups, backend);
             case OFFSET_FETCH -> offsetFetch(in, version, backend);
-            case DESCRIBE_GROUPS -> describeGroups(in, version, groups);
-            case LIST_GROUPS -> listGroups(in, version, groups);
+            case DESCRIBE_GROUPS, LIST_GROUPS, DELETE_GROUPS, OFFSET_DELETE -> GroupAdminApis.answer(key, in, version,
+                    groups, backend);
             default -> throw new MalformedMessageException(key + " is not a group request");
         };
     }
@@ -81,9 +82,7 @@ public final class GroupApis {
         int sessionMs = in.int32("session_timeout_ms");
         int rebalanceMs = in.int32("rebalance_timeout_ms");
         String memberId = in.string("member_id");
-        if (version >= 5) {
-            in.nullableString("group_instance_id"); // static membership (KIP-345) is not built: a dynamic member
-        }
+        String instanceId = version >= 5 ? in.nullableString("group_instance_id") : null;
         String protocolType = in.string("protocol_type");
         int count = in.arrayLength("protocols");
         List<ClassicGroups.Protocol> protocols = new ArrayList<>();
@@ -91,15 +90,15 @@ public final class GroupApis {
             protocols.add(new ClassicGroups.Protocol(in.string("protocols.name"), bytes(in, "protocols.metadata")));
         }
         in.end("JoinGroup v" + version + " request");
-        ClassicGroups.JoinResult result = backend.await(groups.join(groupId, clientId, memberId, sessionMs,
-                rebalanceMs, protocolType, protocols, version >= 4, backend.nowMs()));
+        ClassicGroups.JoinResult result = backend.await(groups.join(new ClassicGroups.JoinRequest(groupId, clientId,
+                memberId, instanceId, sessionMs, rebalanceMs, protocolType, protocols, version >= 4), backend.nowMs()));
         KafkaWriter out = new KafkaWriter().int32(0).int16(result.error()).int32(result.generationId())
                 .nullableString(result.protocolName()).nullableString(result.leader())
                 .nullableString(result.memberId()).arrayLength(result.members().size());
         for (ClassicGroups.JoinedMember m : result.members()) {
             out.nullableString(m.memberId());
             if (version >= 5) {
-                out.nullableString(null);
+                out.nullableString(m.groupInstanceId()); // the range assignor orders static members by it
             }
             out.nullableBytes(ByteBuffer.wrap(m.metadata()));
         }
@@ -110,17 +109,15 @@ public final class GroupApis {
         String groupId = in.string("group_id");
         int generationId = in.int32("generation_id");
         String memberId = in.string("member_id");
-        if (version >= 3) {
-            in.nullableString("group_instance_id");
-        }
+        String instanceId = version >= 3 ? in.nullableString("group_instance_id") : null;
         int count = in.arrayLength("assignments");
         Map<String, byte[]> assignments = new LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
             assignments.put(in.string("assignments.member_id"), bytes(in, "assignments.assignment"));
         }
         in.end("SyncGroup v" + version + " request");
-        ClassicGroups.SyncResult result = backend.await(groups.sync(groupId, generationId, memberId, assignments,
-                backend.nowMs()));
+        ClassicGroups.SyncResult result = backend.await(groups.sync(groupId, generationId, memberId, instanceId,
+                assignments, backend.nowMs()));
         KafkaWriter out = new KafkaWriter();
         if (version >= 1) {
             out.int32(0);
@@ -132,20 +129,42 @@ public final class GroupApis {
         String groupId = in.string("group_id");
         int generationId = in.int32("generation_id");
         String memberId = in.string("member_id");
-        if (version >= 3) {
-            in.nullableString("group_instance_id");
-        }
+        String instanceId = version >= 3 ? in.nullableString("group_instance_id") : null;
         in.end("Heartbeat v" + version + " request");
-        short error = groups.heartbeat(groupId, generationId, memberId, backend.nowMs());
+        short error = groups.heartbeat(groupId, generationId, memberId, instanceId, backend.nowMs());
         return withThrottle(version >= 1).int16(error).toByteArray();
     }
 
+    /**
+     * group_id · member_id (v0-2) · members [member_id · group_instance_id] (v3+) → throttle_time_ms
+     * (v1+) · error_code · members [member_id · group_instance_id · error_code] (v3+). Before v3 the
+     * one member's error is the answer's (Kafka's {@code LeaveGroupResponse}).
+     */
     static byte[] leaveGroup(KafkaReader in, short version, ClassicGroups groups, Backend backend) {
         String groupId = in.string("group_id");
-        String memberId = in.string("member_id");
+        List<ClassicGroups.Leaving> leaving = new ArrayList<>();
+        if (version < 3) {
+            leaving.add(new ClassicGroups.Leaving(in.string("member_id"), null));
+        } else {
+            int count = in.arrayLength("members");
+            for (int i = 0; i < count; i++) {
+                leaving.add(new ClassicGroups.Leaving(in.string("members.member_id"),
+                        in.nullableString("members.group_instance_id")));
+            }
+        }
         in.end("LeaveGroup v" + version + " request");
-        short error = groups.leave(groupId, memberId, backend.nowMs());
-        return withThrottle(version >= 1).int16(error).toByteArray();
+        ClassicGroups.LeaveResult result = groups.leave(groupId, leaving, backend.nowMs());
+        KafkaWriter out = withThrottle(version >= 1);
+        if (version < 3) {
+            short error = result.error() != KafkaErrors.NONE ? result.error() : result.members().get(0);
+            return out.int16(error).toByteArray();
+        }
+        out.int16(result.error()).arrayLength(result.members().size());
+        for (int i = 0; i < result.members().size(); i++) {
+            out.nullableString(leaving.get(i).memberId()).nullableString(leaving.get(i).groupInstanceId())
+                    .int16(result.members().get(i));
+        }
+        return out.toByteArray();
     }
 
     /**
@@ -164,9 +183,7 @@ public final class GroupApis {
         String groupId = in.string("group_id");
         int generationId = in.int32("generation_id");
         String memberId = in.string("member_id");
-        if (version >= 7) {
-            in.nullableString("group_instance_id");
-        }
+        String instanceId = version >= 7 ? in.nullableString("group_instance_id") : null;
         if (version <= 4) {
             in.int64("retention_time_ms");
         }
@@ -187,7 +204,7 @@ public final class GroupApis {
             }
         }
         in.end("OffsetCommit v" + version + " request");
-        short verdict = groups.validateCommit(groupId, generationId, memberId, backend.nowMs());
+        short verdict = groups.validateCommit(groupId, generationId, memberId, instanceId, backend.nowMs());
         List<PartitionOffset> all = topics.values().stream().flatMap(List::stream).toList();
         List<OffsetCommitError> written = verdict == KafkaErrors.NONE && !groupId.isEmpty()
                 ? backend.commitOffsets(groupId, all) : List.of();
@@ -275,58 +292,7 @@ public final class GroupApis {
         return out.toByteArray();
     }
 
-    /**
-     * groups [string] · include_authorized_operations (v3+) → throttle_time_ms (v1+) · groups
-     * [error_code · group_id · group_state · protocol_type · protocol_data · members [member_id ·
-     * group_instance_id (v4+) · client_id · client_host · member_metadata · member_assignment] ·
-     * authorized_operations (v3+)].
-     */
-    static byte[] describeGroups(KafkaReader in, short version, ClassicGroups groups) {
-        int count = in.arrayLength("groups");
-        // each group once, however often it is named: the answer is bounded by what the groups hold
-        // (max.group.bytes), not by what a 40-byte request asks (Kafka answers every name as it comes)
-        Set<String> names = new LinkedHashSet<>();
-        for (int i = 0; i < count; i++) {
-            names.add(in.string("groups"));
-        }
-        if (version >= 3) {
-            in.bool("include_authorized_operations");
-        }
-        in.end("DescribeGroups v" + version + " request");
-        KafkaWriter out = withThrottle(version >= 1).arrayLength(names.size());
-        for (String name : names) {
-            ClassicGroups.GroupView group = groups.describe(name);
-            out.int16(KafkaErrors.NONE).nullableString(name).nullableString(group.state().kafkaName)
-                    .nullableString(group.protocolType()).nullableString(group.protocolName())
-                    .arrayLength(group.members().size());
-            for (ClassicGroups.MemberView m : group.members()) {
-                out.nullableString(m.memberId());
-                if (version >= 4) {
-                    out.nullableString(null);
-                }
-                // client_host: this listener does not hand the peer's address down; Kafka answers "/1.2.3.4"
-                out.nullableString(m.clientId() == null ? "" : m.clientId()).nullableString("")
-                        .nullableBytes(ByteBuffer.wrap(m.metadata())).nullableBytes(ByteBuffer.wrap(m.assignment()));
-            }
-            if (version >= 3) {
-                out.int32(Integer.MIN_VALUE); // authorized_operations: not asked for, or no ACLs here
-            }
-        }
-        return out.toByteArray();
-    }
-
-    /** Nothing (v0-2) → throttle_time_ms (v1+) · error_code · groups [group_id · protocol_type]. */
-    static byte[] listGroups(KafkaReader in, short version, ClassicGroups groups) {
-        in.end("ListGroups v" + version + " request");
-        List<ClassicGroups.GroupView> all = groups.list();
-        KafkaWriter out = withThrottle(version >= 1).int16(KafkaErrors.NONE).arrayLength(all.size());
-        for (ClassicGroups.GroupView g : all) {
-            out.nullableString(g.groupId()).nullableString(g.protocolType());
-        }
-        return out.toByteArray();
-    }
-
-    private static KafkaWriter withThrottle(boolean throttle) {
+    static KafkaWriter withThrottle(boolean throttle) {
         KafkaWriter out = new KafkaWriter();
         return throttle ? out.int32(0) : out;
     }

@@ -43,7 +43,11 @@ public enum GroupState {
 
     /** What happens to a group; {@link GroupTransitions#next} says which state it leads to. */
     public enum Event {
-        /** A new member joins, or a known one rejoins with new metadata (or is the leader). */
+        /**
+         * A new member joins, or a known one rejoins with new metadata (or is the leader). A static
+         * member back under a new member id (KIP-345) is no event in a Stable group whose protocol
+         * it leaves as it is: it takes its old place.
+         */
         MEMBER_JOINS,
         /** A member sends LeaveGroup, or its session timeout passes without a heartbeat. */
         MEMBER_LEAVES,

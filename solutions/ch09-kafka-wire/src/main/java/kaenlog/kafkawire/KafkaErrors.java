@@ -41,10 +41,17 @@ public final class KafkaErrors {
     public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
     public static final short KAFKA_STORAGE_ERROR = 56;
     public static final short UNKNOWN_PRODUCER_ID = 59;
+    /** DeleteGroups and OffsetDelete refuse a group with members (OffsetDelete: of another protocol than consumers'). */
+    public static final short NON_EMPTY_GROUP = 68;
+    public static final short GROUP_ID_NOT_FOUND = 69;
     public static final short FENCED_LEADER_EPOCH = 74;
     public static final short UNKNOWN_LEADER_EPOCH = 75;
     public static final short MEMBER_ID_REQUIRED = 79;
     public static final short GROUP_MAX_SIZE_REACHED = 81;
+    /** KIP-345: another process uses this group.instance.id now (kafka-clients: FencedInstanceIdException, fatal). */
+    public static final short FENCED_INSTANCE_ID = 82;
+    /** OffsetDelete of a topic the group's members subscribe to. */
+    public static final short GROUP_SUBSCRIBED_TO_TOPIC = 86;
     public static final short INVALID_RECORD = 87;
     /** Kafka's answer for an error it has no better code for. */
     public static final short UNKNOWN_SERVER_ERROR = -1;
