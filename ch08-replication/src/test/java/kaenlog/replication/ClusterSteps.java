@@ -275,11 +275,12 @@ final class ClusterSteps {
             Judge.agree(input, "(error, correlation id)", List.of(response.error(), envelope.correlationId()),
                     "fetchRecords (followerReplicaOrThrow, then the read; Partition.scala, modelled) answers",
                     List.of(m.stray(s.replicaId(), offset), correlationId), CHECK_RULE);
+            String rule = response.error() == ErrorCode.NONE ? FETCH_RULE : CHECK_RULE;
             Judge.agree(input, "(follower LEOs known, follower 2's caught-up time, leader HW) afterwards",
                     List.of(c.isr().followerLeos(), c.isr().lastCaughtUpMs(Cluster.FOLLOWER_ID),
                             c.leader().highWatermark()), "updateFollowerFetchState (modelled) leaves",
                     List.of(m.knownLeo == null ? Map.of() : Map.of(Cluster.FOLLOWER_ID, m.knownLeo), m.lastCaughtUpMs,
-                            m.leaderHw), CHECK_RULE);
+                            m.leaderHw), rule);
         } else if (step instanceof Ask a) {
             long required = Math.max(0, m.leaderLeo - a.belowEnd());
             AckVerdict kafkas = KafkaModel.checkEnoughReplicasReachOffset(required, m.leaderHw, m.isr().size(),
