@@ -2,6 +2,10 @@ package kaenlog.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -52,5 +56,39 @@ class AckVerdictTest {
                 .as("min.insync.replicas 1 (Kafka's default) and an ISR of just the leader: acks=all answers "
                         + "Committed with a single copy")
                 .isEqualTo(AckVerdict.COMMITTED);
+    }
+
+    // ---- Kafka judges: Partition.checkEnoughReplicasReachOffset (a model, KafkaModel) ----
+
+    static final String VERDICT_RULE = "the HW is exclusive, so the write is covered once the HW is at least"
+            + " requiredOffset; waiting comes before judging the ISR: not covered is NotYet whatever the ISR; covered is"
+            + " Committed while the ISR still meets the minimum, NotEnoughReplicasAfterAppend otherwise";
+
+    /** A write's required offset, the HW below, at and above it, the ISR's size at min ISR and around it. */
+    record Question(long requiredOffset, long highWatermark, int isrSize, int minIsr) {
+        @Override
+        public String toString() {
+            return "decide(requiredOffset " + requiredOffset + ", highWatermark " + highWatermark + ", isrSize " + isrSize
+                    + ", minIsr " + minIsr + ")";
+        }
+    }
+
+    static final Gen<Question> QUESTIONS = c -> {
+        long required = Gens.longs(0, Long.MAX_VALUE).generate(c);
+        long hw = Gens.oneOf(Gens.longs(-2, 2).map(d -> required + d), Gens.longs(0, Long.MAX_VALUE)).generate(c);
+        int isrSize = Gens.ints(1, 5).generate(c);
+        int minIsr = Gens.oneOf(Gens.ints(-1, 1).map(d -> isrSize + d), Gens.ints(1, Integer.MAX_VALUE))
+                .generate(c);
+        return new Question(required, Math.max(0, hw < 0 && required > 0 ? Long.MAX_VALUE : hw), isrSize,
+                Math.max(1, minIsr));
+    };
+
+    @Test
+    void everyVerdictAgreesWithKafkasCheckEnoughReplicasReachOffset() {
+        Property.forAll(QUESTIONS).check(q -> Judge.agree(q.toString(), "verdict",
+                AckVerdict.decide(q.requiredOffset(), q.highWatermark(), q.isrSize(), q.minIsr()),
+                "checkEnoughReplicasReachOffset (Partition.scala, modelled) answers",
+                KafkaModel.checkEnoughReplicasReachOffset(q.requiredOffset(), q.highWatermark(), q.isrSize(),
+                        q.minIsr()), VERDICT_RULE));
     }
 }

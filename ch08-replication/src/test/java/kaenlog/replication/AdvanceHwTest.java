@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -123,5 +129,86 @@ class AdvanceHwTest {
                 .as("under min ISR there is no proposal: 'high watermark 3 -> 3', the record just written stays "
                         + "uncommitted")
                 .isEqualTo(3);
+    }
+
+    // ---- Kafka judges: Partition.maybeIncrementLeaderHW (a model, KafkaModel) on views of every shape ----
+
+    static final String PROPOSAL_RULE = "the candidate starts at the leader's own LEO and only goes down, to the smallest"
+            + " LEO of the followers in the maximal ISR; followers outside it do not count; there is no proposal at all"
+            + " when the ISR is smaller than minIsr or an ISR follower's LEO is still unknown";
+    static final String NEVER_BACKWARDS_RULE = "nextHighWatermark leaves the HW where it is for no proposal or a lower"
+            + " one: the high watermark never moves backwards";
+
+    /** What a leader knows when it proposes: its LEO, each follower's LEO (if known), the ISR, min ISR, its HW. */
+    record View(int leaderId, long leaderLeo, TreeMap<Integer, Long> followerLeos, TreeSet<Integer> maximalIsr,
+                int minIsr, long currentHw, OptionalLong anyProposal) {
+        String call() {
+            return "advanceHw(leaderId " + leaderId + ", leaderLeo " + leaderLeo + ", followerLeos " + followerLeos
+                    + ", maximalIsr " + maximalIsr + ", minIsr " + minIsr + ")";
+        }
+    }
+
+    /** A LEO near {@code leo} (below it, at it, above it: a follower can report more than the leader has), or anywhere. */
+    static Gen<Long> near(long leo) {
+        return Gens.oneOf(Gens.longs(-3, 3).map(d -> Math.max(0, leo + d)), Gens.longs(0, 2 * leo + 3));
+    }
+
+    /** Leaders with 0 to 4 followers, each in the ISR or not, its LEO known or not; min ISR at the ISR's size and around it. */
+    static final Gen<View> VIEWS = c -> {
+        int leaderId = Gens.ints(0, 4).generate(c);
+        long leaderLeo = Gens.longs(0, 1L << 40).generate(c);
+        TreeMap<Integer, Long> leos = new TreeMap<>();
+        TreeSet<Integer> isr = new TreeSet<>(Set.of(leaderId));
+        int followers = Gens.ints(0, 4).generate(c);
+        for (int id = leaderId + 1; id <= leaderId + followers; id++) {
+            if (!Gens.booleans().generate(c)) {
+                isr.add(id);
+            }
+            Long leo = Gens.nullOr(near(leaderLeo), 4).generate(c);
+            if (leo != null) {
+                leos.put(id, leo);
+            }
+        }
+        int minIsr = Math.max(1, isr.size() + Gens.ints(-1, 1).generate(c));
+        long currentHw = Gens.longs(0, leaderLeo).generate(c);
+        Long any = Gens.nullOr(near(currentHw), 5).generate(c);
+        return new View(leaderId, leaderLeo, leos, isr, minIsr, currentHw,
+                any == null ? OptionalLong.empty() : OptionalLong.of(any));
+    };
+
+    /** Kafka's proposal in kaen-log's terms: none under min ISR, none for a candidate at UNKNOWN_OFFSET (-1). */
+    static OptionalLong kafkasProposal(int leaderId, long leaderLeo, Map<Integer, Long> followerLeos, Set<Integer> isr,
+                                       int minIsr) {
+        if (KafkaModel.underMinIsr(isr.size(), minIsr)) {
+            return OptionalLong.empty();
+        }
+        long candidate = KafkaModel.hwCandidate(leaderId, leaderLeo, followerLeos, isr);
+        return candidate == KafkaModel.UNKNOWN_OFFSET ? OptionalLong.empty() : OptionalLong.of(candidate);
+    }
+
+    static String show(OptionalLong proposal) {
+        return proposal.isPresent() ? Long.toString(proposal.getAsLong()) : "no proposal";
+    }
+
+    @Test
+    void everyProposalAndEveryNextHighWatermarkAgreeWithKafkasMaybeIncrementLeaderHw() {
+        Property.forAll(VIEWS).check(v -> {
+            OptionalLong kafkas = kafkasProposal(v.leaderId(), v.leaderLeo(), v.followerLeos(), v.maximalIsr(),
+                    v.minIsr());
+            Judge.agree(v.call(), "proposal", Judge.Outcome.of(() -> show(HighWatermark.advanceHw(v.leaderId(),
+                    v.leaderLeo(), v.followerLeos(), v.maximalIsr(), v.minIsr()))), "maybeIncrementLeaderHW"
+                    + " (Partition.scala, modelled) proposes", Judge.Outcome.of(() -> show(kafkas)), PROPOSAL_RULE);
+            Judge.agree("nextHighWatermark(" + v.currentHw() + ", " + show(kafkas) + ") after " + v.call(),
+                    "high watermark", Judge.Outcome.of(() -> HighWatermark.nextHighWatermark(v.currentHw(), kafkas)),
+                    "maybeIncrementLeaderHW (modelled) leaves", Judge.Outcome.of(() -> KafkaModel.leaderHwAfter(
+                            v.currentHw(), v.leaderId(), v.leaderLeo(), v.followerLeos(), v.maximalIsr(), v.minIsr())),
+                    NEVER_BACKWARDS_RULE);
+            long kafkasNext = v.anyProposal().isEmpty() ? v.currentHw()
+                    : KafkaModel.maybeIncrementHighWatermark(v.currentHw(), v.anyProposal().getAsLong());
+            Judge.agree("nextHighWatermark(" + v.currentHw() + ", " + show(v.anyProposal()) + ")", "high watermark",
+                    Judge.Outcome.of(() -> HighWatermark.nextHighWatermark(v.currentHw(), v.anyProposal())),
+                    "UnifiedLog.maybeIncrementHighWatermark (modelled) leaves", Judge.Outcome.of(() -> kafkasNext),
+                    NEVER_BACKWARDS_RULE);
+        });
     }
 }

@@ -20,6 +20,10 @@ import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.RequestEnvelope;
 import kaenlog.wire.ResponseEnvelope;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -310,5 +314,40 @@ class FetchRoundTest {
         byte[] copy = new byte[buffer.remaining()];
         buffer.duplicate().get(copy);
         return copy;
+    }
+
+    // ---- Kafka judges: Partition.fetchRecords for a follower and the fetcher's HW (models, KafkaModel) ----
+
+    /** A fetch a leader is asked to take at its word: who asks, at which offset, against which log and followers. */
+    record Word(int replicaId, long fetchOffset, List<Integer> followers, long logStart, long logEnd) {
+        @Override
+        public String toString() {
+            return "checkFollowerFetch(replicaId " + replicaId + ", fetchOffset " + fetchOffset + ", followers "
+                    + followers + ", logStart " + logStart + ", logEnd " + logEnd + ")";
+        }
+    }
+
+    static final Gen<Word> WORDS = c -> {
+        List<Integer> followers = Gens.elements(List.of(2), List.of(0, 2, 3), List.<Integer>of()).generate(c);
+        long logStart = Gens.oneOf(Gens.longs(0, 5), Gens.longs(0, 1L << 40)).generate(c);
+        long logEnd = logStart + Gens.oneOf(Gens.longs(0, 5), Gens.longs(0, 1L << 40)).generate(c);
+        long edge = Gens.booleans().generate(c) ? logEnd : logStart;
+        long offset = Gens.oneOf(Gens.longs(-2, 2).map(d -> edge + d), Gens.longs()).generate(c);
+        int replicaId = Gens.elements(2, 1, 0, 3, Integer.MAX_VALUE).generate(c);
+        return new Word(replicaId, offset, followers, logStart, logEnd);
+    };
+
+    @Test
+    void everyFollowersWordIsCheckedAsKafkasFetchRecordsChecksIt() {
+        Property.forAll(WORDS).check(w -> Judge.agree(w.toString(), "answer", Cluster.checkFollowerFetch(w.replicaId(),
+                w.fetchOffset(), w.followers(), w.logStart(), w.logEnd()), "fetchRecords (followerReplicaOrThrow, then"
+                + " checkLogStartOffset and LocalLog.read's end check; modelled) answers", KafkaModel.followerFetch(
+                        w.replicaId(), w.fetchOffset(), w.followers(), w.logStart(), w.logEnd()), ClusterSteps.CHECK_RULE));
+    }
+
+    @Test
+    void everySequenceOfRoundsAndStrayFetchesAgreesWithKafkasFetchPath() {
+        ClusterSteps.check(root, Gens.oneOf(ClusterSteps.FETCHES, ClusterSteps.produces(ProduceRequest.ACKS_LEADER,
+                ProduceRequest.ACKS_NONE), ClusterSteps.STRAYS, ClusterSteps.SHRINKS), 16, 8);
     }
 }

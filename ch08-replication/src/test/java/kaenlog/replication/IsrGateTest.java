@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import kaenlog.testkit.property.Gens;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
@@ -86,5 +87,13 @@ class IsrGateTest {
                     .as("answered without error")
                     .isEqualTo(ErrorCode.NONE);
         }
+    }
+
+    // ---- Kafka judges: Partition.checkEnoughReplicasReachOffset (a model, KafkaModel), asked live ----
+
+    @Test
+    void everyQuestionAgreesWithKafkasCheckEnoughReplicasReachOffsetOnTheLiveHighWatermarkAndIsr() {
+        ClusterSteps.check(root, Gens.oneOf(ClusterSteps.ASKS, ClusterSteps.produces(ProduceRequest.ACKS_ALL,
+                ProduceRequest.ACKS_LEADER), ClusterSteps.FETCHES, ClusterSteps.SHRINKS), 16, 8);
     }
 }

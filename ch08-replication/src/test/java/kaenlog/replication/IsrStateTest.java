@@ -3,8 +3,16 @@ package kaenlog.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.server.replica.Replica;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -219,5 +227,124 @@ class IsrStateTest {
                         + "some follower is out of it")
                 .isFalse();
         assertThat(state.isr()).as("the ISR is still [1]").containsExactly(1);
+    }
+
+    // ---- Kafka judges: org.apache.kafka.server.replica.Replica, and getOutOfSyncReplicas (modelled) ----
+
+    static final String OBSERVE_RULE = "a fetch's offset is the follower's LEO and its time is when the follower was last"
+            + " heard from, but an older clock must not move that time back";
+    static final String SHRINK_RULE = "shrinkIsr removes followers silent for strictly more than 30000 ms (exactly 30000"
+            + " stays in), never the leader, and says whether the ISR changed";
+    static final String UNDER_MIN_ISR_RULE = "under min ISR means the ISR's size, leader included, is below"
+            + " min.insync.replicas";
+
+    /** One thing that happens to a leader's ISR state: a follower's fetch, or a shrink, at a time of the caller's. */
+    sealed interface Step {
+        long nowMs();
+    }
+
+    record Fetch(int replicaId, long fetchOffset, long nowMs) implements Step {
+        @Override
+        public String toString() {
+            return "observe(" + replicaId + ", " + fetchOffset + ", " + nowMs + ")";
+        }
+    }
+
+    record Shrink(long nowMs) implements Step {
+        @Override
+        public String toString() {
+            return "shrinkIsr(" + nowMs + ")";
+        }
+    }
+
+    /** A leader (id 1) taking over at {@code startMs} with followers 2.., min ISR around the ISR's size, then steps. */
+    record History(int followers, int minIsr, long startMs, List<Step> steps) {
+        @Override
+        public String toString() {
+            return "new IsrState(1, " + followerIds() + ", " + minIsr + ", " + startMs + "), then " + steps;
+        }
+
+        List<Integer> followerIds() {
+            List<Integer> ids = new ArrayList<>();
+            for (int id = 2; id < 2 + followers; id++) {
+                ids.add(id);
+            }
+            return ids;
+        }
+    }
+
+    /** A time after {@code previous}: a little, exactly the lag, around it, far; or before it (an older clock). */
+    static Gen<Long> timeAfter(long previous) {
+        Gen<Long> delta = Gens.oneOf(Gens.longs(-3, 3).map(d -> LAG + d), Gens.longs(-40_000, 70_000),
+                Gens.longs(Long.MIN_VALUE, Long.MAX_VALUE));
+        return delta.map(d -> {
+            long t = previous + d;
+            boolean overflowed = ((previous ^ t) & (d ^ t)) < 0;
+            return overflowed ? (d > 0 ? Long.MAX_VALUE : 0L) : Math.max(0L, t);
+        });
+    }
+
+    static final Gen<History> HISTORIES = c -> {
+        int followers = Gens.ints(0, 3).generate(c);
+        int minIsr = Math.max(1, followers + 1 + Gens.ints(-1, 1).generate(c));
+        long start = Gens.longs(0, Long.MAX_VALUE).generate(c);
+        int n = Gens.ints(1, 12).generate(c);
+        List<Step> steps = new ArrayList<>();
+        long now = start;
+        for (int i = 0; i < n; i++) {
+            now = timeAfter(now).generate(c);
+            if (followers > 0 && Gens.booleans().generate(c)) {
+                int id = 2 + Gens.ints(0, followers - 1).generate(c);
+                steps.add(new Fetch(id, Gens.longs(0, 1L << 40).generate(c), now));
+            } else {
+                steps.add(new Shrink(now));
+            }
+        }
+        return new History(followers, minIsr, start, steps);
+    };
+
+    @Test
+    void everyHistoryOfFetchesAndShrinksAgreesWithKafkasReplicaState() {
+        Property.forAll(HISTORIES).check(h -> {
+            IsrState yours = new IsrState(1, h.followerIds(), h.minIsr(), h.startMs());
+            TreeMap<Integer, Replica> kafkas = new TreeMap<>();
+            for (int id : h.followerIds()) {
+                Replica replica = KafkaJudges.follower(id);
+                replica.resetReplicaState(h.startMs(), 0L, true, true);
+                kafkas.put(id, replica);
+            }
+            TreeSet<Integer> isr = new TreeSet<>(kafkas.keySet());
+            isr.add(1);
+            for (Step step : h.steps()) {
+                String at = "step " + step + " of " + h + ",";
+                if (step instanceof Fetch f) {
+                    yours.observe(f.replicaId(), f.fetchOffset(), f.nowMs());
+                    KafkaJudges.fetch(kafkas.get(f.replicaId()), f.fetchOffset(), f.nowMs());
+                    Judge.agree(at, "follower LEOs", yours.followerLeos(), "Replica.updateFetchStateOrThrow records",
+                            knownLeos(kafkas), OBSERVE_RULE);
+                    Judge.agree(at, "last caught-up time of " + f.replicaId(), yours.lastCaughtUpMs(f.replicaId()),
+                            "Replica.updateFetchStateOrThrow records",
+                            kafkas.get(f.replicaId()).stateSnapshot().lastCaughtUpTimeMs(), OBSERVE_RULE);
+                } else {
+                    // getOutOfSyncReplicas: candidateReplicaIds = isr - localBrokerId, each judged by isCaughtUp
+                    boolean changed = isr.removeIf(id -> id != 1 && !KafkaJudges.caughtUpByTime(kafkas.get(id),
+                            step.nowMs()));
+                    boolean yoursChanged = yours.shrinkIsr(step.nowMs());
+                    Judge.agree(at, "ISR", yours.isr(), "getOutOfSyncReplicas (isr - leader, judged by"
+                            + " ReplicaState.isCaughtUp) leaves", List.copyOf(isr), SHRINK_RULE);
+                    Judge.agree(at, "answer to 'did the ISR change'", yoursChanged, "getOutOfSyncReplicas is nonEmpty:",
+                            changed, SHRINK_RULE);
+                }
+                Judge.agree(at + " ISR " + isr + ", min ISR " + h.minIsr() + ",", "underMinIsr", yours.underMinIsr(),
+                        "Partition.isUnderMinIsr (modelled) says", KafkaModel.underMinIsr(isr.size(), h.minIsr()),
+                        UNDER_MIN_ISR_RULE);
+            }
+        });
+    }
+
+    private static Map<Integer, Long> knownLeos(Map<Integer, Replica> kafkas) {
+        TreeMap<Integer, Long> leos = new TreeMap<>();
+        kafkas.forEach((id, replica) -> KafkaJudges.knownLeo(replica).ifPresent(leo -> leos.put(id, leo)));
+        return leos;
     }
 }

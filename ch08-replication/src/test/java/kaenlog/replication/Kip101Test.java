@@ -4,13 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicInteger;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.testkit.PassesOnSkeleton;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,5 +143,123 @@ class Kip101Test {
                     .as("an empty follower holds no epoch: nothing to ask, nothing to cut").isEmpty();
             assertThat(c.follower().leo()).as("still empty").isZero();
         }
+    }
+
+    // ---- Kafka judges: the leader's LeaderEpochFileCache.endOffsetFor, and the follower's truncation
+    //      (AbstractFetcherThread.getOffsetTruncationState, modelled), over histories with failovers ----
+
+    static final String TRUNCATE_RULE = "ask the leader where the latest epoch the follower holds ends (no epoch held:"
+            + " nothing to do) and truncate to min(own LEO, that end), never to the own HW, which is one round late; an"
+            + " empty answer falls back to the own HW, as Kafka's follower does; return the leader's answer";
+
+    sealed interface Step {
+    }
+
+    record Produce() implements Step {
+        @Override
+        public String toString() {
+            return "produce";
+        }
+    }
+
+    record Fetch() implements Step {
+        @Override
+        public String toString() {
+            return "fetchOnce";
+        }
+    }
+
+    /** The leader dies: the follower leads at an epoch {@code bump} above every epoch seen; the old leader reconciles. */
+    record FailOver(int bump, boolean byEpoch) implements Step {
+        @Override
+        public String toString() {
+            return "failOver(+" + bump + "), then the old leader truncates " + (byEpoch ? "by leader epoch" : "to its HW");
+        }
+    }
+
+    record TruncateByEpoch() implements Step {
+        @Override
+        public String toString() {
+            return "truncateFollowerByLeaderEpoch";
+        }
+    }
+
+    /** Records written and copied twice as often as leaders change, so that followers come to hold several epochs. */
+    static final Gen<Step> STEPS = Gens.oneOf(c -> new Produce(), c -> new Fetch(), c -> new TruncateByEpoch(),
+            c -> new FailOver(Gens.ints(1, 3).generate(c), !Gens.booleans().generate(c)), c -> new Produce(),
+            c -> new Fetch());
+
+    static final Gen<List<Step>> HISTORIES = Gens.lists(STEPS, 0, 24).map(steps -> {
+        List<Step> all = new ArrayList<>(steps);
+        all.add(new TruncateByEpoch());
+        return all;
+    });
+
+    @Test
+    void everyTruncationAgreesWithKafkasLeaderEpochCacheAndItsFollowersRule() {
+        AtomicInteger tries = new AtomicInteger();
+        Property.forAll(HISTORIES).tries(8).shrinkBudget(ClusterSteps.CLUSTER_SHRINKS).check(steps -> {
+            try (Cluster c = Cluster.open(root.resolve("try-" + tries.incrementAndGet()), 2, NOW)) {
+                int epoch = 0;
+                for (int i = 0; i < steps.size(); i++) {
+                    Step step = steps.get(i);
+                    String at = "step " + (i + 1) + " (" + step + ") of " + steps;
+                    if (step instanceof Produce) {
+                        c.produce(i, ProduceRequest.ACKS_LEADER, NOW);
+                    } else if (step instanceof Fetch && c.follower().leo() <= c.leader().leo()) {
+                        c.fetchOnce(NOW);
+                    } else if (step instanceof FailOver f) {
+                        epoch += f.bump();
+                        c.failOver(epoch, NOW);
+                        if (f.byEpoch()) {
+                            truncateAndJudge(c, at);
+                        } else {
+                            c.truncateFollowerToHighWatermark();
+                        }
+                    } else if (step instanceof TruncateByEpoch) {
+                        truncateAndJudge(c, at);
+                    }
+                }
+            }
+        });
+    }
+
+    private void truncateAndJudge(Cluster c, String at) throws IOException {
+        OptionalInt held = c.follower().epochs().latestEpoch();
+        List<LeaderEpochCache.EpochEntry> leaders = c.leader().epochs().entries();
+        long leaderLeo = c.leader().leo();
+        long leo = c.follower().leo();
+        long hw = c.follower().highWatermark();
+        String state = at + ": the follower holds epochs " + c.follower().epochs().entries() + ", LEO " + leo + ", HW "
+                + hw + "; the leader holds epochs " + leaders + ", LEO " + leaderLeo + ",";
+
+        Optional<EpochEndOffset> kafkas = Optional.empty();
+        String oracle = "LeaderEpochFileCache.endOffsetFor, asked nothing (no epoch held), gives";
+        if (held.isPresent()) {
+            LeaderEpochFileCache cache = KafkaJudges.epochCache(root);
+            leaders.forEach(e -> cache.assign(e.epoch(), e.startOffset()));
+            EpochEndOffset.Wire wire = KafkaJudges.endOffsetFor(cache, held.getAsInt(), leaderLeo);
+            oracle = "LeaderEpochFileCache.endOffsetFor(" + held.getAsInt() + ", " + leaderLeo + ") on the leader answers";
+            if (!leaders.isEmpty() && held.getAsInt() < leaders.get(0).epoch()) {
+                oracle += " (" + wire.leaderEpoch() + ", " + wire.endOffset() + ") for an epoch below every cached one;"
+                        + " kaen-log's documented difference answers";
+            } else if (!leaders.isEmpty() && held.getAsInt() > leaders.get(leaders.size() - 1).epoch()) {
+                LeaderEpochCache.EpochEntry latest = leaders.get(leaders.size() - 1);
+                oracle += " (" + wire.leaderEpoch() + ", " + wire.endOffset() + ") for an epoch above the latest;"
+                        + " kaen-log's documented difference answers";
+                kafkas = Optional.of(new EpochEndOffset(latest.epoch(), leaderLeo));
+            } else {
+                kafkas = EpochEndOffset.fromWire(wire.leaderEpoch(), wire.endOffset());
+            }
+        }
+        // getOffsetTruncationState: min(leaderEpochOffset.endOffset, replica's end offset), or the fetch offset
+        // (the follower's HW) when the leader answered UNDEFINED_EPOCH_OFFSET
+        long kafkasLeo = held.isEmpty() ? leo : kafkas.map(e -> Math.min(leo, e.endOffset())).orElse(hw);
+
+        Optional<EpochEndOffset> expected = kafkas;
+        Judge.agree(state, "leader's answer", Judge.Outcome.of(c::truncateFollowerByLeaderEpoch), oracle,
+                Judge.Outcome.of(() -> expected), TRUNCATE_RULE);
+        Judge.agree(state, "LEO after the truncation", c.follower().leo(), "AbstractFetcherThread"
+                + ".getOffsetTruncationState (modelled) truncates to", kafkasLeo, TRUNCATE_RULE);
     }
 }

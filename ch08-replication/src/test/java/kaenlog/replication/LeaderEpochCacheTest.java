@@ -3,10 +3,19 @@ package kaenlog.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import kaenlog.replication.LeaderEpochCache.EpochEntry;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Task 4: the end offset of an epoch, KIP-279 style (largest epoch <= the one asked). */
 @Order(4)
@@ -176,5 +185,76 @@ class LeaderEpochCacheTest {
                 .as("epoch 3 starts at 6, so a LEO of 5 is impossible: refused, naming the leo")
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("leo 5");
+    }
+
+    // ---- Kafka judges: kafka-storage's LeaderEpochFileCache.endOffsetFor, on epoch histories of every shape ----
+
+    static final String END_OFFSET_RULE = "search from the newest entry back for the largest epoch <= the one asked"
+            + " (KIP-279: an epoch that never existed is answered with the one before it); it ends where the next entry"
+            + " starts, or at the LEO when it is the latest, and none is an empty Optional";
+
+    @TempDir
+    Path checkpointDir;
+
+    /** A history of assign calls (mostly rising, some going back), a LEO at or past the latest start, an epoch asked. */
+    record Lookup(List<EpochEntry> assigned, long leoPastLatestStart, int asked) {
+        @Override
+        public String toString() {
+            return "assign " + assigned + ", then endOffsetForEpoch(" + asked + ", LEO = latest start + "
+                    + leoPastLatestStart + ")";
+        }
+    }
+
+    static final Gen<Lookup> LOOKUPS = c -> {
+        int n = Gens.ints(0, 6).generate(c);
+        List<EpochEntry> assigned = new ArrayList<>();
+        int epoch = Gens.ints(0, 5).generate(c);
+        long start = Gens.longs(0, 20).generate(c);
+        for (int i = 0; i < n; i++) {
+            assigned.add(new EpochEntry(epoch, start));
+            epoch = (int) Math.min(Integer.MAX_VALUE, Math.max(0, epoch + (long) Gens.ints(-1, 3).generate(c)));
+            start = Math.max(0, start + Gens.longs(-2, 10).generate(c));
+        }
+        long past = Gens.oneOf(Gens.longs(0, 10), Gens.longs(0, 1L << 40)).generate(c);
+        int asked = Gens.oneOf(Gens.ints(-2, 12), Gens.ints()).generate(c);
+        return new Lookup(assigned, past, asked);
+    };
+
+    @Test
+    void everyLookupAgreesWithKafkasLeaderEpochFileCache() {
+        Property.forAll(LOOKUPS).check(q -> {
+            LeaderEpochCache yours = new LeaderEpochCache();
+            LeaderEpochFileCache kafkas = KafkaJudges.epochCache(checkpointDir);
+            q.assigned().forEach(e -> {
+                yours.assign(e.epoch(), e.startOffset());
+                kafkas.assign(e.epoch(), e.startOffset());
+            });
+            Judge.agree(q.toString(), "entries (given code, assign)", yours.entries(), "LeaderEpochFileCache.assign keeps",
+                    KafkaJudges.entries(kafkas), "an epoch keeps the start offset of its first record, and entries that"
+                            + " would break the order are removed before a new one is appended");
+            List<EpochEntry> entries = yours.entries();
+            long leo = (entries.isEmpty() ? 0 : entries.get(entries.size() - 1).startOffset()) + q.leoPastLatestStart();
+            EpochEndOffset.Wire kafka = KafkaJudges.endOffsetFor(kafkas, q.asked(), leo);
+            String input = "endOffsetForEpoch(" + q.asked() + ", " + leo + ") after assign " + q.assigned();
+            String oracle = "LeaderEpochFileCache.endOffsetFor answers";
+            Optional<EpochEndOffset> expected;
+            if (!entries.isEmpty() && q.asked() > entries.get(entries.size() - 1).epoch()) {
+                EpochEntry latest = entries.get(entries.size() - 1);
+                oracle = "LeaderEpochFileCache.endOffsetFor answers (" + kafka.leaderEpoch() + ", " + kafka.endOffset()
+                        + ") for an epoch above the latest; kaen-log's documented difference (the guide's 'An epoch"
+                        + " above the latest') answers";
+                expected = Optional.of(new EpochEndOffset(latest.epoch(), leo));
+            } else if (!entries.isEmpty() && q.asked() < entries.get(0).epoch()) {
+                oracle = "LeaderEpochFileCache.endOffsetFor answers (" + kafka.leaderEpoch() + ", " + kafka.endOffset()
+                        + ") for an epoch below every cached one; kaen-log's documented difference (the guide's 'An"
+                        + " epoch below every cached one') answers";
+                expected = Optional.empty();
+            } else {
+                expected = EpochEndOffset.fromWire(kafka.leaderEpoch(), kafka.endOffset());
+            }
+            Optional<EpochEndOffset> kafkasAnswer = expected;
+            Judge.agree(input, "answer", Judge.Outcome.of(() -> yours.endOffsetForEpoch(q.asked(), leo)), oracle,
+                    Judge.Outcome.of(() -> kafkasAnswer), END_OFFSET_RULE);
+        });
     }
 }

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import kaenlog.log.FetchIsolation;
 import kaenlog.wire.ErrorCode;
+import kaenlog.testkit.property.Gens;
 import kaenlog.wire.ProduceRequest;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -93,5 +94,13 @@ class ProduceTest {
                     .as("and committed at once, with one copy: the leader is the whole ISR, so HW = its LEO 5")
                     .isEqualTo(5);
         }
+    }
+
+    // ---- Kafka judges: Partition.appendRecordsToLeader (a model, KafkaModel) over random sequences ----
+
+    @Test
+    void everySequenceOfProducesAgreesWithKafkasAppendRecordsToLeader() {
+        ClusterSteps.check(root, Gens.oneOf(ClusterSteps.produces(ProduceRequest.ACKS_ALL, ProduceRequest.ACKS_LEADER,
+                ProduceRequest.ACKS_NONE), ClusterSteps.FETCHES, ClusterSteps.SHRINKS), 16, 8);
     }
 }

@@ -35,6 +35,7 @@ public final class Property<T> {
     private final Gen<T> gen;
     private int tries = DEFAULT_TRIES;
     private long seed = SEED;
+    private int shrinkBudget = SHRINK_BUDGET;
     private Function<? super T, String> show = Property::show;
 
     private Property(Gen<T> gen) {
@@ -53,6 +54,19 @@ public final class Property<T> {
 
     public Property<T> seed(long seed) {
         this.seed = seed;
+        return this;
+    }
+
+    /**
+     * How many replays of a failing input shrinking may spend (default {@value #SHRINK_BUDGET}): a
+     * property whose every input opens files (a broker's logs, say) replays for tens of
+     * milliseconds each and takes fewer, so that a learner's red run does not wait minutes.
+     */
+    public Property<T> shrinkBudget(int replays) {
+        if (replays < 0) {
+            throw new IllegalArgumentException("shrinkBudget must be >= 0, got " + replays);
+        }
+        this.shrinkBudget = replays;
         return this;
     }
 
@@ -129,10 +143,10 @@ public final class Property<T> {
     /**
      * Deletes and lowers draws while the input they make still fails with the same kind of
      * throwable: shorter sequences first, then smaller draws, each step strictly smaller (so it
-     * ends), within {@link #SHRINK_BUDGET} replays.
+     * ends), within {@link #shrinkBudget} replays.
      */
     private Shrunk<T> shrink(Check<? super T> check, long[] draws, T input, Throwable failure) {
-        Shrinking<T> s = new Shrinking<>(draws, input, failure);
+        Shrinking<T> s = new Shrinking<>(draws, input, failure, shrinkBudget);
         while (s.budget > 0 && Candidates.offer(s.draws, candidate -> s.budget-- > 0 && tryCandidate(check, s, candidate))) {
             s.steps++;
         }
@@ -145,9 +159,10 @@ public final class Property<T> {
         T input;
         Throwable failure;
         int steps;
-        int budget = SHRINK_BUDGET;
+        int budget;
 
-        Shrinking(long[] draws, T input, Throwable failure) {
+        Shrinking(long[] draws, T input, Throwable failure, int budget) {
+            this.budget = budget;
             this.draws = draws;
             this.input = input;
             this.failure = failure;

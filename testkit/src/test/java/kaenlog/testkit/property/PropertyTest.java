@@ -47,6 +47,17 @@ class PropertyTest {
     }
 
     @Test
+    void shrinkingSpendsNoMoreReplaysThanItsBudget() {
+        List<Integer> replays = new ArrayList<>();
+        assertThatThrownBy(() -> Property.forAll(Gens.ints(0, 1_000_000)).tries(1_000).shrinkBudget(3).check(x -> {
+            replays.add(x);
+            assertThat(x).as("small").isLessThan(1000);
+        })).hasMessageContaining("the smallest input found: ");
+        int failedAt = replays.indexOf(replays.stream().filter(x -> x >= 1000).findFirst().orElseThrow());
+        assertThat(replays.size() - failedAt - 1).as("replays after the first failing input").isLessThanOrEqualTo(3);
+    }
+
+    @Test
     void aWorkbookTodoFailsAtOnceUnchanged() {
         UnsupportedOperationException todo = new UnsupportedOperationException("TODO ch01 task 1: zig-zag (VarintTest)");
         List<Integer> seen = new ArrayList<>();
