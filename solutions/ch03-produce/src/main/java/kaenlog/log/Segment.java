@@ -90,7 +90,7 @@ public final class Segment implements Closeable {
     /**
      * A new, empty segment: its {@code .log}, then its {@code .index}. When either cannot be made
      * (no space, no inodes) the half-made segment is closed and its {@code .log} removed, so a
-     * failed roll leaves the old layout; should the removal fail too, {@code Log.open} recognises
+     * failed roll leaves the old layout; should the removal fail too, {@link LogLoader} recognises
      * an empty segment below the previous one's end as the orphan of a failed roll.
      */
     static Segment create(Path dir, long baseOffset, int indexIntervalBytes) throws IOException {
