@@ -138,6 +138,36 @@ class LogAppendTest {
         }
     }
 
+    // Chapter 7 puts its producer state in front of this append (Log.AppendHook): the step validates,
+    // judges and writes the proof through append(ValidatedBatch), and the leader epoch a replicated
+    // chapter passes in must still reach the batch the step wrote.
+    @Test
+    void aStepInFrontOfTheAppendWritesThroughTheLeadersAppendAndKeepsTheLeaderEpoch() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            List<Long> stepRanAt = new ArrayList<>();
+            log.setAppendHook((hooked, batch) -> {
+                stepRanAt.add(hooked.logEndOffset());
+                return hooked.append(hooked.validate(batch));
+            });
+            AppendInfo first = log.append(builder("a", 2).build(999), 7);
+            AppendInfo second = log.append(builder("b", 1).build(999));
+
+            assertThat(stepRanAt)
+                    .as("the step runs once per append, before the write (at log end offset 0, then 2)")
+                    .containsExactly(0L, 2L);
+            assertThat(List.of(first, second))
+                    .as("the step's write is the leader's append: offsets from the log end, 0..1 then 2..2")
+                    .containsExactly(new AppendInfo(0, 1, 2), new AppendInfo(2, 2, 1));
+            List<BatchHeader> written = log.activeSegment().headers();
+            assertThat(written.get(0).partitionLeaderEpoch())
+                    .as("append(batch, 7) stamps leader epoch 7 on the batch even when a step in front wrote it")
+                    .isEqualTo(7);
+            assertThat(written.get(1).partitionLeaderEpoch())
+                    .as("and an append without an epoch leaves the batch's -1")
+                    .isEqualTo(BatchHeader.NO_PARTITION_LEADER_EPOCH);
+        }
+    }
+
     @Test
     void onlyANonEmptySegmentThatTheBatchWouldPushPastSegmentBytesRolls() {
         assertThat(Log.shouldRoll(0, 100, 100))

@@ -33,7 +33,7 @@ import kaenlog.client.BrokerClient;
 import kaenlog.wire.ProduceRequest;
 
 /**
- * Item 1, a crash during a segment roll. A roll ({@code Log.roll}, chapter 3) flushes the active
+ * Item 1, a crash during a segment roll. A roll ({@code LocalLog.roll}, chapter 3) flushes the active
  * segment, creates the new {@code .log} file, then its {@code .index}, and only then is the batch
  * that did not fit written into it. To kill the broker at exactly those moments, the broker JVM
  * runs with a debugger agent (JDWP, loopback only) and this class, through the JDK's own debugger
@@ -55,8 +55,8 @@ public final class RollCrash {
         BEFORE_NEW_FILES("kaenlog.log.Segment", "create", false),
         /** The new {@code .log} exists, empty; its {@code .index} does not ({@code OffsetIndex.create} entered). */
         NEW_LOG_WITHOUT_INDEX("kaenlog.log.OffsetIndex", "create", false),
-        /** Both new files exist, nothing written into them ({@code Log.roll} about to return). */
-        NEW_SEGMENT_EMPTY("kaenlog.log.Log", "roll", true);
+        /** Both new files exist, nothing written into them ({@code LocalLog.roll} about to return). */
+        NEW_SEGMENT_EMPTY("kaenlog.log.LocalLog", "roll", true);
 
         final String className;
         final String methodName;
@@ -106,7 +106,7 @@ public final class RollCrash {
         public List<String> details() {
             List<String> lines = new ArrayList<>();
             for (Outcome o : outcomes) {
-                lines.add(o.point() + ": killed inside Log.roll: " + (o.killedInRoll() ? "yes" : "NO") + "; files: "
+                lines.add(o.point() + ": killed inside LocalLog.roll: " + (o.killedInRoll() ? "yes" : "NO") + "; files: "
                         + String.join(", ", o.filesAtKill()) + "; after restart lost " + o.afterRestart().lost()
                         + ", dups " + o.afterRestart().duplicates() + ", accepts writes " + (o.acceptsWrites() ? "yes" : "NO")
                         + (o.problems().isEmpty() ? "" : " " + o.problems()));
@@ -277,12 +277,12 @@ public final class RollCrash {
         request.enable();
     }
 
-    /** True when the stopped thread is inside {@code Log.roll} (not, say, creating a new partition's first segment). */
+    /** True when the stopped thread is inside {@code LocalLog.roll} (not, say, creating a new partition's first segment). */
     private static boolean inRoll(ThreadReference thread) {
         try {
             for (StackFrame frame : thread.frames()) {
                 Method m = frame.location().method();
-                if (m.declaringType().name().equals("kaenlog.log.Log") && m.name().equals("roll")) {
+                if (m.declaringType().name().equals("kaenlog.log.LocalLog") && m.name().equals("roll")) {
                     return true;
                 }
             }

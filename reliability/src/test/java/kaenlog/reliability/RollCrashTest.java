@@ -25,7 +25,7 @@ class RollCrashTest {
 
         String details = new RollCrash.Result(java.util.List.of(o)).details() + "\n" + o.problems();
         assertThat(o.killedInRoll())
-                .as("the broker was killed with a thread standing inside Log.roll at %s%n%s", point, details).isTrue();
+                .as("the broker was killed with a thread standing inside LocalLog.roll at %s%n%s", point, details).isTrue();
         assertThat(o.filesAtKill())
                 .as("at %s the new segment's files were %s at the kill%n%s", point, expectedFiles(point), details)
                 .filteredOn(f -> f.matches("\\d{20}\\..*") && !f.startsWith("00000000000000000000."))

@@ -25,7 +25,7 @@ import kaenlog.batch.BatchHeader;
  * checked; the segment remembers how far its bytes are known good ({@code Segment.verifiedEnd}).
  *
  * <p>A slice holds its segments' files open until {@link #close} (see
- * {@link Segment#retainForSend}): retention may delete a segment and compaction swap it while
+ * {@link SegmentFile#retainForSend}): retention may delete a segment and compaction swap it while
  * its bytes are on their way. A follower's truncation shortens the active segment's file in
  * place; {@link #writeTo} then finds fewer bytes than the response announced and fails, and the
  * connection must be closed (a wrong length would desynchronise the client's framing).
@@ -79,14 +79,14 @@ public final class FileSlice implements Closeable {
         try {
             int total = 0;
             for (Segment segment : log.segmentsFrom(fetchOffset)) {
-                FileChannel channel = segment.retainForSend();
+                FileChannel channel = segment.file().retainForSend();
                 int start = segment.positionOf(fetchOffset);
                 int end = scan.walk(segment, channel, start, bound, maxBytes - total, total == 0 && minOneMessage);
                 if (end > start) {
                     regions.add(new Region(segment, channel, start, end - start));
                     total += end - start;
                 } else {
-                    segment.releaseSend();
+                    segment.file().releaseSend();
                 }
                 if (scan.stopped) {
                     break;
@@ -94,7 +94,7 @@ public final class FileSlice implements Closeable {
             }
             return regions.isEmpty() ? EMPTY : new FileSlice(regions, total);
         } catch (IOException | RuntimeException e) {
-            regions.forEach(r -> r.segment().releaseSend());
+            regions.forEach(r -> r.segment().file().releaseSend());
             throw e;
         } finally {
             Scan.give(scan);
@@ -147,7 +147,7 @@ public final class FileSlice implements Closeable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            regions.forEach(r -> r.segment().releaseSend());
+            regions.forEach(r -> r.segment().file().releaseSend());
         }
     }
 
@@ -164,7 +164,7 @@ public final class FileSlice implements Closeable {
         private final CRC32C crc = new CRC32C();
         /**
          * What the walk reads: {@link #direct}, or the segment's recent window when that already holds
-         * the bytes ({@link Segment#recentWindow}: the span positionOf just read), never written.
+         * the bytes ({@link SegmentFile#recent}: the span positionOf just read), never written.
          */
         private ByteBuffer window = direct;
         /** The file position of the window's first byte; its limit is how much it holds. */
@@ -253,7 +253,7 @@ public final class FileSlice implements Closeable {
                 return true;
             }
             windowChannel = channel;
-            Segment.Window recent = segment.recentWindow();
+            SegmentFile.Window recent = segment.file().recent();
             if (recent != null && recent.covers(position, length)) {
                 window = recent.bytes();
                 windowStart = recent.position();

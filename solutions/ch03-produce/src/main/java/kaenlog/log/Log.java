@@ -3,129 +3,70 @@ package kaenlog.log;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.stream.Stream;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.RecordBatch;
 
 /**
- * A partition's log on disk: a directory of segments, the newest one active. Not thread-safe:
- * {@code kaenlog.broker.Partition} guards it with a lock.
+ * A partition's log as the broker sees it (Kafka's {@code UnifiedLog}): the leader's append, which
+ * validates a producer's batch and gives it its offsets, reads up to a bound, and the offsets that
+ * say what a reader may see. Its segments and their files are kept by a {@link LocalLog}, opened
+ * by a {@link LogLoader}. Not thread-safe: {@code kaenlog.broker.Partition} guards it with a lock.
  *
  * <p>Three offsets describe it. The <b>log start offset</b> is the first offset still held
- * (retention moves it forward, chapter 6). The <b>log end offset</b> (LEO) is the offset the next
- * record will get: 0 for an empty log. The <b>high watermark</b> (HW) is exclusive: records below
- * it are committed and visible to consumers. With one replica the HW follows the LEO on every
- * append ("eager"); chapter 8 turns that off with {@link #stopEagerHighWatermark()} and moves the
- * HW only when the followers have the records.
+ * (retention moves it forward). The <b>log end offset</b> (LEO) is the offset the next record will
+ * get: 0 for an empty log. The <b>high watermark</b> (HW) is exclusive: records below it are
+ * committed and visible to consumers. With one replica the HW follows the LEO on every append
+ * ("eager"); with followers it moves only when they have the records.
+ *
+ * <p>The later chapters extend it through the seams at the end of this file, each where Kafka's
+ * {@code UnifiedLog} has the same step: the producer state, the follower's append and truncation,
+ * the high watermark moved from outside, and retention and compaction.
  */
 public final class Log implements Closeable {
+    /** A compaction's rewritten segment, {@code X.log.cleaned}, then {@code X.log.swap} once committed (chapter 6). */
     static final String CLEANED_SUFFIX = ".cleaned";
     static final String SWAP_SUFFIX = ".swap";
     static final String DELETED_SUFFIX = ".deleted";
-    /**
-     * Written by {@link #close()} after everything was flushed, deleted by {@link #open}: when it is
-     * there, the log was shut down cleanly and nothing needs recovering (Kafka's LogLoader reads
-     * the same file, one per log directory; kaen-log keeps one per partition, as partitions open
-     * on first use).
-     */
+    // The files a log keeps beside its segments, by Kafka's names where Kafka has the file: what each
+    // holds and why is said where it is read, in LogLoader.
+    /** The clean-shutdown marker: written by {@link #close()}, deleted by {@link #open}. */
     public static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
-    /**
-     * The recovery point: every offset below it was flushed to disk. Written (to a temporary file,
-     * then renamed over the old one) after every flush; after an unclean shutdown recovery checks
-     * only the batches from there on. Kafka keeps the points of all partitions of a log directory
-     * in one file of this name.
-     */
+    /** The recovery point: every offset below it was flushed to disk. */
     public static final String RECOVERY_POINT_FILE = "recovery-point-offset-checkpoint";
-    /**
-     * The log start offset, written before retention deletes a segment, so that a log whose files
-     * start later than it is known to have lost them (Kafka keeps the log start offsets of all the
-     * partitions of a log directory in one file of this name; here, as the recovery point, one
-     * offset per partition).
-     */
+    /** The log start offset, written before retention deletes a segment. */
     public static final String LOG_START_OFFSET_FILE = "log-start-offset-checkpoint";
-    /**
-     * The base offset of every segment the log holds, one per line, written after a roll and before a
-     * segment is deleted. kaen-log's own file: Kafka knows its segments only by their file names, and
-     * its LogLoader looks for no gap between them (compaction leaves gaps there, see
-     * {@link #missingOffsets}).
-     */
+    /** The base offset of every segment the log holds (kaen-log's own file). */
     public static final String SEGMENT_BASES_FILE = "segment-bases-checkpoint";
 
-    private final Path dir;
-    /** Changed only by {@link #updateConfig}: a topic's configs altered while its log is open. */
-    private LogConfig config;
-    private final boolean readOnly;
-    private final TreeMap<Long, Segment> segments = new TreeMap<>();
-    private final List<String> openEvents = new ArrayList<>();
+    private final LocalLog local;
+    /** What {@link #open} did beyond loading (and a compaction's reopened segment after it). */
+    private final List<String> openEvents;
     private long logStartOffset;
     private long highWatermark;
     private boolean eagerHighWatermark = true;
-    private long recoveryPoint;
-    private long lastFlushMs = -1;
-    private StorageException offline;
-    private boolean closed;
-    /** The operator accepts that offsets missing from the files are lost ({@link LostDataException}). */
-    private boolean acceptDataLoss;
-    /** A later chapter's step in front of the leader's append (chapter 7: idempotence); null for none. */
+    /** The producer state's step in front of the leader's append; null for none. */
     private AppendHook appendHook;
-    /** While the hook runs: the leader epoch of the append it stands in for; NOT_IN_HOOK otherwise. */
-    private int hookLeaderEpoch = NOT_IN_HOOK;
-    private static final int NOT_IN_HOOK = Integer.MIN_VALUE;
 
-    /**
-     * A step a later chapter puts in front of every leader append of this log, with the state it keeps
-     * for the log (chapter 7: the producer state and the idempotent append; Kafka's {@code UnifiedLog}
-     * owns its {@code ProducerStateManager} the same way). It validates the bytes once
-     * ({@code log.validate}) and appends the proof through {@code log.append}, which from inside the
-     * hook is the plain append, or answers without writing (a duplicate's offsets), or throws to
-     * refuse the batch.
-     */
-    @FunctionalInterface
-    public interface AppendHook {
-        AppendInfo append(Log log, ByteBuffer batch) throws IOException;
-
-        /**
-         * A batch the leader judged and wrote was copied here as it is (chapter 10's follower): the
-         * state this hook keeps learns it without judging it again, as Kafka's follower updates its
-         * producer state on every append, so that it is ready the moment it leads.
-         */
-        default void appendedAsFollower(Log log, BatchHeader header) throws IOException {
-        }
-
-        /** The log was cut back ({@link #truncateTo}): what the hook kept of the cut batches must go too. */
-        default void truncated(Log log) throws IOException {
-        }
-    }
-
-    private Log(Path dir, LogConfig config, boolean readOnly) {
-        this.dir = dir;
-        this.config = config;
-        this.readOnly = readOnly;
+    private Log(LogLoader.Loaded loaded) {
+        this.local = loaded.local();
+        this.openEvents = new ArrayList<>(loaded.events());
+        this.logStartOffset = loaded.logStartOffset();
+        this.highWatermark = local.logEndOffset(); // not persisted here
     }
 
     /**
-     * Opens (or creates) the log in {@code dir}: finishes or discards what an interrupted segment
-     * swap left behind (chapter 6), removes the orphans of a failed roll, and loads the segments.
-     * After a clean shutdown ({@link #CLEAN_SHUTDOWN_FILE}) nothing is recovered. After an
-     * unclean one, the batches from the recovery point on are recovered: checked one by one and
-     * cut at the first bad one, every complete batch before it surviving. What opening did is
-     * told in {@link #openEvents()}. A directory that cannot be written is opened read-only. The
-     * high watermark starts at the log end offset (it is not persisted here). On failure nothing
-     * stays open.
+     * Opens (or creates) the log in {@code dir}, as {@link LogLoader} says: after a clean shutdown
+     * ({@link #CLEAN_SHUTDOWN_FILE}) nothing is recovered; after an unclean one, the batches from the
+     * recovery point on are checked one by one and cut at the first bad one, every complete batch
+     * before it surviving. What opening did is told in {@link #openEvents()}. A directory that cannot
+     * be written is opened read-only. The high watermark starts at the log end offset. On failure
+     * nothing stays open.
      */
     public static Log open(Path dir, LogConfig config) throws IOException {
         return open(dir, config, false);
@@ -138,306 +79,12 @@ public final class Log implements Closeable {
      * {@link LostDataException} naming them, and leaves its files as they are.
      */
     public static Log open(Path dir, LogConfig config, boolean acceptDataLoss) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir);
-        }
-        Log log = new Log(dir, config, !Files.isWritable(dir));
-        log.acceptDataLoss = acceptDataLoss;
-        try {
-            log.load();
-        } catch (IOException | RuntimeException e) {
-            log.closeSegmentsQuietly();
-            throw e;
-        }
-        return log;
-    }
-
-    private void load() throws IOException {
-        Path marker = dir.resolve(CLEAN_SHUTDOWN_FILE);
-        boolean clean = Files.exists(marker);
-        if (readOnly) {
-            openEvents.add("read-only: its directory cannot be written; reads are served, writes refused, nothing"
-                    + " recovered");
-        } else {
-            finishInterruptedSwaps();
-            removeOrphanIndexes();
-        }
-        long checkpoint = clean || readOnly ? Long.MAX_VALUE : readRecoveryPoint();
-        Written written = Written.read(dir);
-        List<Long> baseOffsets = segmentBaseOffsets();
-        if (!clean && !readOnly && !baseOffsets.isEmpty()) {
-            openEvents.add("no clean shutdown: recovering the batches from offset " + checkpoint
-                    + " (the recovery point) on");
-        }
-        for (long base : baseOffsets) {
-            Segment segment = Segment.open(dir, base, config.indexIntervalBytes(), checkpoint, clean, readOnly,
-                    openEvents);
-            Segment previous = segments.isEmpty() ? null : segments.lastEntry().getValue();
-            if (previous != null && base < previous.nextOffset()) {
-                dropOrphan(segment, previous);
-                continue;
-            }
-            segments.put(base, segment);
-        }
-        List<LostDataException.Range> missing = missingOffsets(written);
-        if (!missing.isEmpty()) {
-            if (!acceptDataLoss) {
-                throw new LostDataException(dir, missing, written.describe());
-            }
-            goOnPast(missing, written);
-        }
-        if (!readOnly && !segments.isEmpty()) {
-            for (Segment closed : segments.headMap(segments.lastKey(), false).values()) {
-                closed.onBecomeInactive();
-            }
-        }
-        if (segments.isEmpty()) {
-            if (readOnly) {
-                throw new ReadOnlyLogException(dir, "create the first segment");
-            }
-            segments.put(0L, Segment.create(dir, 0, config.indexIntervalBytes()));
-        }
-        if (clean && !readOnly) {
-            Files.delete(marker); // from now on a crash is an unclean shutdown
-        }
-        logStartOffset = Math.max(segments.firstKey(), written.start().orElse(0));
-        finishInterruptedRetention();
-        highWatermark = logEndOffset();
-        recoveryPoint = Math.min(checkpoint, logEndOffset());
-        if (!readOnly) {
-            checkpointWritten(written);
-        }
-    }
-
-    /**
-     * What the log's checkpoints say it wrote: its recovery point (every offset below it was
-     * flushed), its log start offset and the base offsets of its segments; each absent when its file
-     * is (a log from before these files, or one that never rolled or deleted a segment).
-     */
-    private record Written(long end, OptionalLong start, List<Long> bases) {
-        static Written read(Path dir) throws IOException {
-            OptionalLong end = readOffsets(dir.resolve(RECOVERY_POINT_FILE)).stream().mapToLong(Long::longValue)
-                    .findFirst();
-            OptionalLong start = readOffsets(dir.resolve(LOG_START_OFFSET_FILE)).stream().mapToLong(Long::longValue)
-                    .findFirst();
-            return new Written(end.orElse(0), start, readOffsets(dir.resolve(SEGMENT_BASES_FILE)));
-        }
-
-        /** Offsets, one per line; none when the file is missing or holds anything else (nothing is claimed then). */
-        private static List<Long> readOffsets(Path file) throws IOException {
-            if (!Files.exists(file)) {
-                return List.of();
-            }
-            List<Long> offsets = new ArrayList<>();
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                try {
-                    long offset = Long.parseLong(line.strip());
-                    if (offset < 0) {
-                        return List.of();
-                    }
-                    offsets.add(offset);
-                } catch (NumberFormatException unreadable) {
-                    return List.of();
-                }
-            }
-            return offsets;
-        }
-
-        String describe() {
-            return RECOVERY_POINT_FILE + " " + end + (start.isPresent() ? ", " + LOG_START_OFFSET_FILE + " "
-                    + start.getAsLong() : "") + (bases.isEmpty() ? "" : ", " + SEGMENT_BASES_FILE + " " + bases);
-        }
-    }
-
-    /**
-     * The offsets the checkpoints say were written, from the log start to the recovery point, that no
-     * segment on disk covers. A segment on disk covers its offsets up to the next known segment base
-     * (on disk or recorded), the last one up to its own end. Why up to the next base and not to the
-     * segment's last batch: compaction (chapter 6) rewrites a closed segment under the same base offset
-     * and may drop its last batches, so a segment legitimately ends below the next one's base; Kafka's
-     * cleaner keeps only the last batch of a cleaning round ({@code upperBoundOffsetOfCleaningRound},
-     * KAFKA-17076), and its LogLoader never looks for gaps. What tells a removed record from a lost one
-     * here is the record of the segments: every base offset a roll created is in
-     * {@link #SEGMENT_BASES_FILE} until retention deletes that segment, so a recorded base missing from
-     * disk lost its whole segment, while offsets missing inside a segment were removed by the cleaner.
-     * Nothing above the recovery point is claimed: a crash may lose what was never flushed.
-     */
-    private List<LostDataException.Range> missingOffsets(Written written) {
-        long start = written.start().orElse(written.bases().isEmpty()
-                ? (segments.isEmpty() ? 0 : segments.firstKey()) : written.bases().get(0));
-        TreeSet<Long> bounds = new TreeSet<>(segments.keySet());
-        bounds.addAll(written.bases());
-        List<LostDataException.Range> missing = new ArrayList<>();
-        long from = start;
-        for (Segment segment : segments.values()) {
-            Long next = bounds.higher(segment.baseOffset());
-            long coveredTo = next == null ? segment.nextOffset() : next;
-            addMissing(missing, from, Math.min(segment.baseOffset(), written.end()));
-            from = Math.max(from, coveredTo);
-        }
-        addMissing(missing, from, written.end());
-        return missing;
-    }
-
-    private static void addMissing(List<LostDataException.Range> missing, long from, long to) {
-        if (to > from) {
-            missing.add(new LostDataException.Range(from, to));
-        }
-    }
-
-    /**
-     * The operator accepted the loss: the log goes on past the missing offsets, so that none is handed
-     * out twice. Missing at the end: a new active segment starts where the log had written up to (Kafka,
-     * finding a log end below its log start, starts the log again at the log start the same way);
-     * missing at the start: the log starts at its first segment; in between: reads go on at the next
-     * segment.
-     */
-    private void goOnPast(List<LostDataException.Range> missing, Written written) throws IOException {
-        openEvents.add("offsets " + LostDataException.describe(missing) + " were written and are not on disk ("
-                + written.describe() + "): the loss is accepted; the log goes on past them, never handing them out"
-                + " again");
-        long end = segments.isEmpty() ? 0 : segments.lastEntry().getValue().nextOffset();
-        if (written.end() > end && !readOnly) {
-            segments.put(written.end(), Segment.create(dir, written.end(), config.indexIntervalBytes()));
-        }
-    }
-
-    /**
-     * Segments wholly below the checkpointed log start: retention (or a DeleteRecords) wrote the new log
-     * start and a crash came before it deleted them. The deletion is finished.
-     */
-    private void finishInterruptedRetention() throws IOException {
-        for (Segment below : segmentsBelowLogStart()) {
-            below.delete();
-            openEvents.add("removed " + below.logFile().getFileName() + ": below the log start offset "
-                    + logStartOffset + " (a retention a crash interrupted)");
-        }
-    }
-
-    /** Removes the closed segments whose every offset is below the log start offset (never the active one). */
-    private List<Segment> segmentsBelowLogStart() {
-        List<Segment> below = new ArrayList<>();
-        while (!readOnly && segments.size() > 1 && segments.higherKey(segments.firstKey()) <= logStartOffset) {
-            below.add(segments.pollFirstEntry().getValue());
-        }
-        return below;
-    }
-
-    /** After an open: the checkpoints say what the log holds now (written only when they differ). */
-    private void checkpointWritten(Written written) throws IOException {
-        List<Long> bases = List.copyOf(segments.keySet());
-        if (!bases.equals(written.bases()) && (bases.size() > 1 || !written.bases().isEmpty())) {
-            writeCheckpoint(SEGMENT_BASES_FILE, bases);
-        }
-        if (written.start().orElse(0) != logStartOffset) {
-            writeCheckpoint(LOG_START_OFFSET_FILE, List.of(logStartOffset));
-        }
-    }
-
-    /**
-     * A segment that starts below the end of the one before it. Empty, it is the orphan of a roll
-     * that failed half-way (its {@code .log} made, its {@code .index} not, the old segment written
-     * on): it holds nothing and is removed. With batches, two segments claim the same offsets,
-     * which no write of this log can cause: the log refuses to open rather than guess.
-     */
-    private void dropOrphan(Segment segment, Segment previous) throws IOException {
-        String name = segment.logFile().getFileName().toString();
-        if (!segment.isEmpty()) {
-            segment.close();
-            throw new CorruptBatchException("baseOffset", BatchHeader.BASE_OFFSET_OFFSET, "segment " + name
-                    + " starts at offset " + segment.baseOffset() + ", inside " + previous.logFile().getFileName()
-                    + " (offsets " + previous.baseOffset() + ".." + (previous.nextOffset() - 1) + "): two segments hold"
-                    + " the same offsets");
-        }
-        if (readOnly) {
-            segment.close();
-        } else {
-            segment.delete();
-        }
-        openEvents.add("ignored " + name + ": an empty segment starting at " + segment.baseOffset() + ", inside "
-                + previous.logFile().getFileName() + " (which ends at " + previous.nextOffset() + "): the orphan of a"
-                + " roll that failed" + (readOnly ? "" : "; removed"));
-    }
-
-    /** An index (offset or time) whose log file is missing belongs to no segment (a roll that failed after it). */
-    private void removeOrphanIndexes() throws IOException {
-        List<Path> orphans;
-        try (Stream<Path> files = Files.list(dir)) {
-            orphans = files.filter(p -> orphanIndex(p, Segment.INDEX_SUFFIX) || orphanIndex(p, Segment.TIME_INDEX_SUFFIX))
-                    .sorted().toList();
-        }
-        for (Path orphan : orphans) {
-            Files.delete(orphan);
-            openEvents.add("removed " + orphan.getFileName() + ": an index without its log");
-        }
-        for (String checkpoint : List.of(RECOVERY_POINT_FILE, LOG_START_OFFSET_FILE, SEGMENT_BASES_FILE)) {
-            Files.deleteIfExists(dir.resolve(checkpoint + ".tmp"));
-        }
-    }
-
-    private static boolean orphanIndex(Path file, String suffix) {
-        String name = file.getFileName().toString();
-        return Segment.parseBaseOffset(name, suffix).isPresent()
-                && !Files.exists(file.resolveSibling(name.replace(suffix, Segment.LOG_SUFFIX)));
-    }
-
-    /** The checkpointed recovery point; 0 (recover everything) when there is none or it is unreadable. */
-    private long readRecoveryPoint() throws IOException {
-        Path file = dir.resolve(RECOVERY_POINT_FILE);
-        if (!Files.exists(file)) {
-            return 0;
-        }
-        String text = Files.readString(file, StandardCharsets.UTF_8).strip();
-        try {
-            long point = Long.parseLong(text);
-            if (point >= 0) {
-                return point;
-            }
-        } catch (NumberFormatException unreadable) {
-            // fall through: recover everything
-        }
-        openEvents.add(RECOVERY_POINT_FILE + " holds '" + text + "', not an offset: recovering every segment");
-        return 0;
+        return new Log(LogLoader.load(dir, config, acceptDataLoss));
     }
 
     /** What {@link #open} did beyond loading: recoveries (file, byte, offsets cut), orphans removed, indexes rebuilt. */
     public List<String> openEvents() {
         return List.copyOf(openEvents);
-    }
-
-    private List<Long> segmentBaseOffsets() throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> Segment.parseBaseOffset(p.getFileName().toString(), Segment.LOG_SUFFIX))
-                    .filter(OptionalLong::isPresent).map(OptionalLong::getAsLong).sorted().toList();
-        }
-    }
-
-    /**
-     * A compaction swap (chapter 6) writes {@code X.log.cleaned}, renames it to {@code X.log.swap}
-     * (the commit point), then replaces {@code X.log}. After a crash: a .cleaned file never became
-     * the segment, so it goes; a .swap file did, so the swap is finished; .deleted leftovers go.
-     * Either the old segment or the new one survives whole, never a mix (Kafka's LogLoader does the same).
-     */
-    private void finishInterruptedSwaps() throws IOException {
-        List<Path> leftovers;
-        try (Stream<Path> files = Files.list(dir)) {
-            leftovers = files.filter(p -> {
-                String name = p.getFileName().toString();
-                return name.endsWith(CLEANED_SUFFIX) || name.endsWith(SWAP_SUFFIX) || name.endsWith(DELETED_SUFFIX);
-            }).sorted().toList();
-        }
-        for (Path leftover : leftovers) {
-            String name = leftover.getFileName().toString();
-            if (name.endsWith(SWAP_SUFFIX)) {
-                String target = name.substring(0, name.length() - SWAP_SUFFIX.length());
-                Files.move(leftover, dir.resolve(target), StandardCopyOption.REPLACE_EXISTING,
-                        StandardCopyOption.ATOMIC_MOVE);
-                Files.deleteIfExists(dir.resolve(target.replace(Segment.LOG_SUFFIX, Segment.INDEX_SUFFIX)));
-                Files.deleteIfExists(dir.resolve(target.replace(Segment.LOG_SUFFIX, Segment.TIME_INDEX_SUFFIX)));
-            } else {
-                Files.deleteIfExists(leftover);
-            }
-        }
     }
 
     /**
@@ -447,14 +94,29 @@ public final class Log implements Closeable {
      * writes it. The producer never chooses offsets; whatever baseOffset it sent is overwritten. The
      * buffer is changed in place: validation copies no record and the offsets are written into the
      * producer's own bytes, as Kafka's broker does with a request's records (no copy of the batch is
-     * made). With a hook (chapter 7) the hook validates, judges and appends the proof itself.
+     * made). With a producer state ({@link AppendHook}) the hook validates, judges and appends.
+     *
+     * <p>The leader epoch is the replicated chapters' seam: Kafka's {@code appendAsLeader(records,
+     * leaderEpoch)} stamps every batch with the epoch of the leader that wrote it, and a follower
+     * that copies the batch learns from it where each epoch starts (KIP-101).
      */
     public AppendInfo append(ByteBuffer batch, int leaderEpoch) throws IOException {
-        ensureWritable("append");
-        if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
-            return appendThroughHook(batch, leaderEpoch);
+        local.ensureWritable("append");
+        if (appendHook == null) {
+            return append(validate(batch), leaderEpoch);
         }
-        return append(validate(batch), leaderEpoch);
+        // The hook writes through append(ValidatedBatch), which is given no epoch: the epoch goes on
+        // first. It lies outside the CRC (chapter 1), so it changes nothing the hook's validation
+        // reads; a buffer too short to hold it is no batch, and the hook's validation says so.
+        if (leaderEpoch >= 0 && batch.remaining() >= BatchHeader.SIZE) {
+            RecordBatch.assignPartitionLeaderEpoch(batch, leaderEpoch);
+        }
+        return appendHook.append(this, batch);
+    }
+
+    /** {@link #append(ByteBuffer, int)} without a leader epoch (one replica has no epochs). */
+    public AppendInfo append(ByteBuffer batch) throws IOException {
+        return append(batch, BatchHeader.NO_PARTITION_LEADER_EPOCH);
     }
 
     /**
@@ -484,18 +146,14 @@ public final class Log implements Closeable {
     }
 
     /**
-     * {@link #append(ByteBuffer, int)} for a batch already validated: its records are not walked
-     * again. From outside a hook the hook still runs (it validates the bytes once more); from inside
-     * it (chapter 7's idempotent append), this is the plain append of the batch the hook judged.
+     * Writes a batch {@link #validate} accepted, as the leader: its offsets assigned from the log end
+     * offset, the leader epoch stamped when one is given (>= 0); its records are not walked again.
+     * This is the write itself, with no producer-state step in front of it: a producer's batch comes
+     * in through {@link #append(ByteBuffer, int)}, and the step ({@link AppendHook}) calls this one
+     * once it has judged the batch.
      */
     public AppendInfo append(ValidatedBatch valid, int leaderEpoch) throws IOException {
-        ensureWritable("append");
-        if (appendHook != null && hookLeaderEpoch == NOT_IN_HOOK) {
-            return appendThroughHook(valid.bytes(), leaderEpoch);
-        }
-        if (hookLeaderEpoch != NOT_IN_HOOK && leaderEpoch < 0) {
-            leaderEpoch = hookLeaderEpoch; // the hook's own append is the one it stands in for
-        }
+        local.ensureWritable("append");
         // BEGIN-SOLUTION ch03 task 3: append as the leader, assigning offsets (LogAppendTest)
         ByteBuffer batch = valid.bytes();
         BatchHeader header = valid.header();
@@ -514,109 +172,6 @@ public final class Log implements Closeable {
         return append(valid, BatchHeader.NO_PARTITION_LEADER_EPOCH);
     }
 
-    private AppendInfo appendThroughHook(ByteBuffer batch, int leaderEpoch) throws IOException {
-        hookLeaderEpoch = leaderEpoch;
-        try {
-            return appendHook.append(this, batch);
-        } finally {
-            hookLeaderEpoch = NOT_IN_HOOK;
-        }
-    }
-
-    /** Puts {@code hook} in front of every leader append from now on (see {@link AppendHook}); null removes it. */
-    public void setAppendHook(AppendHook hook) {
-        this.appendHook = hook;
-    }
-
-    /** {@link #append(ByteBuffer, int)} without a leader epoch (chapters 3 to 7 have no epochs). */
-    public AppendInfo append(ByteBuffer batch) throws IOException {
-        return append(batch, BatchHeader.NO_PARTITION_LEADER_EPOCH);
-    }
-
-    /**
-     * Appends batches that already have their offsets, as a follower does with the leader's bytes
-     * (chapter 8): nothing is reassigned. Each batch must start at or after the log end offset.
-     */
-    public void appendAsFollower(ByteBuffer batches) throws IOException {
-        ensureWritable("append");
-        ByteBuffer in = batches.duplicate();
-        while (in.hasRemaining()) {
-            int start = in.position();
-            BatchHeader header = RecordBatch.validate(in);
-            if (header.baseOffset() < logEndOffset()) {
-                throw new IllegalArgumentException("batch at offset " + header.baseOffset()
-                        + " is below the log end offset " + logEndOffset() + ": offsets only grow");
-            }
-            write(in.slice(start, header.sizeInBytes()));
-            if (appendHook != null) {
-                appendHook.appendedAsFollower(this, header);
-            }
-        }
-    }
-
-    /**
-     * Rolls if needed, writes, moves the high watermark when it is eager, and flushes when
-     * {@code flush.messages} messages are not flushed yet. A write that fails takes the log offline.
-     */
-    private void write(ByteBuffer batch) throws IOException {
-        ensureWritable("append");
-        if (batch.remaining() > config.segmentBytes()) {
-            throw new BatchTooLargeException(batch.remaining(), config.segmentBytes());
-        }
-        if (shouldRoll(activeSegment().size(), batch.remaining(), config.segmentBytes())) {
-            roll();
-        }
-        Segment active = activeSegment();
-        int before = active.size();
-        try {
-            active.append(batch);
-        } catch (IOException e) {
-            throw goOffline(e);
-        }
-        active.verifiedThrough(before, active.size()); // validated on its way in: a fetch need not check it again
-        if (eagerHighWatermark) {
-            highWatermark = logEndOffset();
-        }
-        if (logEndOffset() - recoveryPoint >= config.flushMessages()) {
-            flush();
-        }
-    }
-
-    /**
-     * Fail-stop (Kafka's LogDirFailureChannel): after a write failed half-way, what is in memory
-     * may not match the files, so the log takes nothing more; recovery at the next open decides
-     * what the files hold.
-     */
-    private StorageException goOffline(IOException e) {
-        if (offline == null) {
-            offline = e instanceof StorageException storage ? storage : new StorageException(dir, e);
-        }
-        return offline;
-    }
-
-    /** Throws when the log is offline (every call) or read-only (writes). */
-    private void ensureWritable(String what) throws IOException {
-        ensureOnline();
-        if (readOnly) {
-            throw new ReadOnlyLogException(dir, what);
-        }
-    }
-
-    private void ensureOnline() throws StorageException {
-        if (offline != null) {
-            throw new StorageException(offline.file(), offline);
-        }
-    }
-
-    /** The storage failure that took this log offline, if one did. */
-    public Optional<StorageException> offline() {
-        return Optional.ofNullable(offline);
-    }
-
-    public boolean readOnly() {
-        return readOnly;
-    }
-
     /** A new active segment when the batch would push a non-empty one past segment.bytes. */
     public static boolean shouldRoll(int activeSize, int batchSize, int segmentBytes) {
         // BEGIN-SOLUTION ch03 task 3: roll when the next batch would not fit (LogAppendTest)
@@ -624,22 +179,26 @@ public final class Log implements Closeable {
         // END-SOLUTION
     }
 
-    /** Starts a new active segment at the log end offset (the old one becomes closed). */
-    public void roll() throws IOException {
-        ensureWritable("roll");
-        long base = logEndOffset();
-        if (activeSegment().isEmpty()) {
-            return;
+    /**
+     * Rolls if needed, writes, moves the high watermark when it is eager, and flushes when
+     * {@code flush.messages} messages are not flushed yet, in the order of Kafka's
+     * {@code UnifiedLog.append} ({@code maybeRoll}, {@code localLog.append}, the high watermark,
+     * then {@code flush} when {@code unflushedMessages} reach the interval).
+     */
+    private void write(ByteBuffer batch) throws IOException {
+        local.ensureWritable("append");
+        if (batch.remaining() > config().segmentBytes()) {
+            throw new BatchTooLargeException(batch.remaining(), config().segmentBytes());
         }
-        try {
-            activeSegment().onBecomeInactive();
-            activeSegment().flush();
-            segments.put(base, Segment.create(dir, base, config.indexIntervalBytes()));
-            // After the segment exists: a recorded base missing from disk is then always a loss.
-            writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.keySet()));
-            checkpointRecoveryPoint(base);
-        } catch (IOException e) {
-            throw goOffline(e);
+        if (shouldRoll(activeSegment().size(), batch.remaining(), config().segmentBytes())) {
+            local.roll();
+        }
+        local.append(batch);
+        if (eagerHighWatermark) {
+            highWatermark = logEndOffset();
+        }
+        if (local.unflushedMessages() >= config().flushMessages()) {
+            local.flush();
         }
     }
 
@@ -650,7 +209,7 @@ public final class Log implements Closeable {
      * a consumer. Below the log start offset or past the log end offset is an error.
      */
     public ByteBuffer read(long fetchOffset, int maxBytes, FetchIsolation isolation) throws IOException {
-        ensureOnline();
+        local.ensureOnline();
         // BEGIN-SOLUTION ch03 task 4: read whole batches up to the isolation's bound (LogReadTest)
         if (fetchOffset < logStartOffset || fetchOffset > logEndOffset()) {
             throw new OffsetOutOfRangeException(fetchOffset, logStartOffset, logEndOffset());
@@ -658,7 +217,7 @@ public final class Log implements Closeable {
         long bound = isolation == FetchIsolation.LOG_END ? logEndOffset() : highWatermark;
         List<ByteBuffer> batches = new ArrayList<>();
         int total = 0;
-        for (Segment segment : segments.tailMap(segments.floorKey(fetchOffset)).values()) {
+        for (Segment segment : local.segments().from(fetchOffset)) {
             // One read per window, not one per batch header: what is left of maxBytes at a time.
             ByteBuffer window = ByteBuffer.allocate(0);
             for (long position = segment.positionOf(fetchOffset); position < segment.size(); ) {
@@ -692,6 +251,12 @@ public final class Log implements Closeable {
         // END-SOLUTION
     }
 
+    private static ByteBuffer concat(List<ByteBuffer> batches, int total) {
+        ByteBuffer out = ByteBuffer.allocate(total);
+        batches.forEach(b -> out.put(b.duplicate()));
+        return out.flip();
+    }
+
     /**
      * The earliest offset whose record's timestamp is at or after {@code timestamp}, with that
      * timestamp and its batch's leader epoch; empty when no record is that new (Kafka's
@@ -700,8 +265,8 @@ public final class Log implements Closeable {
      * answer (ListOffsets) is bounded by the high watermark by its caller. Given code: no task.
      */
     public Optional<Segment.TimestampAndOffset> offsetForTimestamp(long timestamp) throws IOException {
-        ensureOnline();
-        for (Segment segment : segments.values()) {
+        local.ensureOnline();
+        for (Segment segment : local.segments().all()) {
             if (segment.largestTimestampSoFar() >= timestamp) {
                 return segment.findOffsetByTimestamp(timestamp, logStartOffset);
             }
@@ -715,9 +280,9 @@ public final class Log implements Closeable {
      * timestamp, then the first record in it with that timestamp).
      */
     public Optional<Segment.TimestampAndOffset> largestTimestamp() throws IOException {
-        ensureOnline();
+        local.ensureOnline();
         Segment latest = null;
-        for (Segment segment : segments.values()) {
+        for (Segment segment : local.segments().all()) {
             if (latest == null || segment.largestTimestampSoFar() > latest.largestTimestampSoFar()) {
                 latest = segment;
             }
@@ -725,9 +290,151 @@ public final class Log implements Closeable {
         return latest.findLargestTimestamp();
     }
 
-    /** Removes every batch whose last offset is at or past {@code offset} (a follower truncating, chapter 8). */
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return local.logEndOffset();
+    }
+
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public Segment activeSegment() {
+        return local.segments().active();
+    }
+
+    /** The segments from the one holding {@code offset} on, oldest first (a view: read it under the partition's lock). */
+    public Collection<Segment> segmentsFrom(long offset) {
+        return local.segments().from(offset);
+    }
+
+    /** Every segment, oldest first; the last is the active one. */
+    public List<Segment> segments() {
+        return List.copyOf(local.segments().all());
+    }
+
+    public Path dir() {
+        return local.dir();
+    }
+
+    public LogConfig config() {
+        return local.config();
+    }
+
+    /** Starts a new active segment at the log end offset (the old one becomes closed). */
+    public void roll() throws IOException {
+        local.roll();
+    }
+
+    /**
+     * Writes every segment that holds unflushed offsets to disk ({@code fsync}) and moves the
+     * recovery point to the log end offset. A read-only log has nothing to flush.
+     */
+    public void flush() throws IOException {
+        local.flush();
+    }
+
+    /**
+     * {@code flush.ms}: flushes when that much time passed since the last flush this method made
+     * (the partition calls it on every tick; time is a parameter, as everywhere in chapter code).
+     */
+    public void maybeFlush(long nowMs) throws IOException {
+        local.maybeFlush(nowMs);
+    }
+
+    /** Offsets below it are on disk: a roll and a flush move it, recovery after a crash starts there. */
+    public long recoveryPoint() {
+        return local.recoveryPoint();
+    }
+
+    /** The storage failure that took this log offline (fail-stop, see {@link LocalLog}), if one did. */
+    public Optional<StorageException> offline() {
+        return Optional.ofNullable(local.offline());
+    }
+
+    public boolean readOnly() {
+        return local.readOnly();
+    }
+
+    /**
+     * A clean shutdown: flushes, then writes {@link #CLEAN_SHUTDOWN_FILE} so that the next open
+     * recovers nothing, then closes the files. An offline or read-only log only closes its files:
+     * without the marker, the next open recovers.
+     */
+    @Override
+    public void close() throws IOException {
+        local.close();
+    }
+
+    // The seams the later chapters extend the log through.
+
+    /**
+     * Chapter 7's producer state and its step in front of every leader append. Kafka's
+     * {@code UnifiedLog} owns its {@code ProducerStateManager} the same way: it judges a producer's
+     * batch before {@code LocalLog.append}, answers a duplicate with the first write's offsets
+     * without writing, learns every batch a follower copies and forgets what a truncation cuts.
+     */
+    @FunctionalInterface
+    public interface AppendHook {
+        /**
+         * A producer's batch, as the leader takes it: the hook validates the bytes once
+         * ({@code log.validate}) and writes the proof through {@code log.append(ValidatedBatch)},
+         * or answers without writing (a duplicate's offsets), or throws to refuse the batch.
+         */
+        AppendInfo append(Log log, ByteBuffer batch) throws IOException;
+
+        /**
+         * A batch the leader judged and wrote was copied here as it is: the state this hook keeps
+         * learns it without judging it again, as Kafka's follower updates its producer state on
+         * every append, so that it is ready the moment it leads.
+         */
+        default void appendedAsFollower(Log log, BatchHeader header) throws IOException {
+        }
+
+        /** The log was cut back ({@link #truncateTo}): what the hook kept of the cut batches must go too. */
+        default void truncated(Log log) throws IOException {
+        }
+    }
+
+    /** Puts {@code hook} in front of every leader append from now on (see {@link AppendHook}); null removes it. */
+    public void setAppendHook(AppendHook hook) {
+        this.appendHook = hook;
+    }
+
+    /**
+     * Chapter 8's follower: appends the leader's batches as they are, their offsets already given
+     * (Kafka's {@code appendAsFollower}: validated, never given new offsets), each at or after the
+     * log end offset. The producer state learns each batch without judging it (chapter 10: a follower
+     * that becomes leader must know the producers the old leader answered).
+     */
+    public void appendAsFollower(ByteBuffer batches) throws IOException {
+        local.ensureWritable("append");
+        ByteBuffer in = batches.duplicate();
+        while (in.hasRemaining()) {
+            int start = in.position();
+            BatchHeader header = RecordBatch.validate(in);
+            if (header.baseOffset() < logEndOffset()) {
+                throw new IllegalArgumentException("batch at offset " + header.baseOffset()
+                        + " is below the log end offset " + logEndOffset() + ": offsets only grow");
+            }
+            write(in.slice(start, header.sizeInBytes()));
+            if (appendHook != null) {
+                appendHook.appendedAsFollower(this, header);
+            }
+        }
+    }
+
+    /**
+     * Chapter 8's truncation: removes every batch whose last offset is at or past {@code offset}, a
+     * follower cutting its log back to what its leader holds. The high watermark never stays past
+     * the new end, and the producer state forgets the cut batches (Kafka's {@code UnifiedLog.truncateTo}
+     * rebuilds its producer state after the cut).
+     */
     public void truncateTo(long offset) throws IOException {
-        ensureWritable("truncate");
+        local.ensureWritable("truncate");
         if (offset >= logEndOffset()) {
             return;
         }
@@ -735,31 +442,14 @@ public final class Log implements Closeable {
             throw new IllegalArgumentException("cannot truncate to " + offset + ", below the log start offset "
                     + logStartOffset);
         }
-        try {
-            if (segments.size() > 1 && segments.lastKey() >= offset) {
-                // Before the files go: a recorded segment that is not on disk would be a loss at the next open.
-                writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.headMap(offset, false).keySet()));
-                if (recoveryPoint > offset) {
-                    checkpointRecoveryPoint(offset);
-                }
-            }
-            while (segments.size() > 1 && segments.lastKey() >= offset) {
-                segments.pollLastEntry().getValue().delete();
-            }
-            activeSegment().truncateTo(offset);
-            if (recoveryPoint > logEndOffset()) {
-                checkpointRecoveryPoint(logEndOffset());
-            }
-        } catch (IOException e) {
-            throw goOffline(e);
-        }
+        local.truncateTo(offset);
         highWatermark = Math.min(highWatermark, logEndOffset());
         if (appendHook != null) {
             appendHook.truncated(this);
         }
     }
 
-    /** Chapter 8: from now on only {@link #updateHighWatermark} moves the HW. */
+    /** Chapter 8: from now on only {@link #updateHighWatermark} moves the HW (the followers' LEOs decide it). */
     public void stopEagerHighWatermark() {
         eagerHighWatermark = false;
     }
@@ -768,7 +458,12 @@ public final class Log implements Closeable {
         return eagerHighWatermark;
     }
 
-    /** Sets the HW; it can never pass the log end offset or fall below the log start offset. */
+    /**
+     * Sets the HW; it can never pass the log end offset or fall below the log start offset. Chapter
+     * 8's leader moves it as its followers catch up, its follower as the leader's answers say;
+     * chapter 10's restarted replica sets it from its checkpoint (Kafka's
+     * {@code replication-offset-checkpoint}: the HW is not in the log's own files).
+     */
     public void updateHighWatermark(long hw) {
         if (hw < logStartOffset || hw > logEndOffset()) {
             throw new IllegalArgumentException("high watermark " + hw + " outside " + logStartOffset + ".."
@@ -778,31 +473,31 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Retention (chapter 6) removes a whole closed segment, never the active one; the log start
-     * offset moves to the next segment's base offset.
+     * Chapter 6's retention: removes a whole closed segment, never the active one, and the log start
+     * offset moves to the next segment's base offset (Kafka's {@code deleteOldSegments} deletes whole
+     * segments, never single records, and moves the log start offset with them).
      */
     public void deleteSegment(Segment segment) throws IOException {
-        ensureWritable("delete a segment");
+        local.ensureWritable("delete a segment");
         if (segment == activeSegment()) {
             throw new IllegalArgumentException("the active segment is never deleted");
         }
-        if (segments.get(segment.baseOffset()) != segment) {
+        if (!local.segments().holds(segment)) {
             throw new IllegalArgumentException("segment " + segment.baseOffset() + " is not part of this log");
         }
+        LogSegments segments = local.segments();
         try {
-            // The new log start and the remaining segments first: files that start later than the
-            // checkpointed log start, or a recorded segment missing, are a loss at the next open.
-            long newStart = Math.max(logStartOffset, segments.higherKey(segment.baseOffset()));
-            if (segment.baseOffset() == segments.firstKey() && newStart > logStartOffset) {
-                writeCheckpoint(LOG_START_OFFSET_FILE, List.of(newStart));
+            // The new log start first: files that start later than the checkpointed log start are a
+            // loss at the next open.
+            long newStart = Math.max(logStartOffset, segments.nextBaseOffset(segment.baseOffset()));
+            if (segment == segments.first() && newStart > logStartOffset) {
+                LocalLog.writeCheckpoint(dir(), LOG_START_OFFSET_FILE, List.of(newStart));
             }
-            segments.remove(segment.baseOffset());
-            writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.keySet()));
-            segment.delete();
+            local.removeAndDelete(segment);
         } catch (IOException e) {
-            throw goOffline(e);
+            throw local.goOffline(e);
         }
-        logStartOffset = Math.max(logStartOffset, segments.firstKey());
+        logStartOffset = Math.max(logStartOffset, segments.first().baseOffset());
         highWatermark = Math.max(highWatermark, logStartOffset);
     }
 
@@ -819,7 +514,7 @@ public final class Log implements Closeable {
      * offset after the call (Kafka's low watermark, for one replica).
      */
     public long advanceLogStartOffset(long offset) throws IOException {
-        ensureWritable("move the log start offset");
+        local.ensureWritable("move the log start offset");
         if (offset > highWatermark) {
             throw new OffsetOutOfRangeException(offset, "cannot move the log start offset to " + offset + ": it is past"
                     + " the high watermark " + highWatermark);
@@ -828,17 +523,11 @@ public final class Log implements Closeable {
             return logStartOffset;
         }
         try {
-            writeCheckpoint(LOG_START_OFFSET_FILE, List.of(offset));
+            LocalLog.writeCheckpoint(dir(), LOG_START_OFFSET_FILE, List.of(offset));
             logStartOffset = offset;
-            List<Segment> below = segmentsBelowLogStart();
-            if (!below.isEmpty()) {
-                writeCheckpoint(SEGMENT_BASES_FILE, List.copyOf(segments.keySet()));
-                for (Segment segment : below) {
-                    segment.delete();
-                }
-            }
+            local.deleteSegmentsBelow(offset);
         } catch (IOException e) {
-            throw goOffline(e);
+            throw local.goOffline(e);
         }
         return logStartOffset;
     }
@@ -849,37 +538,18 @@ public final class Log implements Closeable {
      * what is written stays as it was written.
      */
     public void updateConfig(LogConfig newConfig) {
-        this.config = newConfig;
+        local.updateConfig(newConfig);
     }
 
     /**
-     * Compaction (chapter 6) replaces a closed segment with a rewritten one. {@code swapFile} must
+     * Chapter 6's compaction: replaces a closed segment with a rewritten one. {@code swapFile} must
      * be {@code <base>.log.swap} in this directory, fully written and flushed: its existence is the
-     * commit point. The old segment is closed, the swap renamed over it atomically, the index
-     * rebuilt. A crash anywhere in between is finished by {@link #open}.
+     * commit point (Kafka's {@code LocalLog.replaceSegments}). The old segment is closed, the swap
+     * renamed over it atomically, the index rebuilt. A crash anywhere in between is finished by
+     * {@link #open}.
      */
     public Segment replaceSegment(Segment old, Path swapFile) throws IOException {
-        ensureWritable("replace a segment");
-        if (old == activeSegment()) {
-            throw new IllegalArgumentException("the active segment is never compacted");
-        }
-        if (!swapFile.equals(old.logFile().resolveSibling(old.logFile().getFileName() + SWAP_SUFFIX))) {
-            throw new IllegalArgumentException(swapFile + " is not the swap file of " + old.logFile());
-        }
-        try {
-            old.close();
-            // The old indexes first: a crash after the move must not pair the new log with the old indexes.
-            Files.deleteIfExists(old.indexFile());
-            Files.deleteIfExists(old.timeIndexFile());
-            Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw goOffline(e);
-        }
-        Segment replacement = Segment.open(dir, old.baseOffset(), config.indexIntervalBytes(), Long.MAX_VALUE, true,
-                false, openEvents);
-        replacement.onBecomeInactive();
-        segments.put(old.baseOffset(), replacement);
-        return replacement;
+        return local.replaceSegment(old, swapFile, openEvents);
     }
 
     /** The suffix a segment's swap file carries. */
@@ -890,161 +560,5 @@ public final class Log implements Closeable {
     /** Where a rewritten segment is written before it is committed (renamed to {@link #swapFileOf}). */
     public static Path cleanedFileOf(Segment segment) {
         return segment.logFile().resolveSibling(segment.logFile().getFileName() + CLEANED_SUFFIX);
-    }
-
-    public long logStartOffset() {
-        return logStartOffset;
-    }
-
-    public long logEndOffset() {
-        return activeSegment().nextOffset();
-    }
-
-    public long highWatermark() {
-        return highWatermark;
-    }
-
-    public Segment activeSegment() {
-        return segments.lastEntry().getValue();
-    }
-
-    /** The segments from the one holding {@code offset} on, oldest first (a view: read it under the partition's lock). */
-    public java.util.Collection<Segment> segmentsFrom(long offset) {
-        Long floor = segments.floorKey(offset);
-        return segments.tailMap(floor == null ? segments.firstKey() : floor).values();
-    }
-
-    /** Every segment, oldest first; the last is the active one. */
-    public List<Segment> segments() {
-        return List.copyOf(segments.values());
-    }
-
-    public Path dir() {
-        return dir;
-    }
-
-    public LogConfig config() {
-        return config;
-    }
-
-    /**
-     * Writes every segment that holds unflushed offsets to disk ({@code fsync}) and moves the
-     * recovery point to the log end offset. A read-only log has nothing to flush.
-     */
-    public void flush() throws IOException {
-        ensureOnline();
-        if (readOnly) {
-            return;
-        }
-        long end = logEndOffset();
-        try {
-            for (Segment segment : segments.tailMap(segments.floorKey(Math.max(recoveryPoint, logStartOffset))).values()) {
-                segment.flush();
-            }
-            checkpointRecoveryPoint(end);
-        } catch (IOException e) {
-            throw goOffline(e);
-        }
-    }
-
-    /**
-     * {@code flush.ms}: flushes when that much time passed since the last flush this method made
-     * (the partition calls it on every tick; time is a parameter, as everywhere in chapter code).
-     */
-    public void maybeFlush(long nowMs) throws IOException {
-        if (lastFlushMs < 0 || logEndOffset() == recoveryPoint) {
-            lastFlushMs = nowMs;
-            return;
-        }
-        if (offline == null && !readOnly && nowMs - lastFlushMs >= config.flushMs()) {
-            flush();
-            lastFlushMs = nowMs;
-        }
-    }
-
-    /** Offsets below it are on disk: a roll and a flush move it, recovery after a crash starts there. */
-    public long recoveryPoint() {
-        return recoveryPoint;
-    }
-
-    /** Writes the recovery point to a temporary file, forces it, and renames it over the old one (atomic). */
-    private void checkpointRecoveryPoint(long point) throws IOException {
-        writeCheckpoint(RECOVERY_POINT_FILE, List.of(point));
-        recoveryPoint = point;
-    }
-
-    /** Writes {@code offsets}, one per line, to a temporary file, forces it, and renames it over {@code name}. */
-    private void writeCheckpoint(String name, List<Long> offsets) throws IOException {
-        Path file = dir.resolve(name);
-        Path tmp = dir.resolve(name + ".tmp");
-        StringBuilder lines = new StringBuilder();
-        offsets.forEach(offset -> lines.append(offset).append('\n'));
-        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer text = ByteBuffer.wrap(lines.toString().getBytes(StandardCharsets.UTF_8));
-            while (text.hasRemaining()) {
-                out.write(text);
-            }
-            out.force(true);
-        } catch (IOException e) {
-            throw new StorageException(tmp, e);
-        }
-        try {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new StorageException(file, e);
-        }
-    }
-
-    /**
-     * A clean shutdown: flushes, then writes {@link #CLEAN_SHUTDOWN_FILE} so that the next open
-     * recovers nothing, then closes the files. An offline or read-only log only closes its files:
-     * without the marker, the next open recovers.
-     */
-    @Override
-    public void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            if (offline == null && !readOnly) {
-                flush();
-                try (FileChannel marker = FileChannel.open(dir.resolve(CLEAN_SHUTDOWN_FILE), StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE)) {
-                    marker.force(true); // as Kafka's CleanShutdownFileHandler: the marker itself is on disk
-                }
-            }
-        } finally {
-            closeSegments();
-        }
-    }
-
-    private void closeSegments() throws IOException {
-        IOException failure = null;
-        for (Map.Entry<Long, Segment> entry : segments.entrySet()) {
-            try {
-                entry.getValue().close();
-            } catch (IOException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private void closeSegmentsQuietly() {
-        try {
-            closeSegments();
-        } catch (IOException ignored) {
-            // opening failed: that failure is the one thrown
-        }
-    }
-
-    private static ByteBuffer concat(List<ByteBuffer> batches, int total) {
-        ByteBuffer out = ByteBuffer.allocate(total);
-        batches.forEach(b -> out.put(b.duplicate()));
-        return out.flip();
     }
 }

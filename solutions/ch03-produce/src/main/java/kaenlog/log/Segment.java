@@ -3,10 +3,8 @@ package kaenlog.log;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -14,16 +12,17 @@ import java.util.OptionalLong;
 import kaenlog.batch.BatchCrc;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
-import kaenlog.batch.FileBatches;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 
 /**
  * One segment of a partition: {@code <baseOffset>.log}, a plain concatenation of v2 batches that
- * Kafka's own dump tool can read, its sparse {@code <baseOffset>.index} and its sparse
- * {@code <baseOffset>.timeindex} (given code, {@link TimeIndex}). Only the newest
- * segment (the active one) is appended to; the others are closed and immutable until retention
- * deletes them or compaction rewrites them (chapter 6).
+ * Kafka's own dump tool can read ({@link SegmentFile}), its sparse {@code <baseOffset>.index} and
+ * its sparse {@code <baseOffset>.timeindex} (given code, {@link TimeIndex}). It knows which offsets
+ * its batches hold and where: the next offset, the size, the index entries (Kafka's
+ * {@code LogSegment}). Only the newest segment (the active one) is appended to; the others are
+ * closed and immutable until retention deletes them or compaction rewrites them (chapter 6). A
+ * segment opened from disk is checked, and recovered when it must be, by {@link SegmentRecovery}.
  */
 public final class Segment implements Closeable {
     public static final String LOG_SUFFIX = ".log";
@@ -33,7 +32,7 @@ public final class Segment implements Closeable {
     private final Path dir;
     private final long baseOffset;
     private final int indexIntervalBytes;
-    private FileChannel log;
+    private final SegmentFile file;
     private OffsetIndex index;
     private TimeIndex timeIndex;
     /** The largest timestamp so far and the last offset of the batch that first reached it (Kafka's maxTimestampAndOffsetSoFar). */
@@ -48,23 +47,12 @@ public final class Segment implements Closeable {
      * what lies past it. Bytes this broker did not write (a segment opened from disk) start unchecked.
      */
     private volatile int verifiedEnd;
-    /**
-     * The last {@link #window} read of at most one index interval and a header (the span
-     * {@link #positionOf} reads): the fetch that called positionOf reads the same span again right
-     * after (Log.read's window, FileSlice's header walk), and a consumer at the end of the log asks
-     * for the same few KiB fetch after fetch. Served from here, those reads cost no system call.
-     * Its bytes were below {@link #size} when read, and those never change until a truncation,
-     * which drops it ({@link #resetTo}); they are only ever read, never written.
-     */
-    private volatile Window recent;
-    /** Sends holding the log channel open ({@link #retainForSend}); guarded by this segment's monitor. */
-    private int sends;
-    private boolean closeAfterSends;
 
-    private Segment(Path dir, long baseOffset, int indexIntervalBytes) {
+    private Segment(Path dir, long baseOffset, int indexIntervalBytes, SegmentFile file) {
         this.dir = dir;
         this.baseOffset = baseOffset;
         this.indexIntervalBytes = indexIntervalBytes;
+        this.file = file;
         this.nextOffset = baseOffset;
         this.largestSoFar = new TimeIndex.Entry(BatchHeader.NO_TIMESTAMP, baseOffset);
     }
@@ -102,20 +90,15 @@ public final class Segment implements Closeable {
     /**
      * A new, empty segment: its {@code .log}, then its {@code .index}. When either cannot be made
      * (no space, no inodes) the half-made segment is closed and its {@code .log} removed, so a
-     * failed roll leaves the old layout; should the removal fail too, {@code Log.open} recognises
+     * failed roll leaves the old layout; should the removal fail too, {@link LogLoader} recognises
      * an empty segment below the previous one's end as the orphan of a failed roll.
      */
     static Segment create(Path dir, long baseOffset, int indexIntervalBytes) throws IOException {
-        Segment segment = new Segment(dir, baseOffset, indexIntervalBytes);
-        try {
-            segment.log = FileChannel.open(segment.logFile(), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-        } catch (IOException e) {
-            throw new StorageException(segment.logFile(), e);
-        }
+        Segment segment = new Segment(dir, baseOffset, indexIntervalBytes,
+                SegmentFile.create(dir.resolve(fileName(baseOffset, LOG_SUFFIX)), recentBytes(indexIntervalBytes)));
         Path failed = segment.indexFile();
         try {
-            segment.index = OffsetIndex.create(segment.indexFile(), baseOffset);
+            segment.useIndex(OffsetIndex.create(segment.indexFile(), baseOffset));
             failed = segment.timeIndexFile();
             segment.useTimeIndex(TimeIndex.create(segment.timeIndexFile(), baseOffset));
             return segment;
@@ -134,26 +117,19 @@ public final class Segment implements Closeable {
     }
 
     /**
-     * An existing segment. Batches whose last offset is below {@code recoverFrom} (the recovery
-     * point: they were flushed, or the log was shut down cleanly) are trusted: only their headers
-     * are read, to learn offsets and timestamps. The batches from there on are recovered: checked
-     * batch by batch and cut at the first bad one (see {@link #recover}); what was cut is added to
-     * {@code events}. The index is loaded and checked against the batches it points at, or rebuilt
-     * (always, when anything was recovered). On failure nothing stays open.
+     * An existing segment, checked as {@link SegmentRecovery#load} says: the batches below
+     * {@code recoverFrom} (the recovery point) are trusted, the rest recovered; what was cut or
+     * rebuilt is added to {@code events}. On failure nothing stays open.
      *
-     * <p>A damaged header in the trusted part is thrown as a {@link CorruptBatchException} after
-     * a clean shutdown: those bytes may hold acknowledged records, and cutting them is not
-     * recovery. After an unclean one, recovery starts there instead (a torn tail that a failed
-     * write left behind in a segment that was rolled afterwards).
-     *
-     * @param readOnly open the files for reading only: nothing is cut or rewritten, the index
-     *                 lives in memory when it has to be rebuilt
+     * @param readOnly open the files for reading only: nothing is cut or rewritten
      */
     static Segment open(Path dir, long baseOffset, int indexIntervalBytes, long recoverFrom, boolean clean,
                         boolean readOnly, List<String> events) throws IOException {
-        Segment segment = new Segment(dir, baseOffset, indexIntervalBytes);
+        SegmentFile file = SegmentFile.open(dir.resolve(fileName(baseOffset, LOG_SUFFIX)), readOnly,
+                recentBytes(indexIntervalBytes));
+        Segment segment = new Segment(dir, baseOffset, indexIntervalBytes, file);
         try {
-            segment.load(recoverFrom, clean, readOnly, events);
+            new SegmentRecovery(segment).load(recoverFrom, clean, readOnly, events);
             return segment;
         } catch (IOException | RuntimeException e) {
             segment.closeQuietly();
@@ -161,278 +137,9 @@ public final class Segment implements Closeable {
         }
     }
 
-    private void load(long recoverFrom, boolean clean, boolean readOnly, List<String> events) throws IOException {
-        log = readOnly ? FileChannel.open(logFile(), StandardOpenOption.READ)
-                : FileChannel.open(logFile(), StandardOpenOption.READ, StandardOpenOption.WRITE);
-        long fileSize = log.size();
-        OffsetIndex stored = OffsetIndex.load(indexFile(), baseOffset, fileSize);
-        // Read-only, nothing can be cut: the segment ends before its first broken header, and a
-        // batch whose CRC fails is reported when it is read.
-        long trustedEnd = readOnly ? scanTrusted(fileSize, Long.MAX_VALUE, false)
-                : scanTrusted(fileSize, recoverFrom, clean);
-        boolean recovering = trustedEnd < fileSize && !readOnly;
-        if (readOnly && trustedEnd < fileSize) {
-            events.add("read-only: " + logFile().getFileName() + " is read up to byte " + trustedEnd + "; the "
-                    + (fileSize - trustedEnd) + " byte(s) after it do not start a whole batch and are not served");
-        }
-        if (stored != null && !recovering && agrees(stored)) {
-            index = stored;
-            loadTimeIndex(readOnly, events);
-            return;
-        }
-        if (stored != null) {
-            stored.close();
-            if (!recovering) {
-                events.add("index " + indexFile().getFileName() + " does not match its log (an entry points at no"
-                        + " batch holding its offset): rebuilt from the log");
-            }
-        }
-        index = readOnly ? OffsetIndex.inMemory(indexFile(), baseOffset) : OffsetIndex.create(indexFile(), baseOffset);
-        useTimeIndex(readOnly ? TimeIndex.inMemory(timeIndexFile(), baseOffset)
-                : TimeIndex.create(timeIndexFile(), baseOffset));
-        resetTo(0);
-        scanTrusted(trustedEnd, Long.MAX_VALUE, false);
-        if (recovering) {
-            recoverTail(fileSize, events);
-        }
-    }
-
-    /**
-     * Reads batch headers from byte 0 up to the first batch whose last offset reaches
-     * {@code recoverFrom}, checking only what a header can show (magic, a length that fits, offsets
-     * that grow). Returns where it stopped. With {@code clean}, a broken header is thrown; else
-     * recovery takes over from it.
-     */
-    private long scanTrusted(long end, long recoverFrom, boolean clean) throws IOException {
-        boolean indexIt = index != null;
-        for (long position = 0; position < end; ) {
-            BatchHeader header = wholeHeaderAt(position, end);
-            if (header == null && clean) {
-                throw new CorruptBatchException("batchLength", BatchHeader.BATCH_LENGTH_OFFSET, "segment "
-                        + logFile().getFileName() + " has a broken batch at byte " + position + " after a clean shutdown:"
-                        + " not cut, as it may hold acknowledged records");
-            }
-            if (header == null || header.lastOffset() >= recoverFrom) {
-                return position;
-            }
-            track(header, (int) position, indexIt);
-            position += header.sizeInBytes();
-        }
-        return end;
-    }
-
-    /**
-     * The header at {@code position} when it looks like one of a whole batch that can come next
-     * (magic, a length that fits before {@code end}, offsets that grow); null otherwise. The CRC is
-     * not checked: only the header is read.
-     */
-    private BatchHeader wholeHeaderAt(long position, long end) throws IOException {
-        if (end - position < BatchHeader.SIZE) {
-            return null;
-        }
-        BatchHeader header = headerAt(position);
-        try {
-            boolean whole = header.magic() == BatchHeader.MAGIC
-                    && header.batchLength() >= BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD
-                    && position + BatchHeader.LOG_OVERHEAD + (long) header.batchLength() <= end
-                    && header.lastOffsetDelta() >= 0 && follows(header);
-            return whole ? header : null;
-        } catch (CorruptBatchException overflows) {
-            return null; // a last offset past Long.MAX_VALUE
-        }
-    }
-
-    /** {@link #wholeHeaderAt} without the rule that offsets grow: a survey, not a check. */
-    private BatchHeader wholeHeaderAtAnyOffset(long position, long end) throws IOException {
-        long savedNext = nextOffset;
-        nextOffset = Long.MIN_VALUE;
-        try {
-            return wholeHeaderAt(position, end);
-        } finally {
-            nextOffset = savedNext;
-        }
-    }
-
-    /** Whether every entry of a stored index points at the start of a batch whose last offset it names. */
-    private boolean agrees(OffsetIndex stored) throws IOException {
-        for (OffsetIndex.Entry entry : stored.entries()) {
-            BatchHeader header = entry.position() < size ? wholeHeaderAtAnyOffset(entry.position(), size) : null;
-            if (header == null || header.lastOffset() != entry.offset()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * The offset index was kept: the stored time index is kept too when it passes its sanity check
-     * ({@link TimeIndex#load}) and holds exactly the entries appending would have written for these
-     * batches (a time index is cheap to check: the batch headers were read anyway); missing or
-     * failing, it is rebuilt from the batch headers, an entry with each offset index entry.
-     */
-    private void loadTimeIndex(boolean readOnly, List<String> events) throws IOException {
-        List<TimeIndex.Entry> expected = timeIndexFromLog();
-        TimeIndex stored = TimeIndex.load(timeIndexFile(), baseOffset, nextOffset, largestSoFar.timestamp());
-        if (stored != null && writtenByAppending(stored.entries(), expected)) {
-            useTimeIndex(stored);
-            return;
-        }
-        if (stored != null) {
-            stored.close();
-        }
-        if (Files.exists(timeIndexFile())) {
-            events.add("time index " + timeIndexFile().getFileName() + " fails its sanity check (a partial entry, or"
-                    + " entries that do not match its log's batches): rebuilt from the log");
-        }
-        useTimeIndex(readOnly ? TimeIndex.inMemory(timeIndexFile(), baseOffset)
-                : TimeIndex.create(timeIndexFile(), baseOffset));
-        for (TimeIndex.Entry entry : expected) {
-            timeIndex.maybeAppend(entry.timestamp(), entry.offset());
-        }
-    }
-
-    /** The entries appending wrote with the offset index's entries, replayed over the batch headers. */
-    private List<TimeIndex.Entry> timeIndexFromLog() throws IOException {
-        List<TimeIndex.Entry> entries = new ArrayList<>();
-        List<OffsetIndex.Entry> indexed = index.entries();
-        int next = 0;
-        long largest = BatchHeader.NO_TIMESTAMP;
-        long offsetOfLargest = baseOffset;
-        for (long position = 0; position < size && next < indexed.size(); ) {
-            BatchHeader header = headerAt(position);
-            if (header.maxTimestamp() > largest) {
-                largest = header.maxTimestamp();
-                offsetOfLargest = header.lastOffset();
-            }
-            if (indexed.get(next).position() == position) {
-                if (largest != BatchHeader.NO_TIMESTAMP
-                        && (entries.isEmpty() || largest > entries.get(entries.size() - 1).timestamp())) {
-                    entries.add(new TimeIndex.Entry(largest, offsetOfLargest));
-                }
-                next++;
-            }
-            position += header.sizeInBytes();
-        }
-        return entries;
-    }
-
-    /** {@code stored} is {@code expected}, or {@code expected} and the last entry a roll adds (the segment's largest timestamp). */
-    private boolean writtenByAppending(List<TimeIndex.Entry> stored, List<TimeIndex.Entry> expected) {
-        if (stored.equals(expected)) {
-            return true;
-        }
-        TimeIndex.Entry rolled = largestSoFar;
-        boolean above = expected.isEmpty() || rolled.timestamp() > expected.get(expected.size() - 1).timestamp();
-        return above && stored.size() == expected.size() + 1 && stored.subList(0, expected.size()).equals(expected)
-                && stored.get(expected.size()).equals(rolled);
-    }
-
-    /** Makes {@code index} this segment's time index, written with every offset index entry from now on. */
-    private void useTimeIndex(TimeIndex newIndex) {
-        timeIndex = newIndex;
-        index.onAppend((offset, position) -> timeIndex.maybeAppend(largestSoFar.timestamp(), largestSoFar.offset()));
-    }
-
-    /**
-     * The segment stops being the active one (a roll, or a later segment found at open): its time
-     * index gets a last entry holding its largest timestamp, when it has none yet (Kafka's
-     * LogSegment.onBecomeInactiveSegment), so that the index's last entry is the segment's newest
-     * timestamp.
-     */
-    void onBecomeInactive() throws IOException {
-        try {
-            timeIndex.maybeAppend(largestSoFar.timestamp(), largestSoFar.offset());
-        } catch (IOException e) {
-            throw new StorageException(timeIndexFile(), e);
-        }
-    }
-
-    /**
-     * The first record at or after {@code startingOffset} whose timestamp is at or after
-     * {@code timestamp}, in offset order; empty when the segment has none (Kafka's
-     * LogSegment.findOffsetByTimestamp). The time index gives the last entry at or below the
-     * timestamp (every record before its offset is older), the offset index where that offset's
-     * batch starts, and the batch headers from there are walked: only a batch whose max timestamp
-     * reaches the target is decoded.
-     */
-    public Optional<TimestampAndOffset> findOffsetByTimestamp(long timestamp, long startingOffset) throws IOException {
-        TimeIndex.Entry entry = timeIndex.lookup(timestamp);
-        long position = index.lookup(Math.max(entry.offset(), startingOffset)).position();
-        while (position < size) {
-            BatchHeader header = headerAt(position);
-            if (header.maxTimestamp() >= timestamp && header.lastOffset() >= startingOffset) {
-                for (Record record : RecordBatch.decode(batchAt(position)).records()) {
-                    if (record.timestamp() >= timestamp && record.offset() >= startingOffset) {
-                        return Optional.of(new TimestampAndOffset(record.timestamp(), record.offset(),
-                                header.partitionLeaderEpoch()));
-                    }
-                }
-            }
-            position += header.sizeInBytes();
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * The first record holding this segment's largest timestamp; empty when the segment has no
-     * timestamp (Kafka's answer to ListOffsets' MAX_TIMESTAMP, KIP-734).
-     */
-    public Optional<TimestampAndOffset> findLargestTimestamp() throws IOException {
-        if (largestSoFar.timestamp() == BatchHeader.NO_TIMESTAMP) {
-            return Optional.empty();
-        }
-        return findOffsetByTimestamp(largestSoFar.timestamp(), baseOffset)
-                .filter(found -> found.timestamp() == largestSoFar.timestamp());
-    }
-
-    /**
-     * A record found by its timestamp: that timestamp, its offset, and the leader epoch of its batch
-     * (-1 when none was stamped), as Kafka's ListOffsets answers it.
-     */
-    public record TimestampAndOffset(long timestamp, long offset, int leaderEpoch) {
-    }
-
-    /**
-     * Recovers the batches after the trusted ones and says what was cut: the file, the byte, the
-     * whole batches (how many, which offsets) and the torn bytes after them.
-     */
-    private void recoverTail(long fileSize, List<String> events) throws IOException {
-        // Before the cut: where the batches after the trusted ones start, as their headers say.
-        List<Long> starts = new ArrayList<>();
-        List<BatchHeader> headers = new ArrayList<>();
-        long wholeEnd = size;
-        for (long at = size; ; ) {
-            BatchHeader h = wholeHeaderAtAnyOffset(at, fileSize);
-            if (h == null) {
-                break;
-            }
-            starts.add(at);
-            headers.add(h);
-            at += h.sizeInBytes();
-            wholeEnd = at;
-        }
-        long cut = truncateTornTail();
-        if (cut == 0) {
-            return;
-        }
-        List<BatchHeader> lost = new ArrayList<>();
-        for (int i = 0; i < starts.size(); i++) {
-            if (starts.get(i) >= size) {
-                lost.add(headers.get(i));
-            }
-        }
-        StringBuilder line = new StringBuilder("recovery cut " + logFile().getFileName() + " at byte " + size + ": "
-                + cut + " byte(s)");
-        if (!lost.isEmpty()) {
-            BatchHeader last = lost.get(lost.size() - 1);
-            line.append(", ").append(lost.size()).append(" whole batch(es) with offsets ").append(lost.get(0).baseOffset())
-                    .append("..").append(last.baseOffset() + last.lastOffsetDelta()).append(" (the first fails its checks)");
-        }
-        long torn = size + cut - Math.max(wholeEnd, size);
-        if (torn > 0) {
-            line.append(", ").append(torn).append(" byte(s) that are no whole batch");
-        }
-        events.add(line.append("; the segment goes on at offset ").append(nextOffset).toString());
+    /** The span {@link #positionOf} reads at most: one index interval and a header (the file keeps that read). */
+    private static int recentBytes(int indexIntervalBytes) {
+        return indexIntervalBytes + BatchHeader.SIZE;
     }
 
     /**
@@ -444,43 +151,18 @@ public final class Segment implements Closeable {
         index.truncateToPosition(0);
         timeIndex.truncateToEntries(0);
         resetTo(0);
-        return truncateTornTail();
+        return new SegmentRecovery(this).truncateTornTail();
     }
 
-    /**
-     * The walk of {@link #recover}: it starts at the segment's current {@link #size} (0, or the end
-     * of the batches below the recovery point, already checked), with next offset and index up to
-     * there.
-     */
-    private long truncateTornTail() throws IOException {
-        // BEGIN-SOLUTION ch03 task 5: recover by truncating a torn tail (RecoveryTest)
-        long fileSize = log.size();
-        int position = size;
-        while (position < fileSize) {
-            BatchHeader header;
-            try {
-                header = RecordBatch.validate(FileBatches.readAt(log, position, fileSize));
-            } catch (CorruptBatchException torn) {
-                break;
-            }
-            if (!follows(header)) {
-                break; // the CRC does not cover baseOffset: offsets that go back or leap away are damage
-            }
-            track(header, position, true);
-            position += header.sizeInBytes();
-        }
-        log.truncate(position);
-        return fileSize - position;
-        // END-SOLUTION
+    /** Makes {@code newIndex} this segment's offset index. */
+    void useIndex(OffsetIndex newIndex) {
+        index = newIndex;
     }
 
-    /**
-     * Whether a batch can come next in this segment: its offsets start at or after the segment's
-     * next offset, and its last offset is within 2^31 of the base offset, as an index entry stores
-     * offsets relative to it in 4 bytes (Kafka rolls a segment before that would happen).
-     */
-    private boolean follows(BatchHeader header) {
-        return header.baseOffset() >= nextOffset && header.lastOffset() - baseOffset <= Integer.MAX_VALUE;
+    /** Makes {@code newIndex} this segment's time index, written with every offset index entry from now on. */
+    void useTimeIndex(TimeIndex newIndex) {
+        timeIndex = newIndex;
+        index.onAppend((offset, position) -> timeIndex.maybeAppend(largestSoFar.timestamp(), largestSoFar.offset()));
     }
 
     /**
@@ -492,15 +174,8 @@ public final class Segment implements Closeable {
     void append(ByteBuffer batch) throws IOException {
         BatchHeader header = BatchHeader.readFrom(batch.duplicate());
         int position = size;
-        ByteBuffer bytes = batch.duplicate();
-        try {
-            while (bytes.hasRemaining()) {
-                log.write(bytes, position + (batch.remaining() - bytes.remaining()));
-            }
-        } catch (IOException e) {
-            // Part of the batch may be in the file past size: only recovery (after a restart) may cut it.
-            throw new StorageException(logFile(), e);
-        }
+        // A write that fails may leave part of the batch past size: only recovery (after a restart) may cut it.
+        file.write(batch, position);
         try {
             track(header, position, true);
         } catch (IOException e) {
@@ -509,7 +184,7 @@ public final class Segment implements Closeable {
     }
 
     /** Book-keeping after a batch at {@code position}: size, next offset, max timestamp, index. */
-    private void track(BatchHeader header, int position, boolean indexIt) throws IOException {
+    void track(BatchHeader header, int position, boolean indexIt) throws IOException {
         noteLargestTimestamp(header);
         // BEGIN-SOLUTION ch03 task 2: add a sparse index entry every index.interval.bytes (OffsetIndexTest)
         if (indexIt && bytesSinceLastIndexEntry > indexIntervalBytes) {
@@ -534,21 +209,30 @@ public final class Segment implements Closeable {
         }
     }
 
+    /**
+     * Whether a batch can come next in this segment: its offsets start at or after the segment's
+     * next offset, and it {@linkplain #fitsTheIndex fits the index}.
+     */
+    boolean follows(BatchHeader header) {
+        return header.baseOffset() >= nextOffset && fitsTheIndex(header);
+    }
+
+    /**
+     * Whether the batch's last offset is within 2^31 of the base offset, as an index entry stores
+     * offsets relative to it in 4 bytes (Kafka rolls a segment before that would happen).
+     */
+    boolean fitsTheIndex(BatchHeader header) {
+        return header.lastOffset() - baseOffset <= Integer.MAX_VALUE;
+    }
+
     /** The header of the batch at {@code position} (only its 61 bytes are read). */
     public BatchHeader headerAt(long position) throws IOException {
-        ByteBuffer bytes = ByteBuffer.allocate(BatchHeader.SIZE);
-        while (bytes.hasRemaining()) {
-            if (log.read(bytes, position + bytes.position()) < 0) {
-                throw new CorruptBatchException("batchLength", bytes.position(),
-                        "segment " + logFile().getFileName() + " ends inside the batch header at byte " + position);
-            }
-        }
-        return BatchHeader.readFrom(bytes.flip());
+        return file.headerAt(position);
     }
 
     /** The raw bytes of the batch at {@code position}. */
     public ByteBuffer batchAt(long position) throws IOException {
-        return FileBatches.readAt(log, position, size);
+        return file.batchAt(position, size);
     }
 
     /**
@@ -566,41 +250,7 @@ public final class Segment implements Closeable {
      * read per header (Kafka's FileRecords slices the file the same way).
      */
     public ByteBuffer window(long position, int length) throws IOException {
-        int wanted = (int) Math.max(0, Math.min(length, size - position));
-        Window last = recent;
-        if (last != null && last.covers(position, wanted)) {
-            return last.slice(position, wanted);
-        }
-        ByteBuffer bytes = ByteBuffer.allocate(wanted);
-        while (bytes.hasRemaining()) {
-            if (log.read(bytes, position + bytes.position()) < 0) {
-                break;
-            }
-        }
-        bytes.flip();
-        if (bytes.limit() > 0 && bytes.limit() <= indexIntervalBytes + BatchHeader.SIZE) {
-            recent = new Window(position, bytes.duplicate());
-        }
-        return bytes;
-    }
-
-    /**
-     * Bytes of the segment file from {@code position}, kept in memory: {@link #recent}. A window
-     * handed out is a slice of them (its own position and limit, the same bytes).
-     */
-    record Window(long position, ByteBuffer bytes) {
-        boolean covers(long from, int length) {
-            return from >= position && from + length <= position + bytes.limit();
-        }
-
-        ByteBuffer slice(long from, int length) {
-            return bytes.slice((int) (from - position), length);
-        }
-    }
-
-    /** The bytes the last small {@link #window} read, or null (FileSlice walks its headers from there). */
-    Window recentWindow() {
-        return recent;
+        return file.read(position, (int) Math.max(0, Math.min(length, size - position)));
     }
 
     /**
@@ -674,9 +324,8 @@ public final class Segment implements Closeable {
     /** Removes every batch whose last offset is at or past {@code offset}. */
     void truncateTo(long offset) throws IOException {
         int position = positionOf(offset);
-        recent = null; // its bytes may be cut
         try {
-            log.truncate(position);
+            file.truncate(position);
         } catch (IOException e) {
             throw new StorageException(logFile(), e);
         }
@@ -698,8 +347,9 @@ public final class Segment implements Closeable {
         }
     }
 
-    private void resetTo(int newSize) {
-        recent = null; // the bytes it holds may be cut, and others written in their place
+    /** Forgets every batch from byte {@code newSize} on (the indexes are the caller's). */
+    void resetTo(int newSize) {
+        file.forgetRecent(); // the bytes it holds may be cut, and others written in their place
         size = newSize;
         nextOffset = baseOffset;
         maxTimestamp = BatchHeader.NO_TIMESTAMP;
@@ -754,12 +404,77 @@ public final class Segment implements Closeable {
         return dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
     }
 
-    void flush() throws IOException {
+    /**
+     * The segment stops being the active one (a roll, or a later segment found at open): its time
+     * index gets a last entry holding its largest timestamp, when it has none yet (Kafka's
+     * LogSegment.onBecomeInactiveSegment), so that the index's last entry is the segment's newest
+     * timestamp.
+     */
+    void onBecomeInactive() throws IOException {
         try {
-            log.force(true);
+            timeIndex.maybeAppend(largestSoFar.timestamp(), largestSoFar.offset());
         } catch (IOException e) {
-            throw new StorageException(logFile(), e);
+            throw new StorageException(timeIndexFile(), e);
         }
+    }
+
+    /**
+     * The first record at or after {@code startingOffset} whose timestamp is at or after
+     * {@code timestamp}, in offset order; empty when the segment has none (Kafka's
+     * LogSegment.findOffsetByTimestamp). The time index gives the last entry at or below the
+     * timestamp (every record before its offset is older), the offset index where that offset's
+     * batch starts, and the batch headers from there are walked: only a batch whose max timestamp
+     * reaches the target is decoded.
+     */
+    public Optional<TimestampAndOffset> findOffsetByTimestamp(long timestamp, long startingOffset) throws IOException {
+        TimeIndex.Entry entry = timeIndex.lookup(timestamp);
+        long position = index.lookup(Math.max(entry.offset(), startingOffset)).position();
+        while (position < size) {
+            BatchHeader header = headerAt(position);
+            if (header.maxTimestamp() >= timestamp && header.lastOffset() >= startingOffset) {
+                for (Record record : RecordBatch.decode(batchAt(position)).records()) {
+                    if (record.timestamp() >= timestamp && record.offset() >= startingOffset) {
+                        return Optional.of(new TimestampAndOffset(record.timestamp(), record.offset(),
+                                header.partitionLeaderEpoch()));
+                    }
+                }
+            }
+            position += header.sizeInBytes();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The first record holding this segment's largest timestamp; empty when the segment has no
+     * timestamp (Kafka's answer to ListOffsets' MAX_TIMESTAMP, KIP-734).
+     */
+    public Optional<TimestampAndOffset> findLargestTimestamp() throws IOException {
+        if (largestSoFar.timestamp() == BatchHeader.NO_TIMESTAMP) {
+            return Optional.empty();
+        }
+        return findOffsetByTimestamp(largestSoFar.timestamp(), baseOffset)
+                .filter(found -> found.timestamp() == largestSoFar.timestamp());
+    }
+
+    /**
+     * A record found by its timestamp: that timestamp, its offset, and the leader epoch of its batch
+     * (-1 when none was stamped), as Kafka's ListOffsets answers it.
+     */
+    public record TimestampAndOffset(long timestamp, long offset, int leaderEpoch) {
+    }
+
+    /** The largest timestamp so far and the batch that first reached it, as the time index keeps it. */
+    TimeIndex.Entry largestSoFar() {
+        return largestSoFar;
+    }
+
+    /** The segment's {@code .log} file itself: its channel, the reads it keeps, the sends that hold it open. */
+    SegmentFile file() {
+        return file;
+    }
+
+    void flush() throws IOException {
+        file.force();
         try {
             index.flush();
         } catch (IOException e) {
@@ -770,20 +485,6 @@ public final class Segment implements Closeable {
         } catch (IOException e) {
             throw new StorageException(timeIndexFile(), e);
         }
-    }
-
-    /**
-     * Holds the segment's file open for a send ({@link FileSlice}): until {@link #releaseSend}, a
-     * close (retention deleting the segment, compaction swapping it, the partition closing) leaves
-     * the channel open, so the bytes a response announced can still be sent; a deleted file stays
-     * readable while a descriptor holds it. Fails once the segment is closed.
-     */
-    synchronized FileChannel retainForSend() throws java.nio.channels.ClosedChannelException {
-        if (closeAfterSends || log == null || !log.isOpen()) {
-            throw new java.nio.channels.ClosedChannelException();
-        }
-        sends++;
-        return log;
     }
 
     /** How far from the start this segment's bytes are known good (never past its size). */
@@ -798,30 +499,11 @@ public final class Segment implements Closeable {
         }
     }
 
-    /** The send is over; the last one closes the channel if the segment was closed meanwhile. */
-    synchronized void releaseSend() {
-        if (--sends == 0 && closeAfterSends) {
-            try {
-                log.close();
-            } catch (IOException ignored) {
-                // nothing was written through this channel since the close that was asked for
-            }
-        }
-    }
-
-    /** Closes the log channel now, or after the last send that holds it. */
-    private synchronized void closeLogChannel() throws IOException {
-        if (sends > 0) {
-            closeAfterSends = true;
-        } else if (log != null) {
-            log.close();
-        }
-    }
-
+    /** Closes the files (the {@code .log} only once the sends holding it are over, see {@link SegmentFile}). */
     @Override
     public void close() throws IOException {
         try {
-            closeLogChannel();
+            file.close();
         } finally {
             try {
                 if (index != null) {

@@ -1,0 +1,310 @@
+package kaenlog.log;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A log's segments on disk (Kafka's {@code LocalLog}): writing a batch whose offsets are final to
+ * the active segment, rolling a new one, flushing and the recovery point, cutting the tail,
+ * deleting and swapping closed segments, and the files that record all this. It knows offsets
+ * only as its segments hold them (the log end offset); the log start offset and the high
+ * watermark are {@link Log}'s, which decides what to write and when to roll.
+ *
+ * <p>Fail-stop (Kafka's {@code LogDirFailureChannel}): after a write failed half-way, what is in
+ * memory may not match the files, so the log goes offline and takes nothing more; recovery at the
+ * next open decides what the files hold. Not thread-safe: the partition's lock guards it.
+ */
+final class LocalLog {
+    private final Path dir;
+    /** Changed only by {@link #updateConfig}: a topic's configs altered while its log is open. */
+    private LogConfig config;
+    private final boolean readOnly;
+    private final LogSegments segments;
+    private long recoveryPoint;
+    private long lastFlushMs = -1;
+    private StorageException offline;
+    private boolean closed;
+
+    LocalLog(Path dir, LogConfig config, boolean readOnly, LogSegments segments, long recoveryPoint) {
+        this.dir = dir;
+        this.config = config;
+        this.readOnly = readOnly;
+        this.segments = segments;
+        this.recoveryPoint = recoveryPoint;
+    }
+
+    /** The offset the next batch will get: where the active segment ends. */
+    long logEndOffset() {
+        return segments.active().nextOffset();
+    }
+
+    LogSegments segments() {
+        return segments;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    LogConfig config() {
+        return config;
+    }
+
+    /**
+     * Writes a batch whose offsets are final at the end of the active segment. A write that fails
+     * takes the log offline. The batch was validated on its way in: a fetch need not check it again.
+     */
+    void append(ByteBuffer batch) throws IOException {
+        ensureWritable("append");
+        Segment active = segments.active();
+        int before = active.size();
+        try {
+            active.append(batch);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+        active.verifiedThrough(before, active.size());
+    }
+
+    /** Starts a new active segment at the log end offset (the old one becomes closed). */
+    void roll() throws IOException {
+        ensureWritable("roll");
+        long base = logEndOffset();
+        if (segments.active().isEmpty()) {
+            return;
+        }
+        try {
+            segments.active().onBecomeInactive();
+            segments.active().flush();
+            segments.add(Segment.create(dir, base, config.indexIntervalBytes()));
+            // After the segment exists: a recorded base missing from disk is then always a loss.
+            writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
+            checkpointRecoveryPoint(base);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+    }
+
+    /**
+     * Writes every segment that holds unflushed offsets to disk ({@code fsync}) and moves the
+     * recovery point to the log end offset. A read-only log has nothing to flush.
+     */
+    void flush() throws IOException {
+        ensureOnline();
+        if (readOnly) {
+            return;
+        }
+        long end = logEndOffset();
+        try {
+            for (Segment segment : segments.from(recoveryPoint)) {
+                segment.flush();
+            }
+            checkpointRecoveryPoint(end);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+    }
+
+    /** {@code flush.ms}: flushes when that much time passed since the last flush this method made. */
+    void maybeFlush(long nowMs) throws IOException {
+        if (lastFlushMs < 0 || logEndOffset() == recoveryPoint) {
+            lastFlushMs = nowMs;
+            return;
+        }
+        if (offline == null && !readOnly && nowMs - lastFlushMs >= config.flushMs()) {
+            flush();
+            lastFlushMs = nowMs;
+        }
+    }
+
+    /** Offsets below it are on disk: a roll and a flush move it, recovery after a crash starts there. */
+    long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    /** How many offsets were written since the last flush (Kafka's {@code unflushedMessages}). */
+    long unflushedMessages() {
+        return logEndOffset() - recoveryPoint;
+    }
+
+    /**
+     * Removes every batch whose last offset is at or past {@code offset}: the later segments whole,
+     * the one holding it from that batch on.
+     */
+    void truncateTo(long offset) throws IOException {
+        ensureWritable("truncate");
+        try {
+            if (segments.count() > 1 && segments.active().baseOffset() >= offset) {
+                // Before the files go: a recorded segment that is not on disk would be a loss at the next open.
+                writeCheckpoint(dir, Log.SEGMENT_BASES_FILE,
+                        segments.below(offset).stream().map(Segment::baseOffset).toList());
+                if (recoveryPoint > offset) {
+                    checkpointRecoveryPoint(offset);
+                }
+            }
+            while (segments.count() > 1 && segments.active().baseOffset() >= offset) {
+                segments.removeLast().delete();
+            }
+            segments.active().truncateTo(offset);
+            if (recoveryPoint > logEndOffset()) {
+                checkpointRecoveryPoint(logEndOffset());
+            }
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+    }
+
+    /**
+     * Removes a closed segment and its files (Kafka's {@code removeAndDeleteSegments}). The record of
+     * the segments is written first: a recorded segment missing from disk is a loss at the next open.
+     */
+    void removeAndDelete(Segment segment) throws IOException {
+        segments.remove(segment);
+        writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
+        segment.delete();
+    }
+
+    /**
+     * Removes and deletes the closed segments whose every offset is below {@code logStartOffset}
+     * (never the active one); the record of the segments is written once, before any file goes.
+     */
+    void deleteSegmentsBelow(long logStartOffset) throws IOException {
+        List<Segment> below = new ArrayList<>();
+        while (segments.count() > 1 && segments.nextBaseOffset(segments.first().baseOffset()) <= logStartOffset) {
+            below.add(segments.removeFirst());
+        }
+        if (!below.isEmpty()) {
+            writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
+            for (Segment segment : below) {
+                segment.delete();
+            }
+        }
+    }
+
+    void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
+    }
+
+    /**
+     * Replaces a closed segment with the one in its swap file (see {@link Log#replaceSegment}): the
+     * old segment is closed, its indexes removed, the swap renamed over it atomically, and the new
+     * one opened, its indexes rebuilt (told in {@code events}).
+     */
+    Segment replaceSegment(Segment old, Path swapFile, List<String> events) throws IOException {
+        ensureWritable("replace a segment");
+        if (old == segments.active()) {
+            throw new IllegalArgumentException("the active segment is never compacted");
+        }
+        if (!swapFile.equals(Log.swapFileOf(old))) {
+            throw new IllegalArgumentException(swapFile + " is not the swap file of " + old.logFile());
+        }
+        try {
+            old.close();
+            // The old indexes first: a crash after the move must not pair the new log with the old indexes.
+            Files.deleteIfExists(old.indexFile());
+            Files.deleteIfExists(old.timeIndexFile());
+            Files.move(swapFile, old.logFile(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
+        Segment replacement = Segment.open(dir, old.baseOffset(), config.indexIntervalBytes(), Long.MAX_VALUE, true,
+                false, events);
+        replacement.onBecomeInactive();
+        segments.add(replacement);
+        return replacement;
+    }
+
+    /** Writes the recovery point to its checkpoint file, then remembers it. */
+    private void checkpointRecoveryPoint(long point) throws IOException {
+        writeCheckpoint(dir, Log.RECOVERY_POINT_FILE, List.of(point));
+        recoveryPoint = point;
+    }
+
+    /**
+     * Writes {@code offsets}, one per line, to a temporary file, forces it, and renames it over
+     * {@code name} (atomic: a crash leaves the old file or the new one, whole).
+     */
+    static void writeCheckpoint(Path dir, String name, List<Long> offsets) throws StorageException {
+        Path file = dir.resolve(name);
+        Path tmp = dir.resolve(name + ".tmp");
+        StringBuilder lines = new StringBuilder();
+        offsets.forEach(offset -> lines.append(offset).append('\n'));
+        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer text = ByteBuffer.wrap(lines.toString().getBytes(StandardCharsets.UTF_8));
+            while (text.hasRemaining()) {
+                out.write(text);
+            }
+            out.force(true);
+        } catch (IOException e) {
+            throw new StorageException(tmp, e);
+        }
+        try {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new StorageException(file, e);
+        }
+    }
+
+    /**
+     * A clean shutdown: flushes, then writes {@link Log#CLEAN_SHUTDOWN_FILE} so that the next open
+     * recovers nothing, then closes the files. An offline or read-only log only closes its files:
+     * without the marker, the next open recovers.
+     */
+    void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (offline == null && !readOnly) {
+                flush();
+                try (FileChannel marker = FileChannel.open(dir.resolve(Log.CLEAN_SHUTDOWN_FILE),
+                        StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                    marker.force(true); // as Kafka's CleanShutdownFileHandler: the marker itself is on disk
+                }
+            }
+        } finally {
+            segments.close();
+        }
+    }
+
+    /** Takes the log offline for good (fail-stop); returns the failure every later call throws. */
+    StorageException goOffline(IOException e) {
+        if (offline == null) {
+            offline = e instanceof StorageException storage ? storage : new StorageException(dir, e);
+        }
+        return offline;
+    }
+
+    /** Throws when the log is offline (every call) or read-only (writes). */
+    void ensureWritable(String what) throws IOException {
+        ensureOnline();
+        if (readOnly) {
+            throw new ReadOnlyLogException(dir, what);
+        }
+    }
+
+    void ensureOnline() throws StorageException {
+        if (offline != null) {
+            throw new StorageException(offline.file(), offline);
+        }
+    }
+
+    /** The failure that took the log offline, or null. */
+    StorageException offline() {
+        return offline;
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+}
