@@ -34,6 +34,7 @@ public final class Property<T> {
 
     private final Gen<T> gen;
     private int tries = DEFAULT_TRIES;
+    private int shrinkBudget = SHRINK_BUDGET;
     private long seed = SEED;
     private Function<? super T, String> show = Property::show;
 
@@ -48,6 +49,16 @@ public final class Property<T> {
     /** How many inputs to try (a property of a cheap rule: hundreds; of a broker: tens). */
     public Property<T> tries(int tries) {
         this.tries = tries;
+        return this;
+    }
+
+    /**
+     * How many replays shrinking may make (default {@value #SHRINK_BUDGET}): fewer for a property whose
+     * every input is costly to make or check (a batch of records, a log), so that its failure is told
+     * in seconds; the input reported is then the smallest found within the budget.
+     */
+    public Property<T> shrinks(int replays) {
+        this.shrinkBudget = replays;
         return this;
     }
 
@@ -129,10 +140,10 @@ public final class Property<T> {
     /**
      * Deletes and lowers draws while the input they make still fails with the same kind of
      * throwable: shorter sequences first, then smaller draws, each step strictly smaller (so it
-     * ends), within {@link #SHRINK_BUDGET} replays.
+     * ends), within the property's shrink budget of replays.
      */
     private Shrunk<T> shrink(Check<? super T> check, long[] draws, T input, Throwable failure) {
-        Shrinking<T> s = new Shrinking<>(draws, input, failure);
+        Shrinking<T> s = new Shrinking<>(draws, input, failure, shrinkBudget);
         while (s.budget > 0 && Candidates.offer(s.draws, candidate -> s.budget-- > 0 && tryCandidate(check, s, candidate))) {
             s.steps++;
         }
@@ -145,12 +156,13 @@ public final class Property<T> {
         T input;
         Throwable failure;
         int steps;
-        int budget = SHRINK_BUDGET;
+        int budget;
 
-        Shrinking(long[] draws, T input, Throwable failure) {
+        Shrinking(long[] draws, T input, Throwable failure, int budget) {
             this.draws = draws;
             this.input = input;
             this.failure = failure;
+            this.budget = budget;
         }
     }
 

@@ -29,6 +29,17 @@ class PropertyTest {
     }
 
     @Test
+    void aShrinkBudgetBoundsTheReplays() {
+        List<Integer> checked = new ArrayList<>();
+        assertThatThrownBy(() -> Property.forAll(Gens.ints(0, 1_000_000)).shrinks(10).check(x -> {
+            checked.add(x);
+            assertThat(x).as("small").isLessThan(1000);
+        })).hasMessageContaining("; shrunk in ");
+        int firstFailure = checked.indexOf(checked.stream().filter(x -> x >= 1000).findFirst().orElseThrow());
+        assertThat(checked.size() - firstFailure - 1).as("replays after the first failure").isLessThanOrEqualTo(10);
+    }
+
+    @Test
     void aListShrinksToItsOneOffendingElement() {
         assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.ints(0, 10_000), 0, 50))
                 .check(list -> assertThat(list).as("no element above 100").allMatch(x -> x <= 100)))
@@ -69,6 +80,29 @@ class PropertyTest {
         Property.forAll(Gens.strings(0, 10)).tries(300).check(strings::add);
         assertThat(strings).anyMatch(String::isEmpty).anyMatch(s -> s.codePoints().anyMatch(cp -> cp > 0xFFFF))
                 .anyMatch(s -> s.codePoints().anyMatch(cp -> cp >= 0x80 && cp < 0x800));
+    }
+
+    @Test
+    void damagedBytesMakeEveryFaultAndShrinkToTheFewest() {
+        byte[] original = new byte[40];
+        for (int i = 0; i < original.length; i++) {
+            original[i] = (byte) i;
+        }
+        List<byte[]> seen = new ArrayList<>();
+        Property.forAll(Gens.damaged(original)).tries(500).check(seen::add);
+        assertThat(seen).as("undamaged, cut short, a byte dropped or inserted, a byte changed")
+                .anyMatch(b -> java.util.Arrays.equals(b, original))
+                .anyMatch(b -> b.length < original.length - 1)
+                .anyMatch(b -> b.length == original.length + 1)
+                .anyMatch(b -> b.length == original.length && !java.util.Arrays.equals(b, original));
+        assertThatThrownBy(() -> Property.forAll(Gens.faults()).check(f -> assertThat(f.none()).as("no fault").isTrue()))
+                .as("faults shrink to the fewest and simplest: one, a byte set to 0 at the first place")
+                .hasMessageContaining("the smallest input found: Faults[faults=[Fault[kind=0, where=0, value=0]]]");
+        Property.forAll(Gens.damaged(original, 10, 20)).tries(300).check(b -> {
+            for (int i = 0; i < 10 && i < b.length; i++) {
+                assertThat(b[i]).as("no fault before the range: byte %d", i).isEqualTo(original[i]);
+            }
+        });
     }
 
     @Test
