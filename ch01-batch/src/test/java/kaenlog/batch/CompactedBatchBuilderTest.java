@@ -164,8 +164,8 @@ class CompactedBatchBuilderTest {
         assertThat(h.attributes() & BatchHeader.TIMESTAMP_TYPE_MASK)
                 .as("the timestamp type bit (LogAppendTime) is kept").isEqualTo(BatchHeader.TIMESTAMP_TYPE_MASK);
         assertThat(h.maxTimestamp())
-                .as("a LogAppendTime batch's maxTimestamp is the broker's append time (T0 + 60000), and readers take it "
-                        + "as every record's time: compaction must keep it, not the largest record time (T0 + 20)")
+                .as("a LogAppendTime batch's maxTimestamp is the broker's append time (T0 + 60000), and the decoder "
+                        + "gives it to every record: the compacted batch keeps it, not a producer's create time (T0 + 20)")
                 .isEqualTo(appendTime);
         org.apache.kafka.common.record.RecordBatch kafkaBatch = org.apache.kafka.common.record.MemoryRecords
                 .readableRecords(bytes.duplicate()).batches().iterator().next();

@@ -329,6 +329,21 @@ class RecordBatchDecodeTest {
     }
 
     @Test
+    void aLogAppendTimeBatchGivesEveryRecordItsMaxTimestamp() {
+        BatchHeader appended = new BatchHeader(10, 0, -1, (byte) 2, 0, (short) BatchHeader.TIMESTAMP_TYPE_MASK, 1, T0,
+                T0 + 500, -1, (short) -1, -1, 0);
+        ByteBuffer batch = BatchBuilder.encode(appended, List.of(Record.of(10, T0, "k0", "v0"),
+                Record.of(11, T0 + 3, "k1", "v1")));
+
+        assertThat(RecordBatch.decode(batch).records())
+                .extracting(Record::timestamp)
+                .as("a LogAppendTime batch (attribute bit 0x08): the broker's append time, the batch's maxTimestamp,"
+                        + " is every record's time, as Kafka's DefaultRecordBatch reads it; the deltas keep only the"
+                        + " producer's create times")
+                .containsExactly(T0 + 500, T0 + 500);
+    }
+
+    @Test
     void aRefusedBatchLeavesThePositionWhereItWas() {
         byte[] batch = bytesOf(goodBatch());
         batch[batch.length - 1] ^= 0x01; // the CRC no longer matches
