@@ -39,7 +39,7 @@ public final class Choices {
         if (bound <= 0) {
             throw new IllegalArgumentException("bound must be positive: " + bound);
         }
-        long value = replay == null ? random.nextLong(bound) : Math.min(replayed(), bound - 1);
+        long value = replay == null ? random.nextLong(bound) : atMost(replayed(), bound - 1);
         return record(value);
     }
 
@@ -72,6 +72,15 @@ public final class Choices {
     /** True with about one chance in {@code oneIn}; false is the simpler choice. */
     public boolean oneIn(int oneIn) {
         return below(oneIn) == oneIn - 1;
+    }
+
+    /**
+     * A replayed draw made to fit: shrinking moves draws about, so a draw recorded as any 64 bits (a
+     * zig-zag distance, {@link #bits}) may be replayed where a bounded one is asked for; as unsigned it
+     * is at least the bound, so the bound's largest value it is, never a negative one.
+     */
+    private static long atMost(long draw, long max) {
+        return Long.compareUnsigned(draw, max) <= 0 ? draw : max;
     }
 
     private long replayed() {

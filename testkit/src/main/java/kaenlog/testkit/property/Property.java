@@ -171,7 +171,9 @@ public final class Property<T> {
         T value;
         try {
             value = gen.generate(replay);
-        } catch (Choices.Overrun overrun) {
+        } catch (RuntimeException notAnInput) {
+            // A draw moved by shrinking that this generator cannot take (an overrun, a draw its own code
+            // refuses): not a smaller input, and never the failure to report.
             return false;
         }
         long[] used = replay.drawn();

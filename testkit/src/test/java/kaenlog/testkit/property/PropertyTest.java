@@ -40,6 +40,15 @@ class PropertyTest {
     }
 
     @Test
+    void shrinkingNeverReportsAnExceptionOfTheGeneratorInsteadOfTheFailure() {
+        // Deleting the first draw moves the recorded -5 to where elements() draws an index below 3.
+        Gen<Long> gen = c -> Gens.elements(1L, 2L, 3L).generate(c) * c.picked(() -> -5L);
+        assertThatThrownBy(() -> Property.forAll(gen).check(x -> assertThat(x).as("zero").isZero()))
+                .isInstanceOf(AssertionFailedError.class)
+                .hasMessageStartingWith("[zero]");
+    }
+
+    @Test
     void aListShrinksToItsOneOffendingElement() {
         assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.ints(0, 10_000), 0, 50))
                 .check(list -> assertThat(list).as("no element above 100").allMatch(x -> x <= 100)))
