@@ -213,10 +213,11 @@ class BatchHeaderTest {
             BatchHeader header = input.getValue();
             ByteBuffer out = ByteBuffer.allocate(skip + 2 * BatchHeader.SIZE);
             out.position(skip);
-            header.writeTo(out);
-            Judge.agree("the header " + header + " written at position " + skip, "position afterwards",
-                    out.position(), "DefaultRecordBatch.RECORDS_OFFSET puts the records at", skip
-                            + DefaultRecordBatch.RECORD_BATCH_OVERHEAD, LAYOUT);
+            Judge.agree("the header " + header + " written at position " + skip, "position afterwards", () -> {
+                header.writeTo(out);
+                return out.position();
+            }, "DefaultRecordBatch.RECORDS_OFFSET puts the records at", skip + DefaultRecordBatch.RECORD_BATCH_OVERHEAD,
+                    LAYOUT);
             KafkaBatches.agreeField("the header " + header, "header's",
                     Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(header)), "DefaultRecordBatch reads",
                     Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(
@@ -254,12 +255,13 @@ class BatchHeaderTest {
         Property.forAll(untrustedHeaders()).check(in -> {
             int start = in.position();
             ByteBuffer mine = in.duplicate();
-            BatchHeader yours = BatchHeader.readFrom(mine);
-            Judge.agree("the bytes " + Property.show(in), "position afterwards", mine.position() - start,
-                    "DefaultRecordBatch.RECORDS_OFFSET puts the records at", DefaultRecordBatch.RECORD_BATCH_OVERHEAD,
-                    LAYOUT);
-            KafkaBatches.agreeField("the bytes " + Property.show(in), "header's",
-                    Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(yours)), "DefaultRecordBatch reads",
+            Judge.Outcome yours = Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(BatchHeader.readFrom(mine)));
+            if (!yours.refused()) {
+                Judge.agree("the bytes " + Property.show(in), "position afterwards", mine.position() - start,
+                        "DefaultRecordBatch.RECORDS_OFFSET puts the records at", DefaultRecordBatch.RECORD_BATCH_OVERHEAD,
+                        LAYOUT);
+            }
+            KafkaBatches.agreeField("the bytes " + Property.show(in), "header's", yours, "DefaultRecordBatch reads",
                     Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(KafkaBatches.defaultRecordBatch(in.duplicate()))),
                     LAYOUT);
         });
@@ -295,7 +297,7 @@ class BatchHeaderTest {
             }
             if (h.lastOffsetDelta() >= 0) {
                 Judge.agree("baseSequence " + h.baseSequence() + ", lastOffsetDelta " + h.lastOffsetDelta(),
-                        "last sequence", h.lastSequence(), "DefaultRecordBatch.lastSequence gives", batch.lastSequence(),
+                        "last sequence", h::lastSequence, "DefaultRecordBatch.lastSequence gives", batch.lastSequence(),
                         "the last sequence keeps -1 as -1 and otherwise wraps past Integer.MAX_VALUE to 0, as"
                                 + " incrementSequence does");
             }

@@ -134,7 +134,8 @@ final class KafkaBatches {
             }
             return;
         }
-        Judge.agree(input, what, yours, oracle, kafkas, rule);
+        Judge.agree(input, what.endsWith("'s") ? what.substring(0, what.length() - 2) : what, yours, oracle, kafkas,
+                rule);
     }
 
     private static Object get(RecordComponent component, Object record) {
@@ -151,14 +152,18 @@ final class KafkaBatches {
      * every byte (zstd's compressed bytes may differ from kafka-clients' for the same records: its
      * header and records are compared, not its bytes).
      */
-    static void agreeOnBatch(String input, byte[] yours, String oracle, byte[] kafkas, boolean zstd, String rule) {
+    static void agreeOnBatch(String input, Judge.ThrowingSupplier<byte[]> build, String oracle, byte[] kafkas,
+                             boolean zstd, String rule) {
+        Judge.Outcome built = Judge.Outcome.of(build);
+        if (built.refused()) {
+            Judge.agree(input, "batch", built, oracle, Judge.Outcome.of(() -> kafkas), rule);
+        }
+        byte[] yours = (byte[]) built.value();
         DefaultRecordBatch mine = defaultRecordBatch(ByteBuffer.wrap(yours));
         DefaultRecordBatch theirs = defaultRecordBatch(ByteBuffer.wrap(kafkas));
-        HeaderView mineHeader = HeaderView.of(mine);
-        HeaderView theirHeader = HeaderView.of(theirs);
-        agreeField(input, "header's", Judge.Outcome.of(() -> zstd ? mineHeader.withoutLengthAndCrc()
-                : mineHeader), oracle, Judge.Outcome.of(() -> zstd ? theirHeader.withoutLengthAndCrc() : theirHeader),
-                rule);
+        agreeField(input, "header's", Judge.Outcome.of(() -> zstd ? HeaderView.of(mine).withoutLengthAndCrc()
+                : HeaderView.of(mine)), oracle, Judge.Outcome.of(() -> zstd ? HeaderView.of(theirs).withoutLengthAndCrc()
+                : HeaderView.of(theirs)), rule);
         Judge.agree(input, "records", Judge.Outcome.of(() -> kaenLogView(mine)), oracle,
                 Judge.Outcome.of(() -> kaenLogView(theirs)), rule);
         if (!zstd) {

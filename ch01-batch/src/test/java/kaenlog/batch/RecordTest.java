@@ -400,15 +400,17 @@ class RecordTest {
             }
             Header[] headers = BatchGens.kafkaHeaders(in.headers());
             int offsetDelta = (int) p.offsetDelta();
-            Judge.agree(p.toString(), "body size", Record.bodySize(offsetDelta, p.timestampDelta(), in.key(),
+            Judge.agree(p.toString(), "body size", () -> Record.bodySize(offsetDelta, p.timestampDelta(), in.key(),
                             in.value(), in.headers()), "DefaultRecord.sizeOfBodyInBytes says",
                     DefaultRecord.sizeOfBodyInBytes(offsetDelta, p.timestampDelta(), size(in.key()),
                             size(in.value()), headers),
                     "the body is what the length prefix counts: attributes, both deltas, key, value, headers, each"
                             + " length a varint (-1, one byte, for null) and a header key as its UTF-8 bytes");
-            ByteBuffer out = ByteBuffer.allocate(1 << 12);
-            p.record().writeTo(out, p.baseOffset(), p.baseTimestamp());
-            Judge.agree(p.toString(), "bytes", Arrays.copyOf(out.array(), out.position()), "DefaultRecord.writeTo writes",
+            Judge.agree(p.toString(), "bytes", () -> {
+                ByteBuffer out = ByteBuffer.allocate(1 << 12);
+                p.record().writeTo(out, p.baseOffset(), p.baseTimestamp());
+                return Arrays.copyOf(out.array(), out.position());
+            }, "DefaultRecord.writeTo writes",
                     p.kafkaBytes(), "length · attributes 0 · timestampDelta · offsetDelta · key · value · header count ·"
                             + " headers, every length and delta a zig-zag varint, null the length -1");
         });

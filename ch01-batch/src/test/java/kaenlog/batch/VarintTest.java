@@ -240,12 +240,12 @@ class VarintTest {
     void everyIntIsZigZaggedWrittenAndSizedAsKafkasByteUtilsDoes() {
         Property.forAll(Gens.ints()).check(value -> {
             byte[] kafkas = kafkaVarint(value);
-            Judge.agree("the zig-zag of " + value, "number", Integer.toUnsignedLong(Varint.zigzag(value)),
+            Judge.agree("the zig-zag of " + value, "number", () -> Integer.toUnsignedLong(Varint.zigzag(value)),
                     "ByteUtils.writeVarint zig-zags it to", Integer.toUnsignedLong(
                             ByteUtils.readUnsignedVarint(ByteBuffer.wrap(kafkas))), ZIGZAG);
-            Judge.agree("the varint of " + value, "bytes", varint(value), "ByteUtils.writeVarint writes", kafkas,
+            Judge.agree("the varint of " + value, "bytes", () -> varint(value), "ByteUtils.writeVarint writes", kafkas,
                     SEVEN_BITS);
-            Judge.agree("the varint of " + value, "size", Varint.sizeOfVarint(value), "ByteUtils.sizeOfVarint says",
+            Judge.agree("the varint of " + value, "size", () -> Varint.sizeOfVarint(value), "ByteUtils.sizeOfVarint says",
                     ByteUtils.sizeOfVarint(value), "the size is exactly what writing takes: 7 bits of the zig-zagged"
                             + " value a byte");
         });
@@ -256,9 +256,10 @@ class VarintTest {
         Property.forAll(Gens.longs()).check(value -> {
             ByteBuffer kafka = ByteBuffer.allocate(Varint.MAX_VARLONG_BYTES);
             ByteUtils.writeVarlong(value, kafka);
-            Judge.agree("the varlong of " + value, "bytes", varlong(value), "ByteUtils.writeVarlong writes",
+            Judge.agree("the varlong of " + value, "bytes", () -> varlong(value), "ByteUtils.writeVarlong writes",
                     java.util.Arrays.copyOf(kafka.array(), kafka.position()), SEVEN_BITS + ", over 64 bits (>> 63)");
-            Judge.agree("the varlong of " + value, "size", Varint.sizeOfVarlong(value), "ByteUtils.sizeOfVarlong says",
+            Judge.agree("the varlong of " + value, "size", () -> Varint.sizeOfVarlong(value),
+                    "ByteUtils.sizeOfVarlong says",
                     ByteUtils.sizeOfVarlong(value), "the size is exactly what writing takes: 7 bits of the zig-zagged"
                             + " value a byte, up to 10");
         });
@@ -270,7 +271,7 @@ class VarintTest {
             ByteBuffer unsigned = ByteBuffer.allocate(Varint.MAX_VARINT_BYTES);
             ByteUtils.writeUnsignedVarint(encoded, unsigned);
             Judge.agree("undoing the zig-zag of " + Integer.toUnsignedString(encoded), "number",
-                    Varint.unzigzag(encoded), "ByteUtils.readVarint gives", ByteUtils.readVarint(unsigned.flip()),
+                    () -> Varint.unzigzag(encoded), "ByteUtils.readVarint gives", ByteUtils.readVarint(unsigned.flip()),
                     "(v >>> 1) ^ -(v & 1): the unsigned shift, so the sign bit does not spread");
         });
     }

@@ -125,10 +125,10 @@ class BatchMetadataTest {
                             b.timestamp());
             String input = "the batch ending at sequence " + b.lastSeq() + " and offset " + b.lastOffset()
                     + " with offsetDelta " + b.offsetDelta();
-            Judge.agree(input, "first sequence", b.firstSeq(), "BatchMetadata.firstSeq gives", kafka.firstSeq(),
+            Judge.agree(input, "first sequence", b::firstSeq, "BatchMetadata.firstSeq gives", kafka.firstSeq(),
                     "count back by offsetDelta from lastSeq; sequences wrap, so a first sequence below 0 wraps back to"
                             + " just below Integer.MAX_VALUE + 1 (decrementSequence) and is never negative");
-            Judge.agree(input, "first offset", b.firstOffset(), "BatchMetadata.firstOffset gives", kafka.firstOffset(),
+            Judge.agree(input, "first offset", b::firstOffset, "BatchMetadata.firstOffset gives", kafka.firstOffset(),
                     "the first offset counts back from lastOffset, not from the sequences: offsets are longs and never"
                             + " wrap");
         });

@@ -367,7 +367,7 @@ class JudgeTest {
                 yours.record(KafkaProducerState.yours(slot));
                 KafkaProducerState.add(kafka, slot);
             }
-            Judge.agree(k.toString(), "verdict", Idempotence.judge(yours, k.epoch(), k.firstSeq(), k.lastSeq()),
+            Judge.agree(k.toString(), "verdict", () -> Idempotence.judge(yours, k.epoch(), k.firstSeq(), k.lastSeq()),
                     "ProducerStateEntry.findDuplicateBatch and ProducerAppendInfo give",
                     KafkaProducerState.verdict(kafka, k.epoch(), k.firstSeq(), k.lastSeq()),
                     "a retained batch with exactly this first AND last sequence, and the same epoch, is a duplicate"

@@ -207,20 +207,24 @@ class ProducerStateEntryTest {
         Property.forAll(SLOTS).check(slots -> {
             ProducerStateEntry yours = new ProducerStateEntry(EPOCH);
             org.apache.kafka.storage.internals.log.ProducerStateEntry kafka = KafkaProducerState.entry(1000L, EPOCH);
-            Judge.agree("a producer with no batch yet", "next expected sequence", yours.expectedFirstSeq(),
+            Judge.agree("a producer with no batch yet", "next expected sequence", yours::expectedFirstSeq,
                     "ProducerAppendInfo accepts only", KafkaProducerState.expectedFirstSeq(kafka),
                     "KIP-98: for a given producer id, sequence numbers start from zero");
             for (int i = 0; i < slots.size(); i++) {
-                yours.record(KafkaProducerState.yours(slots.get(i)));
-                KafkaProducerState.add(kafka, slots.get(i));
+                KafkaProducerState.Slot slot = slots.get(i);
                 String input = "the batches " + slots.subList(0, i + 1) + " recorded in this order";
-                Judge.agree(input, "window", KafkaProducerState.Window.of(yours).slots(),
+                Judge.agree(input, "recording", () -> {
+                    yours.record(KafkaProducerState.yours(slot));
+                    return "recorded";
+                }, "ProducerStateEntry.addBatch has", "recorded", "record(meta) remembers a batch that was just written");
+                KafkaProducerState.add(kafka, slot);
+                Judge.agree(input, "window", () -> KafkaProducerState.Window.of(yours).slots(),
                         "ProducerStateEntry.batchMetadata keeps", KafkaProducerState.Window.of(kafka).slots(),
                         "keep the newest five BATCHES, oldest first: when five are kept, the oldest goes before the new"
                                 + " one is added");
-                Judge.agree(input, "last timestamp", yours.lastTimestamp(), "ProducerStateEntry.lastTimestamp is",
+                Judge.agree(input, "last timestamp", yours::lastTimestamp, "ProducerStateEntry.lastTimestamp is",
                         kafka.lastTimestamp(), "remember the newest batch's timestamp");
-                Judge.agree(input, "next expected sequence", yours.expectedFirstSeq(),
+                Judge.agree(input, "next expected sequence", yours::expectedFirstSeq,
                         "ProducerAppendInfo accepts only", KafkaProducerState.expectedFirstSeq(kafka),
                         "one past the NEWEST batch's last sequence, and after Integer.MAX_VALUE comes 0");
             }

@@ -354,7 +354,7 @@ class RebuildProducerStateTest {
     @Test
     void everyReplayOfHeadersRebuildsWhatKafkasLogLoadingRebuilds() {
         Property.forAll(segments()).show(RebuildProducerStateTest::show).check(headers -> Judge.agree(
-                "the headers " + show(headers), "producers", yours(Idempotence.rebuildProducerState(headers)),
+                "the headers " + show(headers), "producers", () -> yours(Idempotence.rebuildProducerState(headers)),
                 "ProducerAppendInfo (REPLICATION) loads", kafkaLoads(headers), REPLAY));
     }
 
@@ -387,7 +387,7 @@ class RebuildProducerStateTest {
                 Judge.agree(written.size() + " batches written to a log of " + log.segments().size()
                                 + " segment(s), the active one from offset " + active + ": " + written.stream()
                                 .map(RebuildProducerStateTest::show).toList(), "producers after the scan",
-                        yours(Idempotence.rebuildProducerState(log)), "ProducerAppendInfo loads, from the active"
+                        () -> yours(Idempotence.rebuildProducerState(log)), "ProducerAppendInfo loads, from the active"
                                 + " segment's headers,", kafkaLoads(inActive), "at open, hand the replay the headers of"
                                 + " the active segment only: the reason the window can shrink at a restart");
             }

@@ -123,6 +123,18 @@ class PropertyTest {
     }
 
     @Test
+    void anExceptionOfYourCodeIsToldAsYourAnswer() {
+        assertThatThrownBy(() -> Judge.agree("the varint of -64", "bytes", () -> {
+            throw new java.nio.BufferOverflowException();
+        }, "ByteUtils.writeVarint writes", new byte[] {0x7f}, "zig-zag first"))
+                .isInstanceOf(AssertionFailedError.class)
+                .hasMessage("for the varint of -64 your bytes are a refusal (BufferOverflowException: null), Kafka's"
+                        + " ByteUtils.writeVarint writes 7f: zig-zag first");
+        Judge.agree("the varint of 0", "bytes", () -> new byte[] {0}, "ByteUtils.writeVarint writes", new byte[] {0},
+                "zig-zag first");
+    }
+
+    @Test
     void twoRefusalsAgreeWhateverTheirTypes() {
         Judge.Outcome yours = Judge.Outcome.of(() -> {
             throw new IllegalArgumentException("too long");
