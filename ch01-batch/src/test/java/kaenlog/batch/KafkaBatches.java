@@ -313,8 +313,8 @@ final class KafkaBatches {
         }
     }
 
-    /** Steps over one record Kafka already read, saying which length is below -1, if one is. */
-    private static String lengthBelowMinusOne(ByteBuffer in) {
+    /** Steps over one record Kafka already read, saying which length is below -1, if one is (null if none). */
+    static String lengthBelowMinusOne(ByteBuffer in) {
         int length = ByteUtils.readVarint(in);
         ByteBuffer body = in.slice(in.position(), length);
         in.position(in.position() + length);

@@ -489,38 +489,12 @@ class RecordTest {
             Record record = KafkaBatches.kaenLogView(DefaultRecord.readFrom(in, baseOffset, baseTimestamp, -1, null));
             return new Read(record, in.position() - start);
         });
-        if (!kafkas.refused() && lengthBelowMinusOne(bytes.duplicate())) {
+        if (!kafkas.refused() && KafkaBatches.lengthBelowMinusOne(bytes.duplicate()) != null) {
             return Judge.Outcome.of(() -> {
                 throw new IllegalArgumentException("a length below -1: kaen-log refuses it, Kafka reads a null");
             });
         }
         return kafkas;
-    }
-
-    /** Steps over one record Kafka already read: is one of its key, value or header value lengths below -1? */
-    private static boolean lengthBelowMinusOne(ByteBuffer in) {
-        ByteUtils.readVarint(in);
-        in.get();
-        ByteUtils.readVarlong(in);
-        ByteUtils.readVarint(in);
-        for (int field = 0; field < 2; field++) {
-            int size = ByteUtils.readVarint(in);
-            if (size < -1) {
-                return true;
-            }
-            in.position(in.position() + Math.max(size, 0));
-        }
-        int headers = ByteUtils.readVarint(in);
-        for (int h = 0; h < headers; h++) {
-            int keySize = ByteUtils.readVarint(in);
-            in.position(in.position() + keySize);
-            int size = ByteUtils.readVarint(in);
-            if (size < -1) {
-                return true;
-            }
-            in.position(in.position() + Math.max(size, 0));
-        }
-        return false;
     }
 
     /** What validation keeps of a record: its offset, timestamp, which fields are null, and its size. */

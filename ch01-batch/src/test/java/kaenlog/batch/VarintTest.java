@@ -294,20 +294,9 @@ class VarintTest {
 
     @Test
     void anyBytesAreReadAsAVarintAsKafkasByteUtilsReadsThem() {
-        Property.forAll(untrustedVarints(8, v -> kafkaVarint((int) (long) v))).check(in -> {
-            int start = in.position();
-            Judge.Outcome yours = Judge.Outcome.of(() -> {
-                ByteBuffer b = in.duplicate();
-                return new Read(Varint.readVarint(b, "value"), b.position() - start);
-            });
-            Judge.Outcome kafkas = Judge.Outcome.of(() -> {
-                ByteBuffer b = in.duplicate();
-                return new Read(ByteUtils.readVarint(b), b.position() - start);
-            });
-            Judge.agree("the varint in the bytes " + Property.show(in), "reading", yours, "ByteUtils.readVarint reads",
-                    kafkas, READING);
-            assertRefusalIsCorrupt(in, yours);
-        });
+        Property.forAll(untrustedVarints(8, v -> kafkaVarint((int) (long) v)))
+                .check(in -> readsAsKafka(in, "varint", b -> Varint.readVarint(b, "value"), ByteUtils::readVarint,
+                        "ByteUtils.readVarint reads"));
     }
 
     @Test
@@ -316,20 +305,24 @@ class VarintTest {
             ByteBuffer kafka = ByteBuffer.allocate(Varint.MAX_VARLONG_BYTES);
             ByteUtils.writeVarlong(v, kafka);
             return java.util.Arrays.copyOf(kafka.array(), kafka.position());
-        })).check(in -> {
-            int start = in.position();
-            Judge.Outcome yours = Judge.Outcome.of(() -> {
-                ByteBuffer b = in.duplicate();
-                return new Read(Varint.readVarlong(b, "value"), b.position() - start);
-            });
-            Judge.Outcome kafkas = Judge.Outcome.of(() -> {
-                ByteBuffer b = in.duplicate();
-                return new Read(ByteUtils.readVarlong(b), b.position() - start);
-            });
-            Judge.agree("the varlong in the bytes " + Property.show(in), "reading", yours,
-                    "ByteUtils.readVarlong reads", kafkas, READING);
-            assertRefusalIsCorrupt(in, yours);
+        })).check(in -> readsAsKafka(in, "varlong", b -> Varint.readVarlong(b, "value"), ByteUtils::readVarlong,
+                "ByteUtils.readVarlong reads"));
+    }
+
+    /** Your reading and Kafka's of the same bytes: the number and how many bytes it took, or both refuse. */
+    private static void readsAsKafka(ByteBuffer in, String what, Function<ByteBuffer, Number> yours,
+                                     Function<ByteBuffer, Number> kafkas, String oracle) {
+        int start = in.position();
+        Judge.Outcome mine = Judge.Outcome.of(() -> {
+            ByteBuffer b = in.duplicate();
+            return new Read(yours.apply(b).longValue(), b.position() - start);
         });
+        Judge.Outcome theirs = Judge.Outcome.of(() -> {
+            ByteBuffer b = in.duplicate();
+            return new Read(kafkas.apply(b).longValue(), b.position() - start);
+        });
+        Judge.agree("the " + what + " in the bytes " + Property.show(in), "reading", mine, oracle, theirs, READING);
+        assertRefusalIsCorrupt(in, mine);
     }
 
     /** kaen-log's own rule for a refusal (Kafka's exceptions say neither): the field, and where the varint started. */
