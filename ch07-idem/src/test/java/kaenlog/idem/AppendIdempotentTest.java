@@ -460,82 +460,80 @@ class AppendIdempotentTest {
     private record Answer(Verdict verdict, long baseOffset, long lastOffset) {
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger WALKS = new java.util.concurrent.atomic.AtomicInteger();
-
     @Test
     void everyWalkIsAnsweredAsKafkasProducerStateAndUnifiedLogAnswer() {
         Property.forAll(walks()).tries(60).shrinks(300).check(walk -> {
-            try (Log walked = Log.open(dir.resolve("walk-" + WALKS.incrementAndGet()), LogConfig.defaults())) {
-                ProducerState yours = new ProducerState();
-                java.util.Map<Long, org.apache.kafka.storage.internals.log.ProducerStateEntry> kafka =
-                        new java.util.HashMap<>();
-                walk.known().forEach((pid, history) -> {
-                    ProducerStateEntry entry = yours.entry(pid, (short) 0);
-                    org.apache.kafka.storage.internals.log.ProducerStateEntry theirs = KafkaProducerState.entry(pid,
-                            (short) 0);
-                    history.forEach(slot -> {
-                        entry.record(KafkaProducerState.yours(slot));
-                        KafkaProducerState.add(theirs, slot);
-                    });
-                    kafka.put(pid, theirs);
+            // One log for every walk (a fresh producer state each): a walk starts where the last left the log end.
+            Log walked = log;
+            ProducerState yours = new ProducerState();
+            java.util.Map<Long, org.apache.kafka.storage.internals.log.ProducerStateEntry> kafka =
+                    new java.util.HashMap<>();
+            walk.known().forEach((pid, history) -> {
+                ProducerStateEntry entry = yours.entry(pid, (short) 0);
+                org.apache.kafka.storage.internals.log.ProducerStateEntry theirs = KafkaProducerState.entry(pid,
+                        (short) 0);
+                history.forEach(slot -> {
+                    entry.record(KafkaProducerState.yours(slot));
+                    KafkaProducerState.add(theirs, slot);
                 });
-                long logEnd = 0;
-                for (int i = 0; i < walk.steps().size(); i++) {
-                    Step step = walk.steps().get(i);
-                    String input = "step " + (i + 1) + ", " + step + ", of " + walk;
-                    Judge.Outcome answer = Judge.Outcome.of(() -> {
-                        IdempotentAppend a = Idempotence.appendIdempotent(walked, yours, step.batch());
-                        return new Answer(a.verdict(), a.baseOffset(), a.lastOffset());
+                kafka.put(pid, theirs);
+            });
+            long logEnd = walked.logEndOffset();
+            for (int i = 0; i < walk.steps().size(); i++) {
+                Step step = walk.steps().get(i);
+                String input = "step " + (i + 1) + ", " + step + ", of " + walk;
+                Judge.Outcome answer = Judge.Outcome.of(() -> {
+                    IdempotentAppend a = Idempotence.appendIdempotent(walked, yours, step.batch());
+                    return new Answer(a.verdict(), a.baseOffset(), a.lastOffset());
+                });
+                Judge.Outcome expected;
+                if (step.kind().equals("damaged")) {
+                    expected = Judge.Outcome.of(() -> {
+                        throw new CorruptBatchException("crc", 17, "a damaged batch is refused before it is judged");
                     });
-                    Judge.Outcome expected;
-                    if (step.kind().equals("damaged")) {
-                        expected = Judge.Outcome.of(() -> {
-                            throw new CorruptBatchException("crc", 17, "a damaged batch is refused before it is judged");
-                        });
-                    } else if (step.kind().equals("plain")) {
-                        long base = logEnd;
-                        expected = Judge.Outcome.of(() -> new Answer(new Verdict.Append(), base, base + step.count() - 1));
+                } else if (step.kind().equals("plain")) {
+                    long base = logEnd;
+                    expected = Judge.Outcome.of(() -> new Answer(new Verdict.Append(), base, base + step.count() - 1));
+                    logEnd += step.count();
+                } else {
+                    org.apache.kafka.storage.internals.log.ProducerStateEntry entry = kafka.getOrDefault(step.pid(),
+                            KafkaProducerState.entry(step.pid(), step.epoch()));
+                    Verdict verdict = KafkaProducerState.verdict(entry, step.epoch(), step.firstSeq(), step.lastSeq());
+                    long base = logEnd;
+                    long last = logEnd + step.count() - 1;
+                    Answer kafkas = verdict instanceof Verdict.Duplicate d ? new Answer(d, d.firstOffset(),
+                            d.lastOffset()) : verdict instanceof Verdict.Append ? new Answer(verdict, base, last)
+                            : new Answer(verdict, -1, -1);
+                    expected = Judge.Outcome.of(() -> kafkas);
+                    if (verdict instanceof Verdict.Append) {
+                        entry = KafkaProducerState.withEpoch(entry, step.epoch());
+                        // ProducerAppendInfo takes the batch's maxTimestamp, as kafka-clients reads it
+                        long maxTimestamp = org.apache.kafka.common.record.MemoryRecords.readableRecords(step.batch())
+                                .batches().iterator().next().maxTimestamp();
+                        KafkaProducerState.add(entry, new KafkaProducerState.Slot(step.lastSeq(), last,
+                                step.count() - 1, maxTimestamp));
+                        kafka.put(step.pid(), entry);
                         logEnd += step.count();
-                    } else {
-                        org.apache.kafka.storage.internals.log.ProducerStateEntry entry = kafka.getOrDefault(step.pid(),
-                                KafkaProducerState.entry(step.pid(), step.epoch()));
-                        Verdict verdict = KafkaProducerState.verdict(entry, step.epoch(), step.firstSeq(), step.lastSeq());
-                        long base = logEnd;
-                        long last = logEnd + step.count() - 1;
-                        Answer kafkas = verdict instanceof Verdict.Duplicate d ? new Answer(d, d.firstOffset(),
-                                d.lastOffset()) : verdict instanceof Verdict.Append ? new Answer(verdict, base, last)
-                                : new Answer(verdict, -1, -1);
-                        expected = Judge.Outcome.of(() -> kafkas);
-                        if (verdict instanceof Verdict.Append) {
-                            entry = KafkaProducerState.withEpoch(entry, step.epoch());
-                            // ProducerAppendInfo takes the batch's maxTimestamp, as kafka-clients reads it
-                            long maxTimestamp = org.apache.kafka.common.record.MemoryRecords.readableRecords(step.batch())
-                                    .batches().iterator().next().maxTimestamp();
-                            KafkaProducerState.add(entry, new KafkaProducerState.Slot(step.lastSeq(), last,
-                                    step.count() - 1, maxTimestamp));
-                            kafka.put(step.pid(), entry);
-                            logEnd += step.count();
-                        }
                     }
-                    Judge.agree(input, "answer", answer, "UnifiedLog, with Kafka's ProducerStateEntry and"
-                            + " ProducerAppendInfo, answers", expected, "validate first, then judge, then write: a"
-                            + " duplicate is answered with the first write's offsets and writes nothing, a gap writes"
-                            + " nothing, a batch without a producer id is a plain append");
-                    if (answer.refused()) {
-                        assertThat(answer.refusal())
-                                .as("for %s you refused with %s: a damaged batch is a CorruptBatchException", input, answer)
-                                .isInstanceOf(CorruptBatchException.class);
-                    }
-                    Judge.agree(input, "log end offset", walked.logEndOffset(), "log, judged first, ends at", logEnd,
-                            "only an APPEND writes");
-                    for (long pid : PIDS) {
-                        org.apache.kafka.storage.internals.log.ProducerStateEntry theirs = kafka.get(pid);
-                        Judge.agree(input, "state of producer " + pid, yours.get(pid).map(KafkaProducerState.Window::of)
-                                .map(Object::toString).orElse("none"), "ProducerStateEntry holds", theirs == null ? "none"
-                                : KafkaProducerState.Window.of(theirs).toString(), "the window remembers a batch only"
-                                        + " after the log wrote it, with the offsets the log assigned and the epoch it"
-                                        + " carried; a rejected first batch leaves no entry");
-                    }
+                }
+                Judge.agree(input, "answer", answer, "UnifiedLog, with Kafka's ProducerStateEntry and"
+                        + " ProducerAppendInfo, answers", expected, "validate first, then judge, then write: a"
+                        + " duplicate is answered with the first write's offsets and writes nothing, a gap writes"
+                        + " nothing, a batch without a producer id is a plain append");
+                if (answer.refused()) {
+                    assertThat(answer.refusal())
+                            .as("for %s you refused with %s: a damaged batch is a CorruptBatchException", input, answer)
+                            .isInstanceOf(CorruptBatchException.class);
+                }
+                Judge.agree(input, "log end offset", walked.logEndOffset(), "log, judged first, ends at", logEnd,
+                        "only an APPEND writes");
+                for (long pid : PIDS) {
+                    org.apache.kafka.storage.internals.log.ProducerStateEntry theirs = kafka.get(pid);
+                    Judge.agree(input, "state of producer " + pid, yours.get(pid).map(KafkaProducerState.Window::of)
+                            .map(Object::toString).orElse("none"), "ProducerStateEntry holds", theirs == null ? "none"
+                            : KafkaProducerState.Window.of(theirs).toString(), "the window remembers a batch only"
+                                    + " after the log wrote it, with the offsets the log assigned and the epoch it"
+                                    + " carried; a rejected first batch leaves no entry");
                 }
             }
         });

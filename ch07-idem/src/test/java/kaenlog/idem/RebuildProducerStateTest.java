@@ -360,15 +360,15 @@ class RebuildProducerStateTest {
 
     /** Batches appended to a log whose segments hold a few batches each, then the scan at open. */
     @Test
-    void theScanAtOpenRebuildsTheActiveSegmentsProducersAsKafkaWould() {
-        java.util.concurrent.atomic.AtomicInteger logs = new java.util.concurrent.atomic.AtomicInteger();
-        Property.forAll(segments()).tries(40).shrinks(300)
-                .show(headers -> headers.stream().map(h -> h.hasProducerId() ? "pid " + h.producerId() + " epoch "
-                        + h.producerEpoch() + " " + KafkaProducerState.range(h.baseSequence(), h.lastSequence())
-                        : "a plain batch of " + h.recordCount()).toList().toString()).check(headers -> {
-            try (Log log = Log.open(dir.resolve("scan-" + logs.incrementAndGet()),
-                    LogConfig.defaults().withSegmentBytes(400))) {
-                List<BatchHeader> written = new java.util.ArrayList<>();
+    void theScanAtOpenRebuildsTheActiveSegmentsProducersAsKafkaWould() throws IOException {
+        // One log for every input, its segments a few batches each: each input's batches follow the last
+        // one's, and the scan must see exactly the active segment's, whoever wrote them.
+        try (Log log = Log.open(dir.resolve("scanned-0"), LogConfig.defaults().withSegmentBytes(400))) {
+            List<BatchHeader> written = new java.util.ArrayList<>();
+            Property.forAll(segments()).tries(40).shrinks(300).show(headers -> headers.stream()
+                    .map(h -> h.hasProducerId() ? "pid " + h.producerId() + " epoch " + h.producerEpoch() + " "
+                            + KafkaProducerState.range(h.baseSequence(), h.lastSequence())
+                            : "a plain batch of " + h.recordCount()).toList().toString()).check(headers -> {
                 for (BatchHeader h : headers) {
                     BatchBuilder batch = new BatchBuilder();
                     if (h.hasProducerId()) {
@@ -384,14 +384,13 @@ class RebuildProducerStateTest {
                 }
                 long active = log.activeSegment().baseOffset();
                 List<BatchHeader> inActive = written.stream().filter(h -> h.baseOffset() >= active).toList();
-                Judge.agree(written.size() + " batches written to a log of " + log.segments().size()
-                                + " segment(s), the active one from offset " + active + ": " + written.stream()
-                                .map(RebuildProducerStateTest::show).toList(), "producers after the scan",
+                Judge.agree("a log of " + log.segments().size() + " segment(s) whose active one, from offset " + active
+                                + ", holds " + show(inActive), "producers after the scan",
                         () -> yours(Idempotence.rebuildProducerState(log)), "ProducerAppendInfo loads, from the active"
                                 + " segment's headers,", kafkaLoads(inActive), "at open, hand the replay the headers of"
                                 + " the active segment only: the reason the window can shrink at a restart");
-            }
-        });
+            });
+        }
     }
 
     private static String show(List<BatchHeader> headers) {
