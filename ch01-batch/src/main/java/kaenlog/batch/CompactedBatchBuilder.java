@@ -18,8 +18,10 @@ import kaenlog.workbook.Todo;
  * recordCount 0, baseTimestamp -1, maxTimestamp the original's) so the producer's last sequence
  * survives; chapter 7 rebuilds its window from those headers.
  *
- * <p>A batch whose timestamp type is LogAppendTime keeps its append time: the rebuilt batch's
- * timestamps are the original's {@code maxTimestamp}, as Kafka's cleaner writes them.
+ * <p>A batch whose timestamp type is LogAppendTime keeps its append time with nothing more to do:
+ * its records, as {@link RecordBatch#decode} reads them, all carry the original's {@code maxTimestamp}
+ * (the broker's append time), so the kept records and both header timestamps are that time, as
+ * Kafka's cleaner writes them.
  */
 public final class CompactedBatchBuilder {
     private final BatchHeader original;

@@ -23,7 +23,9 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
      * order: 12 bytes for baseOffset and batchLength; a batchLength that covers a header and fits
      * in the buffer; magic 2; the CRC; a codec of Kafka's, whose records inflate within
      * {@link Compression#MAX_INFLATED_BYTES}; a record count that can fit; every record; no bytes
-     * left over (in a compressed batch, every check after the CRC is on the inflated records).
+     * left over (in a compressed batch, every check after the CRC is on the inflated records). A record's
+     * timestamp is the batch's baseTimestamp plus its delta, or, in a LogAppendTime batch (attribute bit
+     * {@code 0x08}), the batch's maxTimestamp: the time the broker appended it.
      */
     public static RecordBatch decode(ByteBuffer in) {
         return decode(in, true);

@@ -1,5 +1,6 @@
 package kaenlog.batch;
 
+import static kaenlog.batch.BatchFields.bytesOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -7,6 +8,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.record.CompressionType;
+import org.apache.kafka.common.record.DefaultRecord;
+import org.apache.kafka.common.record.DefaultRecordBatch;
+import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -184,6 +193,93 @@ class BatchBuilderTest {
         assertThat(BatchCrc.isValid(batch)).as("encode computes the CRC, ignoring the given 12345").isTrue();
         assertThat(batch.getLong(BatchHeader.PRODUCER_ID_OFFSET))
                 .as("encode keeps the fields it does not compute, such as producerId").isEqualTo(7L);
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: MemoryRecordsBuilder on every batch
+
+    private static final String FRESH = "lastOffsetDelta is count - 1, baseTimestamp the FIRST record's (not the"
+            + " smallest), maxTimestamp the largest, the producer fields and leader epoch as given (-1 when not), each"
+            + " record at base offset + its position";
+    private static final String LAYOUT = "encode takes batchLength, recordCount and magic from what it writes, lays"
+            + " each record out relative to the header's baseOffset and baseTimestamp, and computes the CRC last";
+
+    @Test
+    void everyBatchIsBuiltAsKafkasMemoryRecordsBuilderBuildsIt() {
+        Property.forAll(BatchGens.specs()).tries(150).shrinkBudget(BatchGens.SHRINKS).check(spec -> {
+            byte[] kafkas = bytesOf(BatchGens.kafkaBuild(spec));
+            KafkaBatches.agreeOnBatch(spec.toString(), () -> bytesOf(BatchGens.builderFor(spec).build(spec.baseOffset())), "MemoryRecordsBuilder writes", kafkas,
+                    spec.codec() == Compression.ZSTD, FRESH);
+        });
+    }
+
+    /**
+     * A header as compaction or a producer hands it to encode: any base offset, leader epoch, producer
+     * fields and timestamps, the attribute bits Kafka names (uncompressed), a lastOffsetDelta at or past
+     * the last record's, and batchLength, magic, crc and recordCount that encode must not trust; and
+     * records at growing offsets with gaps, their timestamps in any order.
+     */
+    private record Laid(BatchHeader header, List<Record> records) {
+        @Override
+        public String toString() {
+            return "the header " + header + " and the records " + records;
+        }
+    }
+
+    private static final Gen<Integer> GAPS = Gens.oneOf(Gens.constant(0), Gens.ints(0, 3), Gens.ints(0, 100_000));
+    private static final Gen<Long> BASES = Gens.longs(0, Long.MAX_VALUE >> 1);
+    private static final Gen<Integer> ANY_INT = Gens.ints();
+    private static final Gen<Long> ANY_LONG = Gens.longs();
+    private static final Gen<Integer> ATTRIBUTE_BITS = Gens.ints(0, 0x78 >> 3);
+    private static final Gen<Integer> RECORDS = Gens.ints(0, 6);
+    private static final Gen<BatchGens.In> INS = BatchGens.ins(BatchGens.anyTimestamps());
+
+    private static Gen<Laid> laid() {
+        return c -> {
+            long base = BASES.generate(c);
+            List<Record> records = new ArrayList<>();
+            long offset = base;
+            int n = RECORDS.generate(c);
+            for (int i = 0; i < n; i++) {
+                offset += GAPS.generate(c);
+                BatchGens.In in = INS.generate(c);
+                records.add(new Record(offset, in.timestamp(), in.key(), in.value(), in.headers()));
+                offset++;
+            }
+            int lastOffsetDelta = (int) (offset - 1 - base) + GAPS.generate(c);
+            BatchHeader header = new BatchHeader(base, ANY_INT.generate(c), ANY_INT.generate(c),
+                    (byte) (int) ANY_INT.generate(c), ANY_INT.generate(c), (short) (ATTRIBUTE_BITS.generate(c) << 3),
+                    lastOffsetDelta, BatchGens.createTimes().generate(c), BatchGens.createTimes().generate(c),
+                    ANY_LONG.generate(c), (short) (int) ANY_INT.generate(c), ANY_INT.generate(c), ANY_INT.generate(c));
+            return new Laid(header, records);
+        };
+    }
+
+    @Test
+    void everyHeaderAndItsRecordsAreLaidOutAsKafkaLaysThemOut() {
+        Property.forAll(laid()).shrinkBudget(BatchGens.SHRINKS).check(l -> {
+            KafkaBatches.agreeOnBatch(l.toString(), () -> bytesOf(BatchBuilder.encode(l.header(), l.records())), "DefaultRecord.writeTo and DefaultRecordBatch.writeHeader write",
+                    kafkaLayout(l.header(), l.records()), false, LAYOUT);
+        });
+    }
+
+    /** What MemoryRecordsBuilder does when it closes a batch: each record after the 61 bytes, then the header. */
+    private static byte[] kafkaLayout(BatchHeader h, List<Record> records) throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        bytes.write(new byte[BatchHeader.SIZE]);
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        for (Record r : records) {
+            DefaultRecord.writeTo(out, (int) (r.offset() - h.baseOffset()), r.timestamp() - h.baseTimestamp(),
+                    r.key() == null ? null : ByteBuffer.wrap(r.key()), r.value() == null ? null : ByteBuffer.wrap(r.value()),
+                    BatchGens.kafkaHeaders(r.headers()));
+        }
+        ByteBuffer batch = ByteBuffer.wrap(bytes.toByteArray());
+        DefaultRecordBatch.writeHeader(batch, h.baseOffset(), h.lastOffsetDelta(), batch.capacity(), (byte) 2,
+                CompressionType.NONE, (h.attributes() & BatchHeader.TIMESTAMP_TYPE_MASK) != 0
+                        ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME, h.baseTimestamp(),
+                h.maxTimestamp(), h.producerId(), h.producerEpoch(), h.baseSequence(), h.isTransactional(),
+                h.isControl(), (h.attributes() & BatchHeader.DELETE_HORIZON_FLAG_MASK) != 0, h.partitionLeaderEpoch(),
+                records.size());
+        return batch.array();
     }
 
     /** Timestamps out of order on purpose: baseTimestamp is the first, maxTimestamp the largest. */

@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.utils.Crc32C;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +105,56 @@ class BatchCrcTest {
     }
 
     /** {@code prefix} bytes of something else, then 21 junk bytes, then "123456789". */
+    // ---------------------------------------------------------------- Kafka judges: Crc32C on every batch's bytes
+
+    /** A batch's bytes between a buffer's position and limit, with other bytes before and after, heap or direct. */
+    private record Framed(ByteBuffer buffer, String shape) {
+        @Override
+        public String toString() {
+            return shape + " " + Property.show(buffer);
+        }
+    }
+
+    private static Gen<Framed> framed() {
+        Gen<byte[]> batches = Gens.oneOf(BatchGens.specs(Gens.constant(Compression.NONE))
+                .map(spec -> BatchGens.array(BatchGens.kafkaBuild(spec))), Gens.bytes(BatchHeader.ATTRIBUTES_OFFSET, 120));
+        Gen<Integer> margins = Gens.ints(0, 5);
+        return c -> {
+            int before = margins.generate(c);
+            int after = margins.generate(c);
+            boolean direct = c.oneIn(3);
+            boolean readOnly = c.oneIn(4);
+            byte[] batch = batches.generate(c);
+            ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(before + batch.length + after)
+                    : ByteBuffer.allocate(before + batch.length + after);
+            for (int i = 0; i < buffer.capacity(); i++) {
+                buffer.put(i, (byte) (0xA0 + i));
+            }
+            buffer.put(before, batch).position(before).limit(before + batch.length);
+            return new Framed(readOnly ? buffer.asReadOnlyBuffer() : buffer, (direct ? "a direct buffer" : "a buffer")
+                    + " at position " + before + ", limit " + (before + batch.length) + " of " + buffer.capacity()
+                    + ", holding");
+        };
+    }
+
+    @Test
+    void everyBatchsCrcIsKafkasCrc32COverAttributesToTheEnd() {
+        Property.forAll(framed()).shrinkBudget(BatchGens.SHRINKS).check(f -> {
+            ByteBuffer buffer = f.buffer();
+            int position = buffer.position();
+            int limit = buffer.limit();
+            long kafkas = Crc32C.compute(buffer, BatchHeader.ATTRIBUTES_OFFSET, buffer.remaining()
+                    - BatchHeader.ATTRIBUTES_OFFSET);
+            Judge.agree(f.toString(), "CRC", () -> String.format("0x%08x", Integer.toUnsignedLong(BatchCrc.compute(buffer))),
+                    "Crc32C.compute(buffer, ATTRIBUTES_OFFSET, ...) gives", String.format("0x%08x", kafkas),
+                    "CRC-32C (java.util.zip.CRC32C), not CRC-32, over the bytes from attributes (byte 21) to the limit,"
+                            + " counted from the buffer's position");
+            Judge.agree(f.toString(), "position and limit afterwards", List.of(buffer.position(), buffer.limit()),
+                    "Crc32C.compute leaves them at", List.of(position, limit),
+                    "work on a slice so the caller's position and limit stay where they were");
+        });
+    }
+
     private static ByteBuffer junkThenCheckInput(int prefix) {
         ByteBuffer buffer = ByteBuffer.allocate(prefix + BatchHeader.ATTRIBUTES_OFFSET + CHECK_INPUT.length);
         for (int i = 0; i < prefix + BatchHeader.ATTRIBUTES_OFFSET; i++) {

@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Map;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.record.CompressionType;
+import org.apache.kafka.common.record.DefaultRecordBatch;
+import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -181,6 +189,119 @@ class BatchHeaderTest {
         assertThat(header(0, 5, -1).lastSequence())
                 .as("baseSequence -1 means no idempotent producer: the last sequence is -1 too, not 4")
                 .isEqualTo(-1);
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: DefaultRecordBatch on every header
+
+    private static final String LAYOUT = "the thirteen fields in the table's order and sizes, big-endian, read back"
+            + " signed so -1 stays -1, and the position moves by 61";
+
+    /** Every field any value of its type: what a header's 61 bytes can say. */
+    private static Gen<BatchHeader> headers() {
+        return c -> new BatchHeader(Gens.longs().generate(c), Gens.ints().generate(c), Gens.ints().generate(c),
+                (byte) (int) Gens.ints(Byte.MIN_VALUE, Byte.MAX_VALUE).generate(c), Gens.ints().generate(c),
+                (short) (int) Gens.ints(Short.MIN_VALUE, Short.MAX_VALUE).generate(c), Gens.ints().generate(c),
+                Gens.longs().generate(c), Gens.longs().generate(c), Gens.longs().generate(c),
+                (short) (int) Gens.ints(Short.MIN_VALUE, Short.MAX_VALUE).generate(c), Gens.ints().generate(c),
+                Gens.ints().generate(c));
+    }
+
+    @Test
+    void everyHeaderIsWrittenWhereKafkasDefaultRecordBatchReadsIt() {
+        Property.forAll(Gens.ints(0, 3).zip(headers(), (skip, h) -> Map.entry(skip, h))).check(input -> {
+            int skip = input.getKey();
+            BatchHeader header = input.getValue();
+            ByteBuffer out = ByteBuffer.allocate(skip + 2 * BatchHeader.SIZE);
+            out.position(skip);
+            Judge.agree("the header " + header + " written at position " + skip, "position afterwards", () -> {
+                header.writeTo(out);
+                return out.position();
+            }, "DefaultRecordBatch.RECORDS_OFFSET puts the records at", skip + DefaultRecordBatch.RECORD_BATCH_OVERHEAD,
+                    LAYOUT);
+            KafkaBatches.agreeField("the header " + header, "header's",
+                    Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(header)), "DefaultRecordBatch reads",
+                    Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(
+                            KafkaBatches.defaultRecordBatch(out.duplicate().position(skip)))), LAYOUT);
+        });
+    }
+
+    /**
+     * Any 61 bytes (and a few after them), and headers Kafka's writeHeader wrote (it refuses create
+     * times below -1), damaged or not.
+     */
+    private static Gen<ByteBuffer> untrustedHeaders() {
+        Gen<byte[]> kafkas = headers().flatMap(h -> {
+            ByteBuffer kafka = ByteBuffer.allocate(BatchHeader.SIZE);
+            DefaultRecordBatch.writeHeader(kafka, h.baseOffset(), h.lastOffsetDelta(), BatchHeader.SIZE, (byte) 2,
+                    CompressionType.NONE, TimestampType.CREATE_TIME, Math.max(-1, h.baseTimestamp()),
+                    Math.max(-1, h.maxTimestamp()), h.producerId(), h.producerEpoch(), h.baseSequence(), h.isTransactional(), false, false,
+                    h.partitionLeaderEpoch(), h.recordCount());
+            return Gens.damaged(kafka.array());
+        });
+        Gen<byte[]> bytesGen = Gens.oneOf(kafkas, Gens.bytes(BatchHeader.SIZE, BatchHeader.SIZE + 4));
+        Gen<Integer> skips = Gens.ints(0, 3);
+        return c -> {
+            int skip = skips.generate(c);
+            byte[] bytes = bytesGen.generate(c);
+            ByteBuffer in = ByteBuffer.allocate(skip + Math.max(bytes.length, BatchHeader.SIZE));
+            in.position(skip);
+            in.put(bytes).position(skip);
+            return in;
+        };
+    }
+
+    @Test
+    void anySixtyOneBytesAreReadAsKafkasDefaultRecordBatchReadsThem() {
+        Property.forAll(untrustedHeaders()).check(in -> {
+            int start = in.position();
+            ByteBuffer mine = in.duplicate();
+            Judge.Outcome yours = Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(BatchHeader.readFrom(mine)));
+            if (!yours.refused()) {
+                Judge.agree("the bytes " + Property.show(in), "position afterwards", mine.position() - start,
+                        "DefaultRecordBatch.RECORDS_OFFSET puts the records at", DefaultRecordBatch.RECORD_BATCH_OVERHEAD,
+                        LAYOUT);
+            }
+            KafkaBatches.agreeField("the bytes " + Property.show(in), "header's", yours, "DefaultRecordBatch reads",
+                    Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(KafkaBatches.defaultRecordBatch(in.duplicate()))),
+                    LAYOUT);
+        });
+    }
+
+    @Test
+    void theLastOffsetAndTheLastSequenceAreKafkas() {
+        Gen<Integer> sequences = Gens.oneOf(Gens.constant(-1), Gens.ints(0, Integer.MAX_VALUE),
+                Gens.ints(Integer.MAX_VALUE - 200, Integer.MAX_VALUE));
+        Gen<BatchHeader> headers = c -> header(Gens.longs().generate(c), Gens.oneOf(Gens.ints(0, Integer.MAX_VALUE),
+                Gens.ints()).generate(c), sequences.generate(c));
+        Property.forAll(headers).check(h -> {
+            ByteBuffer kafka = ByteBuffer.allocate(BatchHeader.SIZE);
+            DefaultRecordBatch.writeHeader(kafka, h.baseOffset(), h.lastOffsetDelta(), BatchHeader.SIZE, (byte) 2,
+                    CompressionType.NONE, TimestampType.CREATE_TIME, -1, -1, h.producerId(), h.producerEpoch(),
+                    h.baseSequence(), false, false, false, -1, h.recordCount());
+            DefaultRecordBatch batch = KafkaBatches.defaultRecordBatch(kafka.flip());
+            String input = "baseOffset " + h.baseOffset() + ", lastOffsetDelta " + h.lastOffsetDelta();
+            Judge.Outcome yours = Judge.Outcome.of(h::lastOffset);
+            boolean overflows = (h.baseOffset() ^ batch.lastOffset()) < 0 && (h.baseOffset() ^ h.lastOffsetDelta()) >= 0;
+            Judge.agree(input, "last offset", yours, "DefaultRecordBatch.lastOffset gives (kaen-log refuses where it"
+                    + " wraps past Long.MAX_VALUE)", overflows ? Judge.Outcome.of(() -> {
+                        throw new CorruptBatchException("lastOffsetDelta", BatchHeader.LAST_OFFSET_DELTA_OFFSET,
+                                "overflows");
+                    }) : Judge.Outcome.of(batch::lastOffset), "the last offset is an overflow-checked addition: an"
+                            + " overflow is a CorruptBatchException on lastOffsetDelta, never a silent wrap");
+            if (yours.refused()) {
+                assertThat(yours.refusal())
+                        .as("for %s you refused with %s: an overflowing last offset is a CorruptBatchException naming"
+                                + " lastOffsetDelta", input, yours)
+                        .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.field())
+                                .as("the field named").isEqualTo("lastOffsetDelta"));
+            }
+            if (h.lastOffsetDelta() >= 0) {
+                Judge.agree("baseSequence " + h.baseSequence() + ", lastOffsetDelta " + h.lastOffsetDelta(),
+                        "last sequence", h::lastSequence, "DefaultRecordBatch.lastSequence gives", batch.lastSequence(),
+                        "the last sequence keeps -1 as -1 and otherwise wraps past Integer.MAX_VALUE to 0, as"
+                                + " incrementSequence does");
+            }
+        });
     }
 
     private static BatchHeader header(long baseOffset, int lastOffsetDelta, int baseSequence) {

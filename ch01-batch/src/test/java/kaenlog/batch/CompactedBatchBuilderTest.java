@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.util.List;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -164,8 +167,8 @@ class CompactedBatchBuilderTest {
         assertThat(h.attributes() & BatchHeader.TIMESTAMP_TYPE_MASK)
                 .as("the timestamp type bit (LogAppendTime) is kept").isEqualTo(BatchHeader.TIMESTAMP_TYPE_MASK);
         assertThat(h.maxTimestamp())
-                .as("a LogAppendTime batch's maxTimestamp is the broker's append time (T0 + 60000), and readers take it "
-                        + "as every record's time: compaction must keep it, not the largest record time (T0 + 20)")
+                .as("a LogAppendTime batch's maxTimestamp is the broker's append time (T0 + 60000), and the decoder "
+                        + "gives it to every record: the compacted batch keeps it, not a producer's create time (T0 + 20)")
                 .isEqualTo(appendTime);
         org.apache.kafka.common.record.RecordBatch kafkaBatch = org.apache.kafka.common.record.MemoryRecords
                 .readableRecords(bytes.duplicate()).batches().iterator().next();
@@ -206,6 +209,58 @@ class CompactedBatchBuilderTest {
                 }, out, org.apache.kafka.common.utils.BufferSupplier.NO_CACHING);
         out.flip();
         return out;
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: the cleaner's rebuild of every batch
+
+    /** A batch Kafka wrote, and which of its records compaction keeps. */
+    private record Compaction(BatchGens.Written original, List<Long> kept) {
+        @Override
+        public String toString() {
+            return "keeping offsets " + BatchGens.firstFew(kept, 8) + " of " + original.shape();
+        }
+    }
+
+    private static final Gen<BatchGens.Written> ORIGINALS = Gens.oneOf(BatchGens.producerBatches(),
+            BatchGens.controlBatches());
+
+    private static Gen<Compaction> compactions() {
+        return c -> {
+            BatchGens.Written original = ORIGINALS.generate(c);
+            List<Long> kept = new java.util.ArrayList<>();
+            for (org.apache.kafka.common.record.Record r : BatchGens.onlyBatch(original.buffer())) {
+                if (c.oneIn(2)) {
+                    kept.add(r.offset());
+                }
+            }
+            return new Compaction(original, kept);
+        };
+    }
+
+    @Test
+    void everyCompactedBatchIsWhatKafkasCleanerWrites() {
+        Property.forAll(compactions()).tries(150).shrinkBudget(BatchGens.SHRINKS).check(compaction -> {
+            RecordBatch original = RecordBatch.decode(compaction.original().buffer());
+            CompactedBatchBuilder builder = new CompactedBatchBuilder(original.header());
+            original.records().stream().filter(r -> compaction.kept().contains(r.offset())).forEach(builder::retain);
+
+            org.apache.kafka.common.record.MutableRecordBatch kafkaOriginal =
+                    BatchGens.onlyBatch(compaction.original().buffer());
+            List<org.apache.kafka.common.record.Record> kafkaKept = new java.util.ArrayList<>();
+            kafkaOriginal.forEach(r -> {
+                if (compaction.kept().contains(r.offset())) {
+                    kafkaKept.add(r);
+                }
+            });
+            byte[] kafkas = BatchFields.bytesOf(BatchGens.kafkaRetained(kafkaOriginal, kafkaKept));
+            KafkaBatches.agreeOnBatch(compaction.toString(), () -> BatchFields.bytesOf(builder.build()),
+                    "cleaner (MemoryRecords.filterTo) writes", kafkas,
+                    original.header().compressionCodec() == Compression.ZSTD.id() && !kafkaKept.isEmpty(),
+                    "copy the original's base offset, lastOffsetDelta, leader epoch, attributes and producer fields"
+                            + " (\"On Compaction\"); only the timestamps come from the kept records, with none kept"
+                            + " baseTimestamp -1 and maxTimestamp the original's, and a LogAppendTime batch keeps its"
+                            + " append time");
+        });
     }
 
     @Test

@@ -7,6 +7,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
+import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.record.DefaultRecordBatch;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -159,6 +165,94 @@ class OffsetAssignmentTest {
     }
 
     /** A batch as a producer sends it: base offset 0, three records. */
+    // ---------------------------------------------------------------- Kafka judges: setLastOffset on every batch
+
+    /** Kafka's batch of some shape inside a larger buffer, and the base offset a leader gives it. */
+    private record Moved(BatchGens.Written written, int skip, byte[] buffer, long baseOffset) {
+        ByteBuffer positioned() {
+            return ByteBuffer.wrap(buffer.clone()).position(skip);
+        }
+
+        @Override
+        public String toString() {
+            return "moving " + written.shape() + " (at position " + skip + " of a " + buffer.length
+                    + "-byte buffer) to base offset " + baseOffset;
+        }
+    }
+
+    private static final Gen<BatchGens.Written> KAFKA_BATCHES = BatchGens.kafkaBatches();
+    private static final Gen<Integer> SKIPS = Gens.ints(0, 3);
+    private static final Gen<byte[]> AFTER = Gens.bytes(0, 4);
+    private static final Gen<Long> BASE_OFFSETS = Gens.oneOf(Gens.longs(0, 1000), Gens.longs(),
+            Gens.longs(Long.MAX_VALUE - 200, Long.MAX_VALUE));
+
+    /** Now and then a batch whose lastOffsetDelta was damaged to a negative number: no valid batch has one. */
+    private static final Gen<Integer> NEGATIVE_DELTAS = Gens.ints(Integer.MIN_VALUE, -1);
+
+    private static Gen<Moved> moved() {
+        return c -> {
+            // The decisions first, the batch (the bulk of the draws) last: shrinking the batch leaves them be.
+            long baseOffset = BASE_OFFSETS.generate(c);
+            Integer damagedDelta = c.oneIn(6) ? NEGATIVE_DELTAS.generate(c) : null;
+            int skip = SKIPS.generate(c);
+            byte[] after = AFTER.generate(c);
+            BatchGens.Written written = KAFKA_BATCHES.generate(c);
+            if (damagedDelta != null) {
+                byte[] bytes = written.bytes().clone();
+                ByteBuffer.wrap(bytes).putInt(BatchHeader.LAST_OFFSET_DELTA_OFFSET, damagedDelta);
+                written = new BatchGens.Written(written.shape() + ", its lastOffsetDelta damaged to " + damagedDelta,
+                        bytes);
+            }
+            ByteBuffer buffer = ByteBuffer.allocate(skip + written.bytes().length + after.length);
+            buffer.position(skip);
+            buffer.put(written.bytes()).put(after);
+            return new Moved(written, skip, buffer.array(), baseOffset);
+        };
+    }
+
+    @Test
+    void everyBatchIsMovedAsKafkasSetLastOffsetMovesIt() {
+        Property.forAll(moved()).tries(150).shrinkBudget(BatchGens.SHRINKS).check(m -> {
+            ByteBuffer yours = m.positioned();
+            Judge.Outcome outcome = Judge.Outcome.of(() -> {
+                RecordBatch.assignBaseOffset(yours, m.baseOffset());
+                return "moved";
+            });
+            ByteBuffer kafkas = m.positioned();
+            DefaultRecordBatch batch = KafkaBatches.defaultRecordBatch(kafkas.slice(m.skip(), m.written().bytes().length));
+            long lastOffsetDelta = (int) (batch.lastOffset() - batch.baseOffset());
+            boolean refused = lastOffsetDelta < 0 || m.baseOffset() < 0 || m.baseOffset() > Long.MAX_VALUE - lastOffsetDelta;
+            if (!refused) {
+                batch.setLastOffset(m.baseOffset() + lastOffsetDelta);
+            }
+            Judge.agree(m.toString(), "assignment", outcome, "DefaultRecordBatch.setLastOffset, with kaen-log's checks,"
+                    + " gives",
+                    refused ? Judge.Outcome.of(() -> {
+                        throw new IllegalArgumentException("not a valid offset (kaen-log refuses what Kafka's leader"
+                                + " never assigns)");
+                    }) : Judge.Outcome.of(() -> "moved"),
+                    "refuse a negative offset, or one whose last offset (base + lastOffsetDelta) overflows a long, or a"
+                            + " batch whose lastOffsetDelta is negative, with IllegalArgumentException before writing"
+                            + " anything");
+            if (outcome.refused()) {
+                assertThat(outcome.refusal())
+                        .as("for %s you refused with %s: an offset no batch can have is an IllegalArgumentException",
+                                m, outcome)
+                        .isInstanceOf(IllegalArgumentException.class);
+            }
+            byte[] mine = yours.array();
+            byte[] theirs = kafkas.array();
+            Judge.agree(m + " (" + BatchFields.batchDiff(theirs, mine).lines().findFirst().orElse("") + ")",
+                    "bytes afterwards", mine, "setLastOffset(base + lastOffsetDelta) leaves", theirs, outcome.refused()
+                            ? "check before writing anything: a refused offset leaves every byte as it was"
+                            : "only bytes 0..7 of the batch change: records store deltas and the CRC starts at byte 21,"
+                                    + " so it stays valid");
+            Judge.agree(m.toString(), "position and limit afterwards", List.of(yours.position(), yours.limit()),
+                    "setLastOffset leaves them at", List.of(m.skip(), m.buffer().length),
+                    "the batch starts at the buffer's position, which stays where it was");
+        });
+    }
+
     private static ByteBuffer producerBatch() {
         return new BatchBuilder()
                 .append(T0, "a", "1")

@@ -10,6 +10,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.utils.Crc32C;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -329,6 +334,21 @@ class RecordBatchDecodeTest {
     }
 
     @Test
+    void aLogAppendTimeBatchGivesEveryRecordItsMaxTimestamp() {
+        BatchHeader appended = new BatchHeader(10, 0, -1, (byte) 2, 0, (short) BatchHeader.TIMESTAMP_TYPE_MASK, 1, T0,
+                T0 + 500, -1, (short) -1, -1, 0);
+        ByteBuffer batch = BatchBuilder.encode(appended, List.of(Record.of(10, T0, "k0", "v0"),
+                Record.of(11, T0 + 3, "k1", "v1")));
+
+        assertThat(RecordBatch.decode(batch).records())
+                .extracting(Record::timestamp)
+                .as("a LogAppendTime batch (attribute bit 0x08): the broker's append time, the batch's maxTimestamp,"
+                        + " is every record's time, as Kafka's DefaultRecordBatch reads it; the deltas keep only the"
+                        + " producer's create times")
+                .containsExactly(T0 + 500, T0 + 500);
+    }
+
+    @Test
     void aRefusedBatchLeavesThePositionWhereItWas() {
         byte[] batch = bytesOf(goodBatch());
         batch[batch.length - 1] ^= 0x01; // the CRC no longer matches
@@ -364,6 +384,97 @@ class RecordBatchDecodeTest {
         withCrcRecomputed(leftover);
         assertCorrupt(() -> RecordBatch.validate(leftover), "recordCount",
                 "validate runs every check decode runs: bytes left after the counted records are refused too");
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: DefaultRecordBatch on every batch
+
+    /** Kafka's batch of some shape as it arrives: damaged or not, after a few other bytes, before the next batch. */
+    private record Arriving(BatchGens.Written written, String damage, ByteBuffer bytes) {
+        /** What the bytes are, for the sentence of a disagreement; the bytes themselves follow it. */
+        String describe() {
+            return written.shape() + damage + ", at position " + bytes.position();
+        }
+
+        @Override
+        public String toString() {
+            return describe() + ": " + Property.show(bytes.duplicate().position(0));
+        }
+    }
+
+    private static final Gen<BatchGens.Written> KAFKA_BATCHES = BatchGens.kafkaBatches();
+    private static final Gen<Integer> SKIPS = Gens.ints(0, 3);
+    private static final Gen<byte[]> AFTER = Gens.bytes(0, 6);
+    private static final Gen<Gens.Faults> FAULTS = Gens.faults();
+
+    /**
+     * Kafka's batches of every shape with the faults of a disk or a network, half of them with the CRC
+     * stored again so the fault reaches the checks after it. In a compressed batch only the 61 header
+     * bytes are damaged (and the end cut off): inflating is given code, the codecs' own checks.
+     */
+    private static Gen<Arriving> arriving() {
+        return c -> {
+            // The faults and the framing first, the batch (the bulk of the draws) last: shrinking the batch
+            // leaves the faults where they were.
+            Gens.Faults faults = FAULTS.generate(c);
+            boolean crcStoredAgain = c.oneIn(2);
+            int skip = SKIPS.generate(c);
+            byte[] after = AFTER.generate(c);
+            BatchGens.Written written = KAFKA_BATCHES.generate(c);
+            byte[] original = written.bytes();
+            boolean compressed = (original[BatchHeader.ATTRIBUTES_OFFSET + 1] & BatchHeader.COMPRESSION_CODEC_MASK) != 0;
+            byte[] damaged = faults.apply(original, 0, compressed ? BatchHeader.SIZE : original.length);
+            String damage = java.util.Arrays.equals(damaged, original) ? "" : ", damaged";
+            if (damaged.length >= BatchHeader.ATTRIBUTES_OFFSET && !damage.isEmpty() && crcStoredAgain) {
+                ByteBuffer.wrap(damaged).putInt(BatchHeader.CRC_OFFSET, (int) Crc32C.compute(damaged,
+                        BatchHeader.ATTRIBUTES_OFFSET, damaged.length - BatchHeader.ATTRIBUTES_OFFSET));
+                damage += ", its CRC stored again";
+            }
+            ByteBuffer in = ByteBuffer.allocate(skip + damaged.length + after.length);
+            in.position(skip);
+            in.put(damaged).put(after).position(skip);
+            return new Arriving(written, damage, in);
+        };
+    }
+
+    @Test
+    void everyBatchKafkaWritesDecodesAsKafkasDefaultRecordBatchReadsIt() {
+        Property.forAll(arriving()).tries(150).shrinkBudget(BatchGens.SHRINKS).check(a -> {
+            KafkaBatches.Reading kafka = KafkaBatches.kafkaReads(a.bytes().duplicate());
+            ByteBuffer in = a.bytes().duplicate();
+            Judge.Outcome yours = KafkaBatches.kaenLogDecodes(in);
+            KafkaBatches.agreeField(a.describe(), "decoded batch's", yours, "DefaultRecordBatch reads",
+                    kafka.outcome(), kafka.rule());
+            if (yours.refused()) {
+                assertThat(yours.refusal())
+                        .as("for %s you refused with %s: bad bytes are a CorruptBatchException naming the field, never"
+                                + " another exception", a.describe(), yours)
+                        .isInstanceOf(CorruptBatchException.class);
+                Judge.agree(a.describe(), "position after refusing", in.position(), "reader stays at",
+                        a.bytes().position(), "decode moves the position only past a good batch");
+            }
+            Judge.Outcome validated = Judge.Outcome.of(() -> KafkaBatches.HeaderView.of(
+                    RecordBatch.validate(a.bytes().duplicate())));
+            Judge.agree(a.describe(), "validation", validated, "DefaultRecordBatch reads", kafka.outcome().refused()
+                    ? kafka.outcome() : Judge.Outcome.of(() -> ((KafkaBatches.Decoded) kafka.outcome().value()).header()),
+                    "validate runs every check decode runs, without the list of records");
+        });
+    }
+
+    @Test
+    void everyBatchIsSlicedWhereKafkasMemoryRecordsFindsIt() {
+        Property.forAll(arriving()).tries(150).shrinkBudget(BatchGens.SHRINKS).check(a -> {
+            Judge.Outcome yours = Judge.Outcome.of(() -> {
+                ByteBuffer in = a.bytes().duplicate();
+                ByteBuffer slice = RecordBatch.slice(in);
+                if (in.position() != a.bytes().position()) {
+                    return "the buffer moved to " + in.position();
+                }
+                return slice.remaining();
+            });
+            Judge.agree(a.describe(), "slice's size", yours, "MemoryRecords finds a v2 batch of",
+                    KafkaBatches.kafkaSlices(a.bytes().duplicate()), KafkaBatches.RULE_LENGTH
+                            + "; the buffer does not move");
+        });
     }
 
     /** Three records at offsets 50..52 from an idempotent producer, with a tombstone and a null-valued header. */

@@ -9,6 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.DefaultRecord;
+import org.apache.kafka.common.utils.ByteUtils;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -334,6 +341,184 @@ class RecordTest {
         assertThat(in.position())
                 .as("stepping over the fields still consumes exactly the record (%d bytes)", written.length)
                 .isEqualTo(written.length);
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: DefaultRecord on every record
+
+    /** A record and where its batch starts: the deltas are what is written. */
+    private record Placed(BatchGens.In in, long baseOffset, long offsetDelta, long baseTimestamp, long timestampDelta) {
+        Record record() {
+            return new Record(baseOffset + offsetDelta, baseTimestamp + timestampDelta, in.key(), in.value(),
+                    in.headers());
+        }
+
+        byte[] kafkaBytes() throws java.io.IOException {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            DefaultRecord.writeTo(new java.io.DataOutputStream(bytes), (int) offsetDelta, timestampDelta, buffer(in.key()),
+                    buffer(in.value()), BatchGens.kafkaHeaders(in.headers()));
+            return bytes.toByteArray();
+        }
+
+        @Override
+        public String toString() {
+            return "the record " + in + " at offsetDelta " + offsetDelta + ", timestampDelta " + timestampDelta
+                    + " (batch base offset " + baseOffset + ", base timestamp " + baseTimestamp + ")";
+        }
+    }
+
+    private static final Gen<BatchGens.In> INS = BatchGens.ins(BatchGens.anyTimestamps());
+    private static final Gen<Long> BASE_OFFSETS = Gens.longs(0, 1L << 40);
+    private static final Gen<Long> OFFSET_DELTAS = Gens.ints().map(Integer::longValue);
+    /** Now and then a record more than Integer.MAX_VALUE past its batch's base offset: no int holds its delta. */
+    private static final Gen<Long> FAR_OFFSET_DELTAS = Gens.oneOf(OFFSET_DELTAS, OFFSET_DELTAS, OFFSET_DELTAS,
+            Gens.longs(Integer.MAX_VALUE + 1L, 1L << 40));
+    private static final Gen<Long> TIMESTAMP_DELTAS = Gens.longs();
+    private static final Gen<Integer> SKIPS = Gens.ints(0, 3);
+    private static final Gen<byte[]> AFTER = Gens.bytes(0, 4);
+    private static final Gen<Gens.Faults> FAULTS = Gens.faults();
+
+    private static Gen<Placed> placed(Gen<Long> offsetDeltas) {
+        return c -> new Placed(INS.generate(c), BASE_OFFSETS.generate(c), offsetDeltas.generate(c),
+                BatchGens.anyTimestamps().generate(c), TIMESTAMP_DELTAS.generate(c));
+    }
+
+    @Test
+    void everyRecordIsSizedAndWrittenAsKafkasDefaultRecordDoes() {
+        Property.forAll(placed(FAR_OFFSET_DELTAS)).check(p -> {
+            BatchGens.In in = p.in();
+            if (p.offsetDelta() != (int) p.offsetDelta()) {
+                Judge.Outcome yours = Judge.Outcome.of(() -> {
+                    p.record().writeTo(ByteBuffer.allocate(1 << 12), p.baseOffset(), p.baseTimestamp());
+                    return "written";
+                });
+                Judge.agree(p.toString(), "writing", yours, "MemoryRecordsBuilder refuses it (\"Maximum offset delta"
+                        + " exceeded\"):", Judge.Outcome.of(() -> {
+                            throw new IllegalArgumentException("Maximum offset delta exceeded");
+                        }), "an offsetDelta is an int: a record more than Integer.MAX_VALUE past its batch's base"
+                                + " offset is refused, never cast to a wrong delta");
+                return;
+            }
+            Header[] headers = BatchGens.kafkaHeaders(in.headers());
+            int offsetDelta = (int) p.offsetDelta();
+            Judge.agree(p.toString(), "body size", () -> Record.bodySize(offsetDelta, p.timestampDelta(), in.key(),
+                            in.value(), in.headers()), "DefaultRecord.sizeOfBodyInBytes says",
+                    DefaultRecord.sizeOfBodyInBytes(offsetDelta, p.timestampDelta(), size(in.key()),
+                            size(in.value()), headers),
+                    "the body is what the length prefix counts: attributes, both deltas, key, value, headers, each"
+                            + " length a varint (-1, one byte, for null) and a header key as its UTF-8 bytes");
+            Judge.agree(p.toString(), "bytes", () -> {
+                ByteBuffer out = ByteBuffer.allocate(1 << 12);
+                p.record().writeTo(out, p.baseOffset(), p.baseTimestamp());
+                return Arrays.copyOf(out.array(), out.position());
+            }, "DefaultRecord.writeTo writes",
+                    p.kafkaBytes(), "length · attributes 0 · timestampDelta · offsetDelta · key · value · header count ·"
+                            + " headers, every length and delta a zig-zag varint, null the length -1");
+        });
+    }
+
+    /** Kafka's bytes of a record, damaged or not, after a few bytes of something else and before the next record. */
+    private record Untrusted(Placed placed, ByteBuffer bytes) {
+        @Override
+        public String toString() {
+            return "the bytes " + Property.show(bytes) + " (from " + placed + ")";
+        }
+    }
+
+    private static Gen<Untrusted> untrusted() {
+        Gen<Placed> placed = placed(OFFSET_DELTAS);
+        return c -> {
+            Gens.Faults faults = FAULTS.generate(c);
+            int skip = SKIPS.generate(c);
+            byte[] after = AFTER.generate(c);
+            Placed p = placed.generate(c);
+            byte[] record;
+            try {
+                record = p.kafkaBytes();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+            byte[] damaged = faults.apply(record);
+            ByteBuffer in = ByteBuffer.allocate(skip + damaged.length + after.length);
+            in.position(skip);
+            in.put(damaged).put(after).position(skip);
+            return new Untrusted(p, in);
+        };
+    }
+
+    /** A record read, in kaen-log's terms, and how many bytes it took. */
+    private record Read(Record record, int bytes) {
+    }
+
+    @Test
+    void anyRecordBytesAreReadAsKafkasDefaultRecordReadsThem() {
+        Property.forAll(untrusted()).check(u -> {
+            Placed p = u.placed();
+            int start = u.bytes().position();
+            Judge.Outcome kafkas = kafkaReads(u.bytes(), p.baseOffset(), p.baseTimestamp());
+            Judge.Outcome yours = Judge.Outcome.of(() -> {
+                ByteBuffer in = u.bytes().duplicate();
+                return new Read(Record.readFrom(in, p.baseOffset(), p.baseTimestamp(), 0), in.position() - start);
+            });
+            Judge.agree(u.toString(), "record", yours, "DefaultRecord.readFrom reads", kafkas, READING);
+            assertRefusalIsCorrupt(u, yours);
+
+            Judge.Outcome validated = Judge.Outcome.of(() -> {
+                ByteBuffer in = u.bytes().duplicate();
+                return skipped(new Read(Record.read(in, p.baseOffset(), p.baseTimestamp(), 0, false),
+                        in.position() - start));
+            });
+            Judge.agree(u.toString(), "validation (keep false)", validated, "DefaultRecord.readFrom reads",
+                    kafkas.refused() ? kafkas : Judge.Outcome.of(() -> skipped((Read) kafkas.value())),
+                    "with keep false every check still runs, and key, value and headers are stepped over");
+            assertRefusalIsCorrupt(u, validated);
+        });
+    }
+
+    private static final String READING = "the length prefix is checked against what remains, the fields are read"
+            + " within that length and must use all of it, -1 is null and any other negative length is corrupt, a"
+            + " header key is never null, and offset and timestamp are the batch's base plus the deltas";
+
+    /**
+     * Kafka's DefaultRecord.readFrom, plus kaen-log's one stricter rule (the guide's differences): a
+     * key, value or header value length below -1 is corrupt, where Kafka reads it as null.
+     */
+    private static Judge.Outcome kafkaReads(ByteBuffer bytes, long baseOffset, long baseTimestamp) {
+        int start = bytes.position();
+        Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+            ByteBuffer in = bytes.duplicate();
+            Record record = KafkaBatches.kaenLogView(DefaultRecord.readFrom(in, baseOffset, baseTimestamp, -1, null));
+            return new Read(record, in.position() - start);
+        });
+        if (!kafkas.refused() && KafkaBatches.lengthBelowMinusOne(bytes.duplicate()) != null) {
+            return Judge.Outcome.of(() -> {
+                throw new IllegalArgumentException("a length below -1: kaen-log refuses it, Kafka reads a null");
+            });
+        }
+        return kafkas;
+    }
+
+    /** What validation keeps of a record: its offset, timestamp, which fields are null, and its size. */
+    private static List<Object> skipped(Read read) {
+        Record r = read.record();
+        return List.of(r.offset(), r.timestamp(), r.key() == null ? "null key" : "key",
+                r.value() == null ? "null value" : "value", read.bytes());
+    }
+
+    private static void assertRefusalIsCorrupt(Untrusted u, Judge.Outcome yours) {
+        if (yours.refused()) {
+            assertThat(yours.refusal())
+                    .as("for %s you refused with %s: bad bytes are a CorruptBatchException naming the field, never"
+                            + " another exception", u, yours)
+                    .isInstanceOf(CorruptBatchException.class);
+        }
+    }
+
+    private static ByteBuffer buffer(byte[] bytes) {
+        return bytes == null ? null : ByteBuffer.wrap(bytes);
+    }
+
+    private static int size(byte[] bytes) {
+        return bytes == null ? -1 : bytes.length;
     }
 
     private static byte[] write(Record record, long baseOffset, long baseTimestamp) {

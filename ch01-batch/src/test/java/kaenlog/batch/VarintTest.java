@@ -8,7 +8,13 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Random;
+import java.util.function.Function;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.utils.ByteUtils;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -219,6 +225,138 @@ class VarintTest {
         in.position(2);
         assertCorruptAt(() -> Varint.readVarint(in, "record[0].key length"), "record[0].key length", 2,
                 "the position is where the six-byte varint starts (byte 2), not where reading gave up");
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: ByteUtils on every int and long
+
+    private static final String ZIGZAG = "zig-zag first ((v << 1) ^ (v >> 31), the arithmetic shift), so that small"
+            + " negative numbers take one byte";
+    private static final String SEVEN_BITS = "zig-zag first, then 7 bits a byte, lowest group first, 0x80 on every"
+            + " byte but the last";
+    private static final String READING = "reading stops at the first byte without 0x80 and undoes zig-zag with the"
+            + " unsigned shift; bytes that run out, or a 6th byte (an 11th for a varlong), are refused";
+
+    @Test
+    void everyIntIsZigZaggedWrittenAndSizedAsKafkasByteUtilsDoes() {
+        Property.forAll(Gens.ints()).check(value -> {
+            byte[] kafkas = kafkaVarint(value);
+            Judge.agree("the zig-zag of " + value, "number", () -> Integer.toUnsignedLong(Varint.zigzag(value)),
+                    "ByteUtils.writeVarint zig-zags it to", Integer.toUnsignedLong(
+                            ByteUtils.readUnsignedVarint(ByteBuffer.wrap(kafkas))), ZIGZAG);
+            Judge.agree("the varint of " + value, "bytes", () -> varint(value), "ByteUtils.writeVarint writes", kafkas,
+                    SEVEN_BITS);
+            Judge.agree("the varint of " + value, "size", () -> Varint.sizeOfVarint(value), "ByteUtils.sizeOfVarint says",
+                    ByteUtils.sizeOfVarint(value), "the size is exactly what writing takes: 7 bits of the zig-zagged"
+                            + " value a byte");
+        });
+    }
+
+    @Test
+    void everyLongIsWrittenAndSizedAsKafkasByteUtilsDoes() {
+        Property.forAll(Gens.longs()).check(value -> {
+            ByteBuffer kafka = ByteBuffer.allocate(Varint.MAX_VARLONG_BYTES);
+            ByteUtils.writeVarlong(value, kafka);
+            Judge.agree("the varlong of " + value, "bytes", () -> varlong(value), "ByteUtils.writeVarlong writes",
+                    java.util.Arrays.copyOf(kafka.array(), kafka.position()), SEVEN_BITS + ", over 64 bits (>> 63)");
+            Judge.agree("the varlong of " + value, "size", () -> Varint.sizeOfVarlong(value),
+                    "ByteUtils.sizeOfVarlong says",
+                    ByteUtils.sizeOfVarlong(value), "the size is exactly what writing takes: 7 bits of the zig-zagged"
+                            + " value a byte, up to 10");
+        });
+    }
+
+    @Test
+    void everyZigZaggedIntIsUndoneAsKafkasByteUtilsReadsIt() {
+        Property.forAll(Gens.ints()).check(encoded -> {
+            ByteBuffer unsigned = ByteBuffer.allocate(Varint.MAX_VARINT_BYTES);
+            ByteUtils.writeUnsignedVarint(encoded, unsigned);
+            Judge.agree("undoing the zig-zag of " + Integer.toUnsignedString(encoded), "number",
+                    () -> Varint.unzigzag(encoded), "ByteUtils.readVarint gives", ByteUtils.readVarint(unsigned.flip()),
+                    "(v >>> 1) ^ -(v & 1): the unsigned shift, so the sign bit does not spread");
+        });
+    }
+
+    /** Any bytes, and Kafka's varints of every int with a few faults, after 0 to 3 bytes of something else. */
+    private static Gen<ByteBuffer> untrustedVarints(int maxBytes, Function<Long, byte[]> kafkaWrites) {
+        Gen<byte[]> bytes = Gens.oneOf(Gens.longs().flatMap(v -> Gens.damaged(kafkaWrites.apply(v))),
+                Gens.bytes(0, maxBytes));
+        return Gens.ints(0, 3).zip(bytes, (skip, b) -> {
+            ByteBuffer in = ByteBuffer.allocate(skip + b.length);
+            in.position(skip);
+            in.put(b).position(skip);
+            return in;
+        });
+    }
+
+    /** A number read and how many bytes it took. */
+    private record Read(long value, int bytes) {
+    }
+
+    @Test
+    void anyBytesAreReadAsAVarintAsKafkasByteUtilsReadsThem() {
+        Property.forAll(untrustedVarints(8, v -> kafkaVarint((int) (long) v)))
+                .check(in -> readsAsKafka(in, "varint", b -> Varint.readVarint(b, "value"), ByteUtils::readVarint,
+                        "ByteUtils.readVarint reads"));
+    }
+
+    @Test
+    void anyBytesAreReadAsAVarlongAsKafkasByteUtilsReadsThem() {
+        Property.forAll(untrustedVarints(14, v -> {
+            ByteBuffer kafka = ByteBuffer.allocate(Varint.MAX_VARLONG_BYTES);
+            ByteUtils.writeVarlong(v, kafka);
+            return java.util.Arrays.copyOf(kafka.array(), kafka.position());
+        })).check(in -> readsAsKafka(in, "varlong", b -> Varint.readVarlong(b, "value"), ByteUtils::readVarlong,
+                "ByteUtils.readVarlong reads"));
+    }
+
+    /** Your reading and Kafka's of the same bytes: the number and how many bytes it took, or both refuse. */
+    private static void readsAsKafka(ByteBuffer in, String what, Function<ByteBuffer, Number> yours,
+                                     Function<ByteBuffer, Number> kafkas, String oracle) {
+        int start = in.position();
+        Judge.Outcome mine = Judge.Outcome.of(() -> {
+            ByteBuffer b = in.duplicate();
+            return new Read(yours.apply(b).longValue(), b.position() - start);
+        });
+        Judge.Outcome theirs = Judge.Outcome.of(() -> {
+            ByteBuffer b = in.duplicate();
+            return new Read(kafkas.apply(b).longValue(), b.position() - start);
+        });
+        Judge.agree("the " + what + " in the bytes " + Property.show(in), "reading", mine, oracle, theirs, READING);
+        assertRefusalIsCorrupt(in, mine);
+    }
+
+    /** kaen-log's own rule for a refusal (Kafka's exceptions say neither): the field, and where the varint started. */
+    private static void assertRefusalIsCorrupt(ByteBuffer in, Judge.Outcome yours) {
+        if (yours.refused()) {
+            assertThat(yours.refusal())
+                    .as("for the bytes %s you refused with %s: a varint cut off or too long is a CorruptBatchException"
+                            + " naming the field, never another exception", Property.show(in), yours)
+                    .isInstanceOfSatisfying(CorruptBatchException.class, e -> {
+                        assertThat(e.field()).as("for the bytes %s your refusal names the field %s: it names the field"
+                                + " being read (\"value\" here)", Property.show(in), e.field()).isEqualTo("value");
+                        assertThat(e.position()).as("for the bytes %s your refusal says byte %d: the error names the"
+                                        + " position where the varint started (%d), not where reading gave up",
+                                Property.show(in), e.position(), in.position()).isEqualTo(in.position());
+                    });
+        }
+    }
+
+    private static byte[] kafkaVarint(int value) {
+        ByteBuffer kafka = ByteBuffer.allocate(Varint.MAX_VARINT_BYTES);
+        ByteUtils.writeVarint(value, kafka);
+        return java.util.Arrays.copyOf(kafka.array(), kafka.position());
+    }
+
+    private static byte[] varint(int value) {
+        ByteBuffer out = ByteBuffer.allocate(16);
+        Varint.writeVarint(value, out);
+        return java.util.Arrays.copyOf(out.array(), out.position());
+    }
+
+    private static byte[] varlong(long value) {
+        ByteBuffer out = ByteBuffer.allocate(16);
+        Varint.writeVarlong(value, out);
+        return java.util.Arrays.copyOf(out.array(), out.position());
     }
 
     private static void assertVarint(int value, String hex) {

@@ -15,6 +15,10 @@ import kaenlog.batch.CorruptBatchException;
 import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Order;
@@ -336,5 +340,202 @@ class AppendIdempotentTest {
         assertThat(BatchHeader.incrementSequence(Integer.MAX_VALUE, 1))
                 .as("chapter 1's sequence arithmetic: after MAX comes 0")
                 .isZero();
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: random walks of a partition
+
+    /**
+     * One step a partition sees: a producer's batch (the next one, a resend of one it sent, a gap, any
+     * sequence), a plain batch without a producer id, or a batch damaged on the way.
+     */
+    private record Step(String kind, long pid, short epoch, int firstSeq, int count, long nowMs) {
+        int lastSeq() {
+            return BatchHeader.incrementSequence(firstSeq, count - 1);
+        }
+
+        /** The batch's records are stamped nowMs - i (the first is the newest): baseTimestamp is not maxTimestamp. */
+        ByteBuffer batch() {
+            BatchBuilder builder = new BatchBuilder();
+            if (!kind.equals("plain")) {
+                builder.producer(pid, epoch, firstSeq);
+            }
+            for (int i = 0; i < count; i++) {
+                builder.append(nowMs - (count - 1 - i) * 1000L, null, "v" + i);
+            }
+            ByteBuffer batch = builder.build();
+            if (kind.equals("damaged")) {
+                batch.put(batch.limit() - 1, (byte) (batch.get(batch.limit() - 1) ^ 1));
+            }
+            return batch;
+        }
+
+        @Override
+        public String toString() {
+            return kind.equals("plain") ? "a plain batch of " + count : (kind.equals("damaged") ? "a damaged " : "")
+                    + "pid " + pid + " epoch " + epoch + " " + KafkaProducerState.range(firstSeq, lastSeq()) + " at "
+                    + nowMs;
+        }
+    }
+
+    /** A walk: the producers' windows before it (some producers known, near the wrap or not) and its steps. */
+    private record Walk(java.util.Map<Long, List<KafkaProducerState.Slot>> known, short[] epochs, List<Step> steps) {
+        @Override
+        public String toString() {
+            return "known windows " + known + ", then " + steps;
+        }
+    }
+
+    private static final long[] PIDS = {1000L, 1001L, 1002L};
+    private static final Gen<List<KafkaProducerState.Slot>> KNOWN = KafkaProducerState.histories(7);
+    private static final Gen<Integer> STEPS = Gens.ints(1, 14);
+    private static final Gen<Integer> COUNTS = Gens.oneOf(Gens.constant(1), Gens.ints(1, 4));
+    private static final Gen<Integer> ANY_SEQUENCE = Gens.oneOf(Gens.ints(0, 20),
+            Gens.ints(Integer.MAX_VALUE - 5, Integer.MAX_VALUE));
+
+    /**
+     * Walks of up to 14 steps over three producers, each new or already known (its window preloaded,
+     * as chapter 7's rebuild would leave it, sequences near Integer.MAX_VALUE included). The generator
+     * keeps its own rough count of what each producer sent, only to aim its resends and gaps.
+     */
+    private static Gen<Walk> walks() {
+        return c -> {
+            java.util.Map<Long, List<KafkaProducerState.Slot>> known = new java.util.TreeMap<>();
+            short[] epochs = new short[PIDS.length];
+            java.util.Map<Long, List<int[]>> sent = new java.util.HashMap<>();
+            java.util.Map<Long, Integer> next = new java.util.HashMap<>();
+            for (int p = 0; p < PIDS.length; p++) {
+                epochs[p] = (short) c.belowInt(3);
+                List<int[]> mine = new ArrayList<>();
+                int seq = 0;
+                if (c.oneIn(3)) {
+                    List<KafkaProducerState.Slot> history = KNOWN.generate(c);
+                    known.put(PIDS[p], history);
+                    for (KafkaProducerState.Slot slot : history) {
+                        mine.add(new int[] {org.apache.kafka.common.record.DefaultRecordBatch.decrementSequence(
+                                slot.lastSeq(), slot.offsetDelta()), slot.offsetDelta() + 1});
+                        seq = BatchHeader.incrementSequence(slot.lastSeq(), 1);
+                    }
+                }
+                sent.put(PIDS[p], mine);
+                next.put(PIDS[p], seq);
+            }
+            List<Step> steps = new ArrayList<>();
+            int n = STEPS.generate(c);
+            for (int i = 0; i < n; i++) {
+                int p = c.belowInt(PIDS.length);
+                long pid = PIDS[p];
+                if (c.oneIn(8)) {
+                    epochs[p]++;
+                }
+                int kind = c.belowInt(7);
+                int count = COUNTS.generate(c);
+                int first = next.get(pid);
+                List<int[]> mine = sent.get(pid);
+                String name = "batch";
+                if (kind == 1 && !mine.isEmpty()) { // a resend
+                    int[] earlier = mine.get(c.belowInt(mine.size()));
+                    first = earlier[0];
+                    count = earlier[1];
+                } else if (kind == 2) { // a gap
+                    first = BatchHeader.incrementSequence(first, COUNTS.generate(c));
+                } else if (kind == 3) { // anything
+                    first = ANY_SEQUENCE.generate(c);
+                } else if (kind == 4) {
+                    name = "plain";
+                } else if (kind == 5) {
+                    name = "damaged";
+                }
+                Step step = new Step(name, pid, epochs[p], first, count, NOW_MS + i);
+                steps.add(step);
+                if (name.equals("batch") && first == next.get(pid)) {
+                    mine.add(new int[] {first, count});
+                    next.put(pid, BatchHeader.incrementSequence(step.lastSeq(), 1));
+                }
+            }
+            return new Walk(known, epochs, steps);
+        };
+    }
+
+    /** What a step is answered: the verdict and the offsets. */
+    private record Answer(Verdict verdict, long baseOffset, long lastOffset) {
+    }
+
+    @Test
+    void everyWalkIsAnsweredAsKafkasProducerStateAndUnifiedLogAnswer() {
+        Property.forAll(walks()).tries(60).shrinkBudget(300).check(walk -> {
+            // One log for every walk (a fresh producer state each): a walk starts where the last left the log end.
+            Log walked = log;
+            ProducerState yours = new ProducerState();
+            java.util.Map<Long, org.apache.kafka.storage.internals.log.ProducerStateEntry> kafka =
+                    new java.util.HashMap<>();
+            walk.known().forEach((pid, history) -> {
+                ProducerStateEntry entry = yours.entry(pid, (short) 0);
+                org.apache.kafka.storage.internals.log.ProducerStateEntry theirs = KafkaProducerState.entry(pid,
+                        (short) 0);
+                history.forEach(slot -> {
+                    entry.record(KafkaProducerState.yours(slot));
+                    KafkaProducerState.add(theirs, slot);
+                });
+                kafka.put(pid, theirs);
+            });
+            long logEnd = walked.logEndOffset();
+            for (int i = 0; i < walk.steps().size(); i++) {
+                Step step = walk.steps().get(i);
+                String input = "step " + (i + 1) + ", " + step + ", of " + walk;
+                Judge.Outcome answer = Judge.Outcome.of(() -> {
+                    IdempotentAppend a = Idempotence.appendIdempotent(walked, yours, step.batch());
+                    return new Answer(a.verdict(), a.baseOffset(), a.lastOffset());
+                });
+                Judge.Outcome expected;
+                if (step.kind().equals("damaged")) {
+                    expected = Judge.Outcome.of(() -> {
+                        throw new CorruptBatchException("crc", 17, "a damaged batch is refused before it is judged");
+                    });
+                } else if (step.kind().equals("plain")) {
+                    long base = logEnd;
+                    expected = Judge.Outcome.of(() -> new Answer(new Verdict.Append(), base, base + step.count() - 1));
+                    logEnd += step.count();
+                } else {
+                    org.apache.kafka.storage.internals.log.ProducerStateEntry entry = kafka.getOrDefault(step.pid(),
+                            KafkaProducerState.entry(step.pid(), step.epoch()));
+                    Verdict verdict = KafkaProducerState.verdict(entry, step.epoch(), step.firstSeq(), step.lastSeq());
+                    long base = logEnd;
+                    long last = logEnd + step.count() - 1;
+                    Answer kafkas = verdict instanceof Verdict.Duplicate d ? new Answer(d, d.firstOffset(),
+                            d.lastOffset()) : verdict instanceof Verdict.Append ? new Answer(verdict, base, last)
+                            : new Answer(verdict, -1, -1);
+                    expected = Judge.Outcome.of(() -> kafkas);
+                    if (verdict instanceof Verdict.Append) {
+                        entry = KafkaProducerState.withEpoch(entry, step.epoch());
+                        // ProducerAppendInfo takes the batch's maxTimestamp, as kafka-clients reads it
+                        long maxTimestamp = org.apache.kafka.common.record.MemoryRecords.readableRecords(step.batch())
+                                .batches().iterator().next().maxTimestamp();
+                        KafkaProducerState.add(entry, new KafkaProducerState.Slot(step.lastSeq(), last,
+                                step.count() - 1, maxTimestamp));
+                        kafka.put(step.pid(), entry);
+                        logEnd += step.count();
+                    }
+                }
+                Judge.agree(input, "answer", answer, "UnifiedLog, with Kafka's ProducerStateEntry and"
+                        + " ProducerAppendInfo, answers", expected, "validate first, then judge, then write: a"
+                        + " duplicate is answered with the first write's offsets and writes nothing, a gap writes"
+                        + " nothing, a batch without a producer id is a plain append");
+                if (answer.refused()) {
+                    assertThat(answer.refusal())
+                            .as("for %s you refused with %s: a damaged batch is a CorruptBatchException", input, answer)
+                            .isInstanceOf(CorruptBatchException.class);
+                }
+                Judge.agree(input, "log end offset", walked.logEndOffset(), "log, judged first, ends at", logEnd,
+                        "only an APPEND writes");
+                for (long pid : PIDS) {
+                    org.apache.kafka.storage.internals.log.ProducerStateEntry theirs = kafka.get(pid);
+                    Judge.agree(input, "state of producer " + pid, yours.get(pid).map(KafkaProducerState.Window::of)
+                            .map(Object::toString).orElse("none"), "ProducerStateEntry holds", theirs == null ? "none"
+                            : KafkaProducerState.Window.of(theirs).toString(), "the window remembers a batch only"
+                                    + " after the log wrote it, with the offsets the log assigned and the epoch it"
+                                    + " carried; a rejected first batch leaves no entry");
+                }
+            }
+        });
     }
 }

@@ -3,6 +3,10 @@ package kaenlog.idem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.apache.kafka.common.record.DefaultRecordBatch;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -102,5 +106,31 @@ class BatchMetadataTest {
                             + "DefaultRecordBatch.decrementSequence", lastSeq, offsetDelta)
                     .isEqualTo(DefaultRecordBatch.decrementSequence(lastSeq, offsetDelta));
         }
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: BatchMetadata on every batch
+
+    private static final Gen<Integer> LAST_SEQS = Gens.oneOf(Gens.ints(0, Integer.MAX_VALUE), Gens.ints(0, 20),
+            Gens.ints(Integer.MAX_VALUE - 20, Integer.MAX_VALUE));
+    private static final Gen<Integer> OFFSET_DELTAS = Gens.oneOf(Gens.ints(0, 5), Gens.ints(0, Integer.MAX_VALUE));
+    private static final Gen<Long> LAST_OFFSETS = Gens.oneOf(Gens.longs(0, 1000), Gens.longs(0, Long.MAX_VALUE));
+
+    @Test
+    void everyBatchsFirstSequenceAndOffsetAreKafkasBatchMetadatas() {
+        Gen<BatchMetadata> batches = c -> new BatchMetadata(LAST_SEQS.generate(c), LAST_OFFSETS.generate(c),
+                OFFSET_DELTAS.generate(c), NOW_MS);
+        Property.forAll(batches).check(b -> {
+            org.apache.kafka.storage.internals.log.BatchMetadata kafka =
+                    new org.apache.kafka.storage.internals.log.BatchMetadata(b.lastSeq(), b.lastOffset(), b.offsetDelta(),
+                            b.timestamp());
+            String input = "the batch ending at sequence " + b.lastSeq() + " and offset " + b.lastOffset()
+                    + " with offsetDelta " + b.offsetDelta();
+            Judge.agree(input, "first sequence", b::firstSeq, "BatchMetadata.firstSeq gives", kafka.firstSeq(),
+                    "count back by offsetDelta from lastSeq; sequences wrap, so a first sequence below 0 wraps back to"
+                            + " just below Integer.MAX_VALUE + 1 (decrementSequence) and is never negative");
+            Judge.agree(input, "first offset", b::firstOffset, "BatchMetadata.firstOffset gives", kafka.firstOffset(),
+                    "the first offset counts back from lastOffset, not from the sequences: offsets are longs and never"
+                            + " wrap");
+        });
     }
 }

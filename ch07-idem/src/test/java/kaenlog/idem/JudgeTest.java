@@ -2,6 +2,11 @@ package kaenlog.idem;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -278,5 +283,96 @@ class JudgeTest {
         assertThat(partition.state.get(1001L).orElseThrow().batches().get(0).firstOffset())
                 .as("and it is written again, as new records, at base offset 15")
                 .isEqualTo(15L);
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: findDuplicateBatch and inSequence
+
+    /** A producer's window (its history's newest five) and epoch, and a batch judged against it. */
+    private record Case(List<KafkaProducerState.Slot> history, short entryEpoch, short epoch, int firstSeq, int lastSeq) {
+        @Override
+        public String toString() {
+            return "the batch " + KafkaProducerState.range(firstSeq, lastSeq) + " of epoch " + epoch
+                    + " from a producer of epoch " + entryEpoch + " that wrote " + history;
+        }
+    }
+
+    private static final Gen<List<KafkaProducerState.Slot>> HISTORIES = KafkaProducerState.histories(9);
+    private static final Gen<Integer> SMALL = Gens.ints(1, 5);
+    private static final Gen<Integer> ANY_SEQUENCE = Gens.oneOf(Gens.ints(0, 20), Gens.ints(0, Integer.MAX_VALUE),
+            Gens.ints(Integer.MAX_VALUE - 5, Integer.MAX_VALUE));
+
+    /**
+     * Batches of every kind against the window: the next one, a resend of any batch written (still
+     * in the window or evicted), one that shares only its first or its last sequence with one, a gap,
+     * any range (wrapping past Integer.MAX_VALUE too); mostly the producer's own epoch, now and then another.
+     */
+    private static Gen<Case> cases() {
+        return c -> {
+            short entryEpoch = KafkaProducerState.EPOCHS.generate(c);
+            short epoch = c.oneIn(4) ? KafkaProducerState.EPOCHS.generate(c) : entryEpoch;
+            int kind = c.belowInt(6);
+            List<KafkaProducerState.Slot> history = HISTORIES.generate(c);
+            int next = history.isEmpty() ? 0 : BatchHeaderNext.after(history.get(history.size() - 1).lastSeq());
+            int first;
+            int last;
+            if (kind == 1 && !history.isEmpty()) { // a resend, exactly
+                KafkaProducerState.Slot sent = history.get(c.belowInt(history.size()));
+                first = Yours.firstSeq(sent);
+                last = sent.lastSeq();
+            } else if (kind == 2 && !history.isEmpty()) { // half an overlap
+                KafkaProducerState.Slot sent = history.get(c.belowInt(history.size()));
+                boolean sameFirst = c.oneIn(2);
+                int shift = SMALL.generate(c);
+                first = sameFirst ? Yours.firstSeq(sent) : BatchHeaderNext.plus(Yours.firstSeq(sent), shift);
+                last = sameFirst ? BatchHeaderNext.plus(sent.lastSeq(), shift) : sent.lastSeq();
+            } else if (kind == 3) { // a gap
+                first = BatchHeaderNext.plus(next, SMALL.generate(c));
+                last = BatchHeaderNext.plus(first, SMALL.generate(c) - 1);
+            } else if (kind == 4) { // anything
+                first = ANY_SEQUENCE.generate(c);
+                last = BatchHeaderNext.plus(first, SMALL.generate(c) - 1);
+            } else { // the next one
+                first = next;
+                last = BatchHeaderNext.plus(first, SMALL.generate(c) - 1);
+            }
+            return new Case(history, entryEpoch, epoch, first, last);
+        };
+    }
+
+    /** Sequence arithmetic for the generator, Kafka's (DefaultRecordBatch.incrementSequence). */
+    private static final class BatchHeaderNext {
+        static int after(int seq) {
+            return plus(seq, 1);
+        }
+
+        static int plus(int seq, int n) {
+            return org.apache.kafka.common.record.DefaultRecordBatch.incrementSequence(seq, n);
+        }
+    }
+
+    /** A slot's first sequence, Kafka's way (DefaultRecordBatch.decrementSequence). */
+    private static final class Yours {
+        static int firstSeq(KafkaProducerState.Slot slot) {
+            return org.apache.kafka.common.record.DefaultRecordBatch.decrementSequence(slot.lastSeq(), slot.offsetDelta());
+        }
+    }
+
+    @Test
+    void everyVerdictIsKafkasProducerStateVerdict() {
+        Property.forAll(cases()).check(k -> {
+            ProducerStateEntry yours = new ProducerStateEntry(k.entryEpoch());
+            org.apache.kafka.storage.internals.log.ProducerStateEntry kafka =
+                    KafkaProducerState.entry(1000L, k.entryEpoch());
+            for (KafkaProducerState.Slot slot : k.history()) {
+                yours.record(KafkaProducerState.yours(slot));
+                KafkaProducerState.add(kafka, slot);
+            }
+            Judge.agree(k.toString(), "verdict", () -> Idempotence.judge(yours, k.epoch(), k.firstSeq(), k.lastSeq()),
+                    "ProducerStateEntry.findDuplicateBatch and ProducerAppendInfo give",
+                    KafkaProducerState.verdict(kafka, k.epoch(), k.firstSeq(), k.lastSeq()),
+                    "a retained batch with exactly this first AND last sequence, and the same epoch, is a duplicate"
+                            + " answered with its offsets and timestamp; otherwise only firstSeq is compared with the"
+                            + " expected sequence: equal is Append, anything else is out of order with (expected, got)");
+        });
     }
 }

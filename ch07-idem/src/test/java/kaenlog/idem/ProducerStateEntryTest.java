@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -188,5 +192,42 @@ class ProducerStateEntryTest {
         assertThat(entry.batches())
                 .as("the entry's own window is untouched by the attempt")
                 .hasSize(2);
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: ProducerStateEntry on every history
+
+    /** A producer's batches in sequence, or any four numbers in any order (the window never checks them). */
+    private static final Gen<List<KafkaProducerState.Slot>> SLOTS = Gens.oneOf(KafkaProducerState.histories(12),
+            Gens.lists(c -> new KafkaProducerState.Slot(KafkaProducerState.STARTS.generate(c),
+                    KafkaProducerState.OFFSETS.generate(c), KafkaProducerState.SIZES.generate(c) - 1,
+                    KafkaProducerState.TIMESTAMPS.generate(c)), 0, 12));
+
+    @Test
+    void everyWindowKeepsWhatKafkasProducerStateEntryKeeps() {
+        Property.forAll(SLOTS).check(slots -> {
+            ProducerStateEntry yours = new ProducerStateEntry(EPOCH);
+            org.apache.kafka.storage.internals.log.ProducerStateEntry kafka = KafkaProducerState.entry(1000L, EPOCH);
+            Judge.agree("a producer with no batch yet", "next expected sequence", yours::expectedFirstSeq,
+                    "ProducerAppendInfo accepts only", KafkaProducerState.expectedFirstSeq(kafka),
+                    "KIP-98: for a given producer id, sequence numbers start from zero");
+            for (int i = 0; i < slots.size(); i++) {
+                KafkaProducerState.Slot slot = slots.get(i);
+                String input = "the batches " + slots.subList(0, i + 1) + " recorded in this order";
+                Judge.agree(input, "recording", () -> {
+                    yours.record(KafkaProducerState.yours(slot));
+                    return "recorded";
+                }, "ProducerStateEntry.addBatch has", "recorded", "record(meta) remembers a batch that was just written");
+                KafkaProducerState.add(kafka, slot);
+                Judge.agree(input, "window", () -> KafkaProducerState.Window.of(yours).slots(),
+                        "ProducerStateEntry.batchMetadata keeps", KafkaProducerState.Window.of(kafka).slots(),
+                        "keep the newest five BATCHES, oldest first: when five are kept, the oldest goes before the new"
+                                + " one is added");
+                Judge.agree(input, "last timestamp", yours::lastTimestamp, "ProducerStateEntry.lastTimestamp is",
+                        kafka.lastTimestamp(), "remember the newest batch's timestamp");
+                Judge.agree(input, "next expected sequence", yours::expectedFirstSeq,
+                        "ProducerAppendInfo accepts only", KafkaProducerState.expectedFirstSeq(kafka),
+                        "one past the NEWEST batch's last sequence, and after Integer.MAX_VALUE comes 0");
+            }
+        });
     }
 }

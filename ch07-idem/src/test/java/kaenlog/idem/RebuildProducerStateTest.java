@@ -6,11 +6,20 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.BatchHeader;
+import kaenlog.log.AppendInfo;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.ProducerAppendInfo;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -259,5 +268,138 @@ class RebuildProducerStateTest {
                         + "sets it again: after a bump to epoch 1 the rebuilt producer is at epoch 1, or a resend of its "
                         + "epoch-1 batch would not be recognised as a duplicate (the duplicate check compares epochs)")
                 .isEqualTo((short) 1);
+    }
+
+    // ---------------------------------------------------------------- Kafka judges: loading producers from a segment
+
+    /** The headers a segment holds: producers' batches in sequence, epochs that change, plain batches between. */
+    private static final long[] PIDS = {1000L, 1001L, 1002L, BatchHeader.NO_PRODUCER_ID};
+    private static final Gen<Integer> BATCHES = Gens.ints(0, 16);
+
+    private static Gen<List<BatchHeader>> segments() {
+        return c -> {
+            int[] next = new int[PIDS.length];
+            short[] epochs = new short[PIDS.length];
+            for (int p = 0; p < PIDS.length - 1; p++) {
+                next[p] = KafkaProducerState.STARTS.generate(c);
+                epochs[p] = KafkaProducerState.EPOCHS.generate(c);
+            }
+            List<BatchHeader> headers = new java.util.ArrayList<>();
+            long offset = KafkaProducerState.OFFSETS.generate(c);
+            int n = BATCHES.generate(c);
+            for (int i = 0; i < n; i++) {
+                int p = c.belowInt(PIDS.length);
+                int size = KafkaProducerState.SIZES.generate(c);
+                offset += KafkaProducerState.GAPS.generate(c);
+                long timestamp = KafkaProducerState.TIMESTAMPS.generate(c);
+                if (PIDS[p] == BatchHeader.NO_PRODUCER_ID) {
+                    headers.add(new BatchHeader(offset, 100, -1, BatchHeader.MAGIC, 0, (short) 0, size - 1, timestamp,
+                            timestamp, -1, (short) -1, -1, size));
+                } else {
+                    if (c.oneIn(6)) {
+                        epochs[p] = KafkaProducerState.EPOCHS.generate(c);
+                    }
+                    // Now and then a batch compaction emptied: its header alone, recordCount 0 (chapter 1's
+                    // preserving builder, Kafka's writeEmptyHeader), still the producer's last sequence.
+                    boolean emptied = c.oneIn(6);
+                    headers.add(new BatchHeader(offset, 100, -1, BatchHeader.MAGIC, 0, (short) 0, size - 1,
+                            emptied ? BatchHeader.NO_TIMESTAMP : timestamp, timestamp, PIDS[p], epochs[p], next[p],
+                            emptied ? 0 : size));
+                    next[p] = BatchHeader.incrementSequence(next[p], size);
+                }
+                offset += size;
+            }
+            return headers;
+        };
+    }
+
+    /**
+     * Kafka loading producers from a log (UnifiedLog.loadProducersFromRecords): each batch with a
+     * producer id through ProducerAppendInfo as a replica's append (AppendOrigin.REPLICATION), into
+     * the producer's ProducerStateEntry; kaen-log's declared difference: a new epoch keeps the window.
+     */
+    private static Map<Long, KafkaProducerState.Window> kafkaLoads(List<BatchHeader> headers) {
+        Map<Long, org.apache.kafka.storage.internals.log.ProducerStateEntry> entries = new TreeMap<>();
+        for (BatchHeader h : headers) {
+            if (!h.hasProducerId()) {
+                continue;
+            }
+            org.apache.kafka.storage.internals.log.ProducerStateEntry current = KafkaProducerState.withEpoch(
+                    entries.getOrDefault(h.producerId(), KafkaProducerState.entry(h.producerId(), h.producerEpoch())),
+                    h.producerEpoch());
+            ProducerAppendInfo append = new ProducerAppendInfo(new TopicPartition("orders", 0), h.producerId(),
+                    current, AppendOrigin.REPLICATION, null);
+            append.append(KafkaProducerState.batch(h.producerId(), h.producerEpoch(), h.baseSequence(),
+                    h.lastSequence(), h.baseOffset(), h.maxTimestamp()), Optional.empty());
+            current.update(append.toEntry()); // ProducerStateManager.update: the appended batch joins the window
+            entries.put(h.producerId(), current);
+        }
+        Map<Long, KafkaProducerState.Window> windows = new TreeMap<>();
+        entries.forEach((pid, entry) -> windows.put(pid, KafkaProducerState.Window.of(entry)));
+        return windows;
+    }
+
+    private static Map<Long, KafkaProducerState.Window> yours(ProducerState state) {
+        Map<Long, KafkaProducerState.Window> windows = new TreeMap<>();
+        for (long pid : state.producerIds()) {
+            windows.put(pid, KafkaProducerState.Window.of(state.get(pid).orElseThrow()));
+        }
+        return windows;
+    }
+
+    private static final String REPLAY = "replay headers oldest first: skip producer id -1, and put each other"
+            + " header's four numbers (a header compaction emptied too) into its producer's window with the epoch the"
+            + " header carries; the window's own eviction keeps the newest five";
+
+    @Test
+    void everyReplayOfHeadersRebuildsWhatKafkasLogLoadingRebuilds() {
+        Property.forAll(segments()).show(RebuildProducerStateTest::show).check(headers -> Judge.agree(
+                "the headers " + show(headers), "producers", () -> yours(Idempotence.rebuildProducerState(headers)),
+                "ProducerAppendInfo (REPLICATION) loads", kafkaLoads(headers), REPLAY));
+    }
+
+    /** Batches appended to a log whose segments hold a few batches each, then the scan at open. */
+    @Test
+    void theScanAtOpenRebuildsTheActiveSegmentsProducersAsKafkaWould() throws IOException {
+        // One log for every input, its segments a few batches each: each input's batches follow the last
+        // one's, and the scan must see exactly the active segment's, whoever wrote them.
+        try (Log log = Log.open(dir.resolve("scanned-0"), LogConfig.defaults().withSegmentBytes(400))) {
+            List<BatchHeader> written = new java.util.ArrayList<>();
+            Property.forAll(segments()).tries(40).shrinkBudget(300).show(headers -> headers.stream()
+                    .map(h -> h.hasProducerId() ? "pid " + h.producerId() + " epoch " + h.producerEpoch() + " "
+                            + KafkaProducerState.range(h.baseSequence(), h.lastSequence())
+                            : "a plain batch of " + h.recordCount()).toList().toString()).check(headers -> {
+                for (BatchHeader h : headers) {
+                    BatchBuilder batch = new BatchBuilder();
+                    if (h.hasProducerId()) {
+                        batch.producer(h.producerId(), h.producerEpoch(), h.baseSequence());
+                    }
+                    for (int r = 0; r <= h.lastOffsetDelta(); r++) { // a producer writes what compaction may empty
+                        batch.append(h.maxTimestamp(), null, "v" + r);
+                    }
+                    AppendInfo at = log.append(batch.build());
+                    written.add(new BatchHeader(at.firstOffset(), h.batchLength(), -1, BatchHeader.MAGIC, 0, (short) 0,
+                            h.lastOffsetDelta(), h.maxTimestamp(), h.maxTimestamp(), h.producerId(), h.producerEpoch(),
+                            h.baseSequence(), h.lastOffsetDelta() + 1));
+                }
+                long active = log.activeSegment().baseOffset();
+                List<BatchHeader> inActive = written.stream().filter(h -> h.baseOffset() >= active).toList();
+                Judge.agree("a log of " + log.segments().size() + " segment(s) whose active one, from offset " + active
+                                + ", holds " + show(inActive), "producers after the scan",
+                        () -> yours(Idempotence.rebuildProducerState(log)), "ProducerAppendInfo loads, from the active"
+                                + " segment's headers,", kafkaLoads(inActive), "at open, hand the replay the headers of"
+                                + " the active segment only: the reason the window can shrink at a restart");
+            });
+        }
+    }
+
+    private static String show(List<BatchHeader> headers) {
+        return headers.stream().map(RebuildProducerStateTest::show).toList().toString();
+    }
+
+    private static String show(BatchHeader h) {
+        return h.hasProducerId() ? "pid " + h.producerId() + " epoch " + h.producerEpoch() + " "
+                + KafkaProducerState.range(h.baseSequence(), h.lastSequence()) + " @" + h.baseOffset()
+                + (h.recordCount() == 0 ? " (emptied by compaction)" : "") : "plain @" + h.baseOffset();
     }
 }

@@ -17,8 +17,10 @@ import java.util.List;
  * recordCount 0, baseTimestamp -1, maxTimestamp the original's) so the producer's last sequence
  * survives; chapter 7 rebuilds its window from those headers.
  *
- * <p>A batch whose timestamp type is LogAppendTime keeps its append time: the rebuilt batch's
- * timestamps are the original's {@code maxTimestamp}, as Kafka's cleaner writes them.
+ * <p>A batch whose timestamp type is LogAppendTime keeps its append time with nothing more to do:
+ * its records, as {@link RecordBatch#decode} reads them, all carry the original's {@code maxTimestamp}
+ * (the broker's append time), so the kept records and both header timestamps are that time, as
+ * Kafka's cleaner writes them.
  */
 public final class CompactedBatchBuilder {
     private final BatchHeader original;
@@ -48,21 +50,13 @@ public final class CompactedBatchBuilder {
     /** The rewritten batch: same base and last offset, same producer fields, only the retained records. */
     public ByteBuffer build() {
         // BEGIN-SOLUTION ch01 task 8: the preserving builder (CompactedBatchBuilderTest)
-        // LogAppendTime: the batch's maxTimestamp is the broker's append time, and a reader takes it as
-        // every record's time. Kafka's cleaner rebuilds such a batch at that time (buildRetainedRecordsInto
-        // passes originalBatch.maxTimestamp() as logAppendTime); the records' own create times would
-        // move them to their producer's clock.
-        boolean logAppendTime = (original.attributes() & BatchHeader.TIMESTAMP_TYPE_MASK) != 0;
-        List<Record> records = logAppendTime ? retained.stream()
-                .map(r -> new Record(r.offset(), original.maxTimestamp(), r.key(), r.value(), r.headers()))
-                .toList() : retained;
-        long baseTimestamp = records.isEmpty() ? BatchHeader.NO_TIMESTAMP : records.get(0).timestamp();
-        long maxTimestamp = records.isEmpty() || logAppendTime ? original.maxTimestamp()
-                : records.stream().mapToLong(Record::timestamp).max().orElseThrow();
+        long baseTimestamp = retained.isEmpty() ? BatchHeader.NO_TIMESTAMP : retained.get(0).timestamp();
+        long maxTimestamp = retained.isEmpty() ? original.maxTimestamp()
+                : retained.stream().mapToLong(Record::timestamp).max().orElseThrow();
         BatchHeader header = new BatchHeader(original.baseOffset(), 0, original.partitionLeaderEpoch(),
                 BatchHeader.MAGIC, 0, original.attributes(), original.lastOffsetDelta(), baseTimestamp, maxTimestamp,
                 original.producerId(), original.producerEpoch(), original.baseSequence(), 0);
-        return BatchBuilder.encode(header, records);
+        return BatchBuilder.encode(header, retained);
         // END-SOLUTION
     }
 }

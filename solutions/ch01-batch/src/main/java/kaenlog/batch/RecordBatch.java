@@ -22,7 +22,9 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
      * order: 12 bytes for baseOffset and batchLength; a batchLength that covers a header and fits
      * in the buffer; magic 2; the CRC; a codec of Kafka's, whose records inflate within
      * {@link Compression#MAX_INFLATED_BYTES}; a record count that can fit; every record; no bytes
-     * left over (in a compressed batch, every check after the CRC is on the inflated records).
+     * left over (in a compressed batch, every check after the CRC is on the inflated records). A record's
+     * timestamp is the batch's baseTimestamp plus its delta, or, in a LogAppendTime batch (attribute bit
+     * {@code 0x08}), the batch's maxTimestamp: the time the broker appended it.
      */
     public static RecordBatch decode(ByteBuffer in) {
         return decode(in, true);
@@ -52,6 +54,9 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
                     "count " + header.recordCount() + " cannot fit in " + batch.remaining() + " byte(s)");
         }
         List<Record> records = new ArrayList<>(keepRecords ? header.recordCount() : 0);
+        // LogAppendTime: the broker's append time, the batch's maxTimestamp, is every record's time (Kafka's
+        // DefaultRecordBatch reads it so); the records' own deltas still hold their producer's create times.
+        boolean logAppendTime = (header.attributes() & BatchHeader.TIMESTAMP_TYPE_MASK) != 0;
         long previous = header.baseOffset() - 1;
         for (int i = 0; i < header.recordCount(); i++) {
             int at = batch.position();
@@ -59,7 +64,8 @@ public record RecordBatch(BatchHeader header, List<Record> records) {
             checkOffset(header, record.offset(), previous, at, i);
             previous = record.offset();
             if (keepRecords) {
-                records.add(record);
+                records.add(logAppendTime ? new Record(record.offset(), header.maxTimestamp(), record.key(),
+                        record.value(), record.headers()) : record);
             }
         }
         if (batch.hasRemaining()) {

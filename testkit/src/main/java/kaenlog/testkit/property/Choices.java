@@ -34,16 +34,12 @@ public final class Choices {
         return new Choices(null, draws);
     }
 
-    /**
-     * A number in {@code [0, bound)}; 0 is the simplest choice. While shrinking, a deleted draw moves
-     * the next ones to other calls, so the draw replayed here may be any number another call recorded
-     * (a {@link #picked} value, negative too): it is kept inside the bound.
-     */
+    /** A number in {@code [0, bound)}; 0 is the simplest choice. */
     public long below(long bound) {
         if (bound <= 0) {
             throw new IllegalArgumentException("bound must be positive: " + bound);
         }
-        long value = replay == null ? random.nextLong(bound) : Math.max(0, Math.min(replayed(), bound - 1));
+        long value = replay == null ? random.nextLong(bound) : atMost(replayed(), bound - 1);
         return record(value);
     }
 
@@ -76,6 +72,15 @@ public final class Choices {
     /** True with about one chance in {@code oneIn}; false is the simpler choice. */
     public boolean oneIn(int oneIn) {
         return below(oneIn) == oneIn - 1;
+    }
+
+    /**
+     * A replayed draw made to fit: shrinking moves draws about, so a draw recorded as any 64 bits (a
+     * zig-zag distance, {@link #bits}) may be replayed where a bounded one is asked for; as unsigned it
+     * is at least the bound, so the bound's largest value it is, never a negative one.
+     */
+    private static long atMost(long draw, long max) {
+        return Long.compareUnsigned(draw, max) <= 0 ? draw : max;
     }
 
     private long replayed() {

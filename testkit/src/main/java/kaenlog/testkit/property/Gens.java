@@ -2,6 +2,7 @@ package kaenlog.testkit.property;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.IntFunction;
@@ -127,13 +128,19 @@ public final class Gens {
                 Long.MIN_VALUE, Long.MAX_VALUE);
     }
 
+    /** Built once: a generator is often built inside another's draw, once per value. */
+    private static final List<Long> POWERS_OF_TWO = powersOfTwo();
+
     private static List<Long> powersOfTwo() {
+        if (POWERS_OF_TWO != null) {
+            return POWERS_OF_TWO;
+        }
         List<Long> powers = new ArrayList<>();
         for (int bit = 0; bit < 63; bit++) {
             long p = 1L << bit;
             powers.addAll(List.of(p - 1, p, -p, -p - 1));
         }
-        return powers;
+        return List.copyOf(powers);
     }
 
     private static List<Long> inside(long min, long max, List<Long> values) {
@@ -190,6 +197,105 @@ public final class Gens {
     public static Gen<byte[]> utf8(int minCodePoints, int maxCodePoints) {
         return strings(minCodePoints, maxCodePoints).map(s -> s.getBytes(StandardCharsets.UTF_8));
     }
+
+    /**
+     * Bytes as they arrive damaged: {@code original} with a few of the faults a disk or a network
+     * makes ({@link #faults()}). Undamaged is the simplest choice, so a failure shrinks towards the
+     * original bytes and the fewest, simplest faults.
+     */
+    public static Gen<byte[]> damaged(byte[] original) {
+        return faults().map(f -> f.apply(original));
+    }
+
+    /**
+     * {@link #damaged(byte[])} with every changed, dropped or inserted byte inside {@code [from, to)}
+     * (a cut may still shorten the end): to aim at the bytes a reader checks, not at what it hands on.
+     */
+    public static Gen<byte[]> damaged(byte[] original, int from, int to) {
+        return faults().map(f -> f.apply(original, from, to));
+    }
+
+    /**
+     * The faults of a disk or a network, drawn before the bytes they damage exist: a byte set to any
+     * value or to an edge value, four bytes set to an edge int, a byte dropped, a byte inserted, the
+     * end cut off. A generator that draws its faults first and its bulk (the records of a batch) after
+     * them shrinks the bulk without moving the faults. None is the simplest choice.
+     */
+    public static Gen<Faults> faults() {
+        return c -> {
+            List<Fault> faults = new ArrayList<>();
+            // Each further fault is one "more?" draw: zeroed or deleted, the damage ends there.
+            while (faults.size() < MAX_FAULTS && c.below(3) != 0) {
+                faults.add(new Fault(c.belowInt(6), c.below(1L << 32), c.below(1L << 32)));
+            }
+            return new Faults(List.copyOf(faults));
+        };
+    }
+
+    /** Faults to apply to bytes: {@link #apply(byte[])} makes the damaged copy, the original untouched. */
+    public record Faults(List<Fault> faults) {
+        public boolean none() {
+            return faults.isEmpty();
+        }
+
+        public byte[] apply(byte[] original) {
+            return apply(original, 0, original.length);
+        }
+
+        /** The damaged copy, every fault but a cut inside {@code [from, to)}. */
+        public byte[] apply(byte[] original, int from, int to) {
+            if (from < 0 || from > to || to > original.length) {
+                throw new IllegalArgumentException("range " + from + ".." + to + " of " + original.length + " bytes");
+            }
+            byte[] bytes = original.clone();
+            for (Fault fault : faults) {
+                bytes = fault.apply(bytes, from, Math.min(to, bytes.length));
+            }
+            return bytes;
+        }
+    }
+
+    /** One fault: its kind, where (a draw taken modulo the bytes in range), and the value it writes. */
+    public record Fault(int kind, long where, long value) {
+        byte[] apply(byte[] bytes, int from, int to) {
+            if (kind == 4 && bytes.length > 0) { // the end cut off
+                return Arrays.copyOf(bytes, (int) (where % bytes.length));
+            }
+            int span = to - from;
+            if (span <= 0) {
+                return bytes;
+            }
+            int at = from + (int) (where % span);
+            byte[] out = bytes.clone();
+            switch (kind) {
+                case 0 -> out[at] = (byte) value;
+                case 1 -> out[at] = (byte) EDGE_BYTES[(int) (value % EDGE_BYTES.length)];
+                case 2 -> {
+                    int edge = EDGE_INTS[(int) (value % EDGE_INTS.length)];
+                    for (int i = 0; i < 4 && at + i < to; i++) {
+                        out[at + i] = (byte) (edge >>> (24 - 8 * i));
+                    }
+                }
+                case 3 -> { // a byte dropped
+                    out = new byte[bytes.length - 1];
+                    System.arraycopy(bytes, 0, out, 0, at);
+                    System.arraycopy(bytes, at + 1, out, at, bytes.length - at - 1);
+                }
+                default -> { // a byte inserted
+                    out = new byte[bytes.length + 1];
+                    System.arraycopy(bytes, 0, out, 0, at);
+                    out[at] = (byte) value;
+                    System.arraycopy(bytes, at, out, at + 1, bytes.length - at);
+                }
+            }
+            return out;
+        }
+    }
+
+    private static final int MAX_FAULTS = 4;
+    private static final int[] EDGE_BYTES = {0x00, 0x01, 0x7f, 0x80, 0xff};
+    private static final int[] EDGE_INTS = {0, 1, -1, 2, 0x7f, 0x80, 0xff, Short.MAX_VALUE, Integer.MAX_VALUE,
+        Integer.MIN_VALUE, Integer.MAX_VALUE - 1, 1 << 20};
 
     /** A value, or null one time in {@code oneIn} (null is the simpler choice only when drawn). */
     public static <T> Gen<T> nullOr(Gen<T> gen, int oneIn) {

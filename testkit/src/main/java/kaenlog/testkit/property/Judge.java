@@ -26,6 +26,21 @@ public final class Judge {
         }
     }
 
+    /**
+     * {@link #agree(String, String, Object, String, Object, String)} with your answer still to compute:
+     * an exception your code throws is told as your answer ("a refusal (BufferOverflowException)")
+     * beside Kafka's and the rule, never as a bare stack trace. A workbook TODO passes through as it is.
+     */
+    public static void agree(String input, String what, ThrowingSupplier<?> yours, String oracle, Object kafkas,
+                             String rule) {
+        Outcome mine = Outcome.of(yours);
+        if (kafkas instanceof Outcome theirs) {
+            agree(input, what, mine, oracle, theirs, rule);
+        } else {
+            agree(input, what, mine.refused() ? mine : mine.value(), oracle, kafkas, rule);
+        }
+    }
+
     /** The sentence a disagreement is told in. */
     public static String disagreement(String input, String what, Object yours, String oracle, Object kafkas, String rule) {
         return "for " + input + " your " + what + " " + (plural(what) ? "are " : "is ") + Property.show(yours) + ", Kafka's "

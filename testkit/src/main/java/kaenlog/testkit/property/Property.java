@@ -34,8 +34,8 @@ public final class Property<T> {
 
     private final Gen<T> gen;
     private int tries = DEFAULT_TRIES;
-    private long seed = SEED;
     private int shrinkBudget = SHRINK_BUDGET;
+    private long seed = SEED;
     private Function<? super T, String> show = Property::show;
 
     private Property(Gen<T> gen) {
@@ -162,10 +162,10 @@ public final class Property<T> {
         int budget;
 
         Shrinking(long[] draws, T input, Throwable failure, int budget) {
-            this.budget = budget;
             this.draws = draws;
             this.input = input;
             this.failure = failure;
+            this.budget = budget;
         }
     }
 
@@ -174,7 +174,9 @@ public final class Property<T> {
         T value;
         try {
             value = gen.generate(replay);
-        } catch (Choices.Overrun overrun) {
+        } catch (RuntimeException notAnInput) {
+            // A draw moved by shrinking that this generator cannot take (an overrun, a draw its own code
+            // refuses): not a smaller input, and never the failure to report.
             return false;
         }
         long[] used = replay.drawn();

@@ -29,6 +29,26 @@ class PropertyTest {
     }
 
     @Test
+    void aShrinkBudgetBoundsTheReplays() {
+        List<Integer> checked = new ArrayList<>();
+        assertThatThrownBy(() -> Property.forAll(Gens.ints(0, 1_000_000)).shrinkBudget(10).check(x -> {
+            checked.add(x);
+            assertThat(x).as("small").isLessThan(1000);
+        })).hasMessageContaining("; shrunk in ");
+        int firstFailure = checked.indexOf(checked.stream().filter(x -> x >= 1000).findFirst().orElseThrow());
+        assertThat(checked.size() - firstFailure - 1).as("replays after the first failure").isLessThanOrEqualTo(10);
+    }
+
+    @Test
+    void shrinkingNeverReportsAnExceptionOfTheGeneratorInsteadOfTheFailure() {
+        // Deleting the first draw moves the recorded -5 to where elements() draws an index below 3.
+        Gen<Long> gen = c -> Gens.elements(1L, 2L, 3L).generate(c) * c.picked(() -> -5L);
+        assertThatThrownBy(() -> Property.forAll(gen).check(x -> assertThat(x).as("zero").isZero()))
+                .isInstanceOf(AssertionFailedError.class)
+                .hasMessageStartingWith("[zero]");
+    }
+
+    @Test
     void aListShrinksToItsOneOffendingElement() {
         assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.ints(0, 10_000), 0, 50))
                 .check(list -> assertThat(list).as("no element above 100").allMatch(x -> x <= 100)))
@@ -94,11 +114,46 @@ class PropertyTest {
     }
 
     @Test
+    void damagedBytesMakeEveryFaultAndShrinkToTheFewest() {
+        byte[] original = new byte[40];
+        for (int i = 0; i < original.length; i++) {
+            original[i] = (byte) i;
+        }
+        List<byte[]> seen = new ArrayList<>();
+        Property.forAll(Gens.damaged(original)).tries(500).check(seen::add);
+        assertThat(seen).as("undamaged, cut short, a byte dropped or inserted, a byte changed")
+                .anyMatch(b -> java.util.Arrays.equals(b, original))
+                .anyMatch(b -> b.length < original.length - 1)
+                .anyMatch(b -> b.length == original.length + 1)
+                .anyMatch(b -> b.length == original.length && !java.util.Arrays.equals(b, original));
+        assertThatThrownBy(() -> Property.forAll(Gens.faults()).check(f -> assertThat(f.none()).as("no fault").isTrue()))
+                .as("faults shrink to the fewest and simplest: one, a byte set to 0 at the first place")
+                .hasMessageContaining("the smallest input found: Faults[faults=[Fault[kind=0, where=0, value=0]]]");
+        Property.forAll(Gens.damaged(original, 10, 20)).tries(300).check(b -> {
+            for (int i = 0; i < 10 && i < b.length; i++) {
+                assertThat(b[i]).as("no fault before the range: byte %d", i).isEqualTo(original[i]);
+            }
+        });
+    }
+
+    @Test
     void aDisagreementSaysBothAnswersAndTheRule() {
         assertThatThrownBy(() -> Judge.agree("the varint of -64", "bytes", new byte[] {(byte) 0xc0, (byte) 0xff, 0x0f},
                 "ByteUtils.writeVarint writes", new byte[] {0x7f}, "zig-zag first, so that small negative numbers take one byte"))
                 .hasMessage("for the varint of -64 your bytes are c0 ff 0f, Kafka's ByteUtils.writeVarint writes 7f: "
                         + "zig-zag first, so that small negative numbers take one byte");
+    }
+
+    @Test
+    void anExceptionOfYourCodeIsToldAsYourAnswer() {
+        assertThatThrownBy(() -> Judge.agree("the varint of -64", "bytes", () -> {
+            throw new java.nio.BufferOverflowException();
+        }, "ByteUtils.writeVarint writes", new byte[] {0x7f}, "zig-zag first"))
+                .isInstanceOf(AssertionFailedError.class)
+                .hasMessage("for the varint of -64 your bytes are a refusal (BufferOverflowException: null), Kafka's"
+                        + " ByteUtils.writeVarint writes 7f: zig-zag first");
+        Judge.agree("the varint of 0", "bytes", () -> new byte[] {0}, "ByteUtils.writeVarint writes", new byte[] {0},
+                "zig-zag first");
     }
 
     @Test
