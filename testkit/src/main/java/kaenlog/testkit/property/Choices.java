@@ -39,7 +39,10 @@ public final class Choices {
         if (bound <= 0) {
             throw new IllegalArgumentException("bound must be positive: " + bound);
         }
-        long value = replay == null ? random.nextLong(bound) : Math.min(replayed(), bound - 1);
+        // a replayed draw is unsigned (shrinking lowers draws as unsigned numbers, and a draw another generator
+        // recorded, a picked long, may have its top bit set): the largest choice when it is past the bound
+        long value = replay == null ? random.nextLong(bound)
+                : Long.compareUnsigned(replayed(), bound - 1) <= 0 ? replayed() : bound - 1;
         return record(value);
     }
 

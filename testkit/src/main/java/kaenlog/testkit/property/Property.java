@@ -34,6 +34,7 @@ public final class Property<T> {
 
     private final Gen<T> gen;
     private int tries = DEFAULT_TRIES;
+    private int shrinkBudget = SHRINK_BUDGET;
     private long seed = SEED;
     private Function<? super T, String> show = Property::show;
 
@@ -48,6 +49,16 @@ public final class Property<T> {
     /** How many inputs to try (a property of a cheap rule: hundreds; of a broker: tens). */
     public Property<T> tries(int tries) {
         this.tries = tries;
+        return this;
+    }
+
+    /**
+     * How many replays shrinking may take (default {@value #SHRINK_BUDGET}). A property whose every try is
+     * expensive (a log built on disk, a broker asked) lowers it, so that a failure is shown in seconds, shrunk
+     * less far: the input shown is still one that fails.
+     */
+    public Property<T> shrinks(int replays) {
+        this.shrinkBudget = replays;
         return this;
     }
 
@@ -132,7 +143,7 @@ public final class Property<T> {
      * ends), within {@link #SHRINK_BUDGET} replays.
      */
     private Shrunk<T> shrink(Check<? super T> check, long[] draws, T input, Throwable failure) {
-        Shrinking<T> s = new Shrinking<>(draws, input, failure);
+        Shrinking<T> s = new Shrinking<>(draws, input, failure, shrinkBudget);
         while (s.budget > 0 && Candidates.offer(s.draws, candidate -> s.budget-- > 0 && tryCandidate(check, s, candidate))) {
             s.steps++;
         }
@@ -145,12 +156,13 @@ public final class Property<T> {
         T input;
         Throwable failure;
         int steps;
-        int budget = SHRINK_BUDGET;
+        int budget;
 
-        Shrinking(long[] draws, T input, Throwable failure) {
+        Shrinking(long[] draws, T input, Throwable failure, int budget) {
             this.draws = draws;
             this.input = input;
             this.failure = failure;
+            this.budget = budget;
         }
     }
 

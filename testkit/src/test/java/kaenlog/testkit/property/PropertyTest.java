@@ -36,6 +36,33 @@ class PropertyTest {
     }
 
     @Test
+    void anExpensivePropertyShrinksWithinItsBudget() {
+        int[] replays = {0};
+        assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.ints(0, 10_000), 0, 50)).shrinks(5).check(list -> {
+            replays[0]++;
+            assertThat(list).as("no element above 100").allMatch(x -> x <= 100);
+        })).isInstanceOf(AssertionFailedError.class).hasMessageContaining("the smallest input found: [");
+        int failedAt = replays[0];
+        replays[0] = 0;
+        assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.ints(0, 10_000), 0, 50)).check(list -> {
+            replays[0]++;
+            assertThat(list).as("no element above 100").allMatch(x -> x <= 100);
+        })).hasMessageContaining("the smallest input found: [101]\n");
+        assertThat(failedAt).as("with a budget of 5 replays, shrinking stops after 5 (the default shrinks on to [101],"
+                + " taking %d)", replays[0]).isLessThan(replays[0]);
+    }
+
+    @Test
+    void aReplayedDrawWithItsTopBitSetStaysWithinTheBound() {
+        // shrinking replays draws where a generator reads them: a long another generator picked (negative as a
+        // signed number) may be read by a bounded choice; it must give the largest choice, not a negative index
+        Choices replay = Choices.replay(new long[] {-5, Long.MIN_VALUE, 2, 9});
+        assertThat(new int[] {replay.belowInt(4), replay.belowInt(4), replay.belowInt(4), replay.belowInt(4)})
+                .as("each bounded choice within [0, 4): unsigned draws past the bound are the largest choice")
+                .containsExactly(3, 3, 2, 3);
+    }
+
+    @Test
     void aWorkbookTodoFailsAtOnceUnchanged() {
         UnsupportedOperationException todo = new UnsupportedOperationException("TODO ch01 task 1: zig-zag (VarintTest)");
         List<Integer> seen = new ArrayList<>();
