@@ -28,9 +28,9 @@ final class Preflight {
     }
 
     /**
-     * ApiVersions v3, then a Produce v8 (acks=1) of one record to partition preflight-0, which no one
-     * made: it is answered UNKNOWN_TOPIC_OR_PARTITION and creates nothing (on the Kafka port a produce
-     * creates no partition), so the broker holds only the partitions the test makes.
+     * ApiVersions v3, then a Produce v8 (acks=1, then acks=all) of one record to partition preflight-0,
+     * which no one made: it is answered UNKNOWN_TOPIC_OR_PARTITION and creates nothing (on the Kafka port a
+     * produce creates no partition), so the broker holds only the partitions the test makes.
      */
     static void run(Broker broker) throws IOException {
         // the address Metadata would advertise: neither request asks for it
@@ -46,5 +46,9 @@ final class Preflight {
                         Compression.NONE, new SimpleRecord(0L, null, "x".getBytes(StandardCharsets.UTF_8)))))));
         assertThat(apis.handle(KafkaFrames.frame(new ProduceRequest(data, (short) 8), ApiKeys.PRODUCE, 2)))
                 .as("Produce v8 with acks=1 is answered").isPresent();
+        data.setAcks((short) -1);
+        assertThat(apis.handle(KafkaFrames.frame(new ProduceRequest(data, (short) 8), ApiKeys.PRODUCE, 3)))
+                .as("Produce v8 with acks=all (-1, what the real clients send) is answered: only acks=0 is never"
+                        + " answered").isPresent();
     }
 }

@@ -38,17 +38,20 @@ public final class Produce {
     private Produce() {
     }
 
-    /** Reads a v3..v8 request: the same layout in every one of them (classic types only). */
+    /**
+     * Reads a v3..v8 request: the same layout in every one of them (classic types only). topic_data and each
+     * topic's partition_data may not be null: a count of -1 is refused, as Kafka refuses it.
+     */
     public static Request parse(KafkaReader in, short version) {
         // BEGIN-SOLUTION ch09 task 5: parse a Produce request, v3..v8 (ProduceRequestTest)
         String transactionalId = in.nullableString("transactional_id");
         short acks = in.int16("acks");
         int timeoutMs = in.int32("timeout_ms");
-        int topicCount = in.arrayLength("topic_data");
+        int topicCount = in.requiredArrayLength("topic_data");
         List<TopicData> topics = new ArrayList<>();
         for (int t = 0; t < topicCount; t++) {
             String name = in.string("topic_data.name");
-            int partitionCount = in.arrayLength("topic_data.partition_data");
+            int partitionCount = in.requiredArrayLength("topic_data.partition_data");
             List<PartitionData> partitions = new ArrayList<>();
             for (int p = 0; p < partitionCount; p++) {
                 partitions.add(new PartitionData(in.int32("partition_data.index"), in.nullableBytes("records")));
@@ -103,7 +106,9 @@ public final class Produce {
         try {
             kaenlog = new ProduceRequest(name, request.acks(), request.timeoutMs(), data.records());
         } catch (MalformedMessageException badAcks) {
-            return Optional.of(error(data.index(), KafkaErrors.INVALID_REQUEST));
+            // Kafka's ReplicaManager.appendRecords: acks other than 0, 1 and -1 is INVALID_REQUIRED_ACKS for every
+            // partition that exists (a missing one was answered above, as Kafka's KafkaApis answers it first)
+            return Optional.of(error(data.index(), KafkaErrors.INVALID_REQUIRED_ACKS));
         }
         Optional<ProduceResponse> response = backend.produce(kaenlog);
         if (response.isEmpty()) {
