@@ -274,6 +274,33 @@ final class KafkaLog implements AutoCloseable {
         log.removeLogMetrics();
     }
 
+    /**
+     * Kafka's log for a property, opened at the first try that asks for it: a skeleton's TODO fails the property
+     * before any of Kafka's classes is loaded.
+     */
+    static final class OnDemand implements AutoCloseable {
+        private final Scratch scratch;
+        private KafkaLog log;
+
+        OnDemand(Scratch scratch) {
+            this.scratch = scratch;
+        }
+
+        KafkaLog get() throws IOException {
+            if (log == null) {
+                log = open(scratch.dir("t-0"));
+            }
+            return log;
+        }
+
+        @Override
+        public void close() {
+            if (log != null) {
+                log.close();
+            }
+        }
+    }
+
     /** Kafka's clock, set by the test. */
     private static final class TestTime implements Time {
         long ms = LogFixture.T0;

@@ -206,15 +206,17 @@ class RetentionBySizeTest {
 
     @Test
     void kafkasUnifiedLogJudgesRetentionBySizeOnAnyLog() throws IOException {
-        try (Scratch scratch = Scratch.in(dir); KafkaLog kafka = KafkaLog.open(scratch.dir("t-0"))) {
+        try (Scratch scratch = Scratch.in(dir); KafkaLog.OnDemand kafkaLog = new KafkaLog.OnDemand(scratch)) {
             Property.forAll(sizeCases()).tries(40).shrinks(LogShapes.SHRINKS).check(c -> {
                 try (Log log = c.log().build(scratch.newDir(), c.highWatermark())) {
-                    kafka.mirror(log);
-                    Judge.agree("this log with retention.bytes " + c.retentionBytes(), "deleted segments",
-                            Judge.Outcome.of(() -> RetentionByTimeTest.bases(Retention.deletableBySize(log, c.retentionBytes()))),
+                    Judge.Outcome deleted = Judge.Outcome.of(() -> RetentionByTimeTest.bases(
+                            Retention.deletableBySize(log, c.retentionBytes())));
+                    KafkaLog kafka = kafkaLog.get().mirror(log);
+                    Judge.agree("this log with retention.bytes " + c.retentionBytes(), "deleted segments", deleted,
                             "UnifiedLog.deleteOldSegments deletes (the active segment aside)",
                             new Judge.Outcome(RetentionByTimeTest.without(log.activeSegment().baseOffset(),
-                                    kafka.deletedByRetention(RetentionConfig.NO_LIMIT, c.retentionBytes(), LogFixture.T0)), null),
+                                    kafka.deletedByRetention(RetentionConfig.NO_LIMIT, c.retentionBytes(), LogFixture.T0)),
+                                    null),
                             "-1 is no limit; the log's size counts every segment, the active one included; the oldest"
                                     + " segments go while the log without them stays at or above retention.bytes (excess -"
                                     + " segment size >= 0), stopping at the first that would take it below, or that reaches"

@@ -249,21 +249,22 @@ class RetentionByTimeTest {
 
     @Test
     void kafkasUnifiedLogJudgesRetentionByTimeOnAnyLog() throws IOException {
-        try (Scratch scratch = Scratch.in(dir); KafkaLog kafka = KafkaLog.open(scratch.dir("t-0"))) {
-            Property.forAll(timeCases()).tries(50).shrinks(LogShapes.SHRINKS).check(c -> {
+        try (Scratch scratch = Scratch.in(dir); KafkaLog.OnDemand kafkaLog = new KafkaLog.OnDemand(scratch)) {
+            Property.forAll(timeCases()).tries(30).shrinks(LogShapes.SHRINKS).check(c -> {
                 try (Log log = c.log().build(scratch.newDir(), c.highWatermark())) {
-                    kafka.mirror(log);
+                    Judge.Outcome candidates = Judge.Outcome.of(() -> bases(Retention.candidates(log)));
+                    Judge.Outcome deleted = Judge.Outcome.of(() -> bases(Retention.deletableByTime(log, c.retentionMs(),
+                            c.nowMs())));
+                    KafkaLog kafka = kafkaLog.get().mirror(log);
                     long active = log.activeSegment().baseOffset();
-                    Judge.agree("this log (high watermark " + c.highWatermark() + ")", "candidates",
-                            Judge.Outcome.of(() -> bases(Retention.candidates(log))),
+                    Judge.agree("this log (high watermark " + c.highWatermark() + ")", "candidates", candidates,
                             "UnifiedLog.deletableSegments lets retention consider (the active segment aside, which"
-                                    + " kaen-log never deletes)", new Judge.Outcome(without(active, kafka.deletableBases()), null),
+                                    + " kaen-log never deletes)",
+                            new Judge.Outcome(without(active, kafka.deletableBases()), null),
                             "the closed segments, oldest first, while the whole segment lies below the high watermark"
                                     + " (its successor's base offset at or below the HW); never the active segment");
                     Judge.agree("this log with retention.ms " + c.retentionMs() + " at " + LogShapes.at(c.nowMs()),
-                            "deleted segments",
-                            Judge.Outcome.of(() -> bases(Retention.deletableByTime(log, c.retentionMs(), c.nowMs()))),
-                            "UnifiedLog.deleteOldSegments deletes (the active segment aside)",
+                            "deleted segments", deleted, "UnifiedLog.deleteOldSegments deletes (the active segment aside)",
                             new Judge.Outcome(without(active, kafka.deletedByRetention(c.retentionMs(),
                                     RetentionConfig.NO_LIMIT, c.nowMs())), null),
                             "a segment expires when its NEWEST record is strictly older than retention.ms (now -"
