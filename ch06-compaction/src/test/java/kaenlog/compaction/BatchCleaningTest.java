@@ -5,7 +5,10 @@ import static kaenlog.compaction.LogFixture.T0;
 import static kaenlog.compaction.LogFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,9 +17,15 @@ import kaenlog.batch.BatchCrc;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
+import kaenlog.compaction.LogShapes.LogShape;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Task 4: the cleaner's second pass, one batch at a time. A record stays if it is its key's
@@ -30,6 +39,9 @@ class BatchCleaningTest {
     static final long NOW = T0 + HOUR;
 
     private final Cleaner cleaner = new Cleaner(DELETE_RETENTION_MS);
+
+    @TempDir
+    Path dir;
 
     /** A map covering offsets up to {@code latestOffset}, with the given key -> latest offset entries. */
     private static OffsetMap map(long latestOffset, Object... keysAndOffsets) {
@@ -276,5 +288,130 @@ class BatchCleaningTest {
                 .as("the empty header has no horizon bit and baseTimestamp -1, as Kafka's writeEmptyHeader writes it")
                 .isEmpty();
         assertThat(empty.header().baseTimestamp()).as("baseTimestamp -1: there is no first record").isEqualTo(-1L);
+    }
+
+    // ---- Kafka judges: any log cleaned twice, by Kafka 4.1.1's Cleaner and batch by batch by yours ----
+
+    /**
+     * What the property tries: a log, which segments the offset map covers (Kafka maps only the "dirty"
+     * part, so records before it have keys the map does not know, and records after it are past its latest
+     * offset), and when the second cleaning runs, relative to the delete horizon the first one stamps.
+     */
+    record CleaningCase(LogShape log, int mapFrom, int mapTo, long secondAfterHorizonMs) {
+        @Override
+        public String toString() {
+            return log + "\n    the map covers segment numbers " + mapFrom + " to before " + mapTo
+                    + "; cleaned at T0+3600000, then at the delete horizon " + (secondAfterHorizonMs >= 0 ? "+ " : "- ")
+                    + Math.abs(secondAfterHorizonMs) + " ms";
+        }
+    }
+
+    static Gen<CleaningCase> cleaningCases() {
+        return c -> {
+            LogShape log = LogShapes.logs(LogShapes::atT0).generate(c);
+            int active = log.segments().size() - 1;
+            int from = c.oneIn(2) ? 0 : c.belowInt(active);
+            int to = c.oneIn(2) ? active : from + 1 + c.belowInt(active - from);
+            long second = c.oneIn(2) ? Gens.longs(-1, 1).generate(c) : Gens.longs(-2 * HOUR, 2 * HOUR).generate(c);
+            return new CleaningCase(log, from, to, second);
+        };
+    }
+
+    @Test
+    void kafkasCleanerKeepsTheSameRecordsAndWritesTheSameBatches() throws IOException {
+        try (Scratch scratch = Scratch.in(dir); KafkaLog kafka = KafkaLog.open(scratch.dir("t-0"))) {
+            Property.forAll(cleaningCases()).tries(30).shrinkBudget(LogShapes.SHRINKS).check(c -> {
+                kafka.mirror(c.log().batchBytes());
+                long first = NOW;
+                cleanOnceAndCompare(kafka, c, first);
+                cleanOnceAndCompare(kafka, c, first + DELETE_RETENTION_MS + c.secondAfterHorizonMs());
+            });
+        }
+    }
+
+    /** One round by Kafka's cleaner, and every batch it rewrote also cleaned by yours, with the same map and time. */
+    private void cleanOnceAndCompare(KafkaLog kafka, CleaningCase c, long nowMs) throws IOException {
+        List<Long> bases = kafka.segmentBases();
+        long activeBase = bases.get(bases.size() - 1);
+        List<List<ByteBuffer>> before = kafka.segmentBatches();
+        List<byte[]> keys = List.of(LogShapes.KEYS);
+        KafkaLog.KafkaOffsetMap kafkaMap = kafka.clean(bases.get(c.mapFrom()), bases.get(c.mapTo()), activeBase,
+                activeBase, nowMs, keys);
+        OffsetMap map = kafkaMap.asKaenLog(keys);
+        Map<Long, Long> lastOffsets = kafka.lastOffsetsOfProducers();
+        Map<Long, ByteBuffer> after = kafka.batches();
+        String when = "cleaned at " + LogShapes.at(nowMs) + " with the offset map " + kafkaMap.offsets()
+                + " covering up to " + kafkaMap.latestOffset();
+        for (List<ByteBuffer> segment : before.subList(0, before.size() - 1)) {
+            for (ByteBuffer bytes : segment) {
+                RecordBatch batch = decode(bytes);
+                BatchHeader h = batch.header();
+                Optional<RecordBatch> kafkas = Optional.ofNullable(after.get(h.baseOffset())).map(BatchCleaningTest::decode);
+                for (Record r : batch.records()) {
+                    boolean kept = kafkas.map(k -> k.records().stream().anyMatch(x -> x.offset() == r.offset())).orElse(false);
+                    Judge.agree("the record " + r.offset() + " " + LogShapes.text(r.key()) + "=" + LogShapes.text(r.value())
+                                    + " of " + LogShapes.describe(batch) + ", " + when, "shouldRetainRecord",
+                            Judge.Outcome.of(() -> Cleaner.shouldRetainRecord(h, r, map, nowMs)),
+                            "Cleaner.shouldRetainRecord says", new Judge.Outcome(kept, null),
+                            "a record past the map's latest offset stays unexamined; a record without a key goes;"
+                                    + " otherwise only its key's latest stays (offset >= map.get(key)), and a tombstone only"
+                                    + " while its batch has no delete horizon or now is before it");
+                }
+                BatchRetention retention = Cleaner.batchRetention(h, lastOffsets, activeBase);
+                String input = LogShapes.describe(batch) + ", " + when + ", " + retention;
+                Judge.Outcome cleaned = Judge.Outcome.of(() -> cleaner.cleanBatch(batch, bytes.duplicate(), map, retention,
+                        nowMs));
+                if (cleaned.refused()) {
+                    Judge.agree(input, "batch", cleaned, "Cleaner.cleanSegments (MemoryRecords.filterTo) writes",
+                            new Judge.Outcome(outcome(kafkas), null), rule(Optional.empty(), kafkas));
+                }
+                @SuppressWarnings("unchecked")
+                Optional<ByteBuffer> yours = (Optional<ByteBuffer>) cleaned.value();
+                Judge.agree(input, "batch", outcome(yours.map(BatchCleaningTest::decode)),
+                        "Cleaner.cleanSegments (MemoryRecords.filterTo) writes", outcome(kafkas),
+                        rule(yours.map(BatchCleaningTest::decode), kafkas));
+                if (h.compressionCodec() != 0 && kafkas.isPresent() && !after.get(h.baseOffset()).equals(bytes)) {
+                    continue; // a rebuilt compressed batch: the two compressors frame the same records differently
+                }
+                Judge.agree(input, "bytes", yours.map(BatchCleaningTest::hex).orElse("none"),
+                        "Cleaner.cleanSegments writes", Optional.ofNullable(after.get(h.baseOffset()))
+                                .map(BatchCleaningTest::hex).orElse("none"),
+                        "a batch that loses nothing and needs no horizon is written back byte for byte; a rebuilt one"
+                                + " keeps the original's attributes, base and last offset, producer fields and leader"
+                                + " epoch, its records relative to the first kept one (or to the horizon)");
+            }
+        }
+    }
+
+    /** What a cleaning made of a batch, as the failure shows it. */
+    private static String outcome(Optional<RecordBatch> batch) {
+        return batch.map(b -> LogShapes.describe(b) + ", " + b.header().recordCount() + " record(s), baseTimestamp "
+                + LogShapes.at(b.header().baseTimestamp()) + ", maxTimestamp " + LogShapes.at(b.header().maxTimestamp()))
+                .orElse("nothing (the batch is gone)");
+    }
+
+    /** The rule a difference breaks, in the guide's words. */
+    private static String rule(Optional<RecordBatch> yours, Optional<RecordBatch> kafkas) {
+        if (yours.isPresent() != kafkas.isPresent() || yours.isPresent() && kafkas.isPresent()
+                && yours.get().records().isEmpty() != kafkas.get().records().isEmpty()) {
+            return "a batch that keeps a record stays; one left with no record follows the BatchRetention it is given:"
+                    + " gone under DELETE_EMPTY, an empty 61-byte header under RETAIN_EMPTY";
+        }
+        if (yours.isPresent() && !yours.get().records().equals(kafkas.get().records())) {
+            return "a record stays only if it is its key's latest (a tombstone until its delete horizon), unchanged, at"
+                    + " its own offset";
+        }
+        if (yours.isPresent() && !DeleteHorizon.of(yours.get().header()).equals(DeleteHorizon.of(kafkas.get().header()))) {
+            return "a kept tombstone without a horizon gets now + delete.retention.ms; an existing horizon is kept, never"
+                    + " restarted; a batch without a kept tombstone gets none, and an empty header never has one";
+        }
+        return "a kept batch is rebuilt with the preserving builder: same base and last offset, producer id, epoch and"
+                + " base sequence";
+    }
+
+    private static String hex(ByteBuffer bytes) {
+        byte[] b = new byte[bytes.remaining()];
+        bytes.duplicate().get(b);
+        return HexFormat.of().formatHex(b);
     }
 }

@@ -11,12 +11,18 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import kaenlog.batch.BatchHeader;
+import kaenlog.batch.RecordBatch;
+import kaenlog.compaction.LogShapes.LogShape;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.OffsetIndex;
 import kaenlog.log.Segment;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -213,5 +219,140 @@ class CrashSafeSwapTest {
                             + " start at %s", entry, lastOffsetAt)
                     .isEqualTo(entry.offset());
         }
+    }
+
+    // ---- a model judges: any log, several swaps, a crash at any step of any of them -------------
+
+    /** One swap: which closed segment (by number), which of its batches the cleaned version keeps, where it crashes (null: nowhere). */
+    record SwapStep(int segment, List<Boolean> keep, SegmentSwap.Step crashAt) {
+        @Override
+        public String toString() {
+            return "swap segment number " + segment + " keeping batches " + keep + (crashAt == null ? ""
+                    : ", crash after " + crashAt);
+        }
+    }
+
+    record SwapCase(LogShape log, List<SwapStep> swaps) {
+        @Override
+        public String toString() {
+            return log + "\n    then " + swaps;
+        }
+    }
+
+    /** Logs of up to five closed segments; one to three swaps, each crashing at any step half of the time. */
+    static Gen<SwapCase> swapCases() {
+        return c -> {
+            LogShape log = LogShapes.logs(LogShapes::atT0).generate(c);
+            List<SwapStep> swaps = new ArrayList<>();
+            int count = 1 + c.belowInt(3);
+            for (int i = 0; i < count; i++) {
+                int segment = c.belowInt(log.segments().size() - 1);
+                List<Boolean> keep = new ArrayList<>();
+                for (int b = 0; b < 3; b++) {
+                    keep.add(c.oneIn(2));
+                }
+                SegmentSwap.Step[] steps = SegmentSwap.Step.values();
+                swaps.add(new SwapStep(segment, keep, c.oneIn(2) ? steps[c.belowInt(steps.length)] : null));
+            }
+            return new SwapCase(log, swaps);
+        };
+    }
+
+    private static final String RULE = "a swap writes X.log.cleaned (forced), renames it to X.log.swap (the commit"
+            + " point), deletes the old index, then replaces the segment: before the rename the old segment survives"
+            + " whole, from the rename on the new one does, and Log.open leaves no .cleaned or .swap file";
+
+    /**
+     * The model: a segment is its bytes. A swap that crashed before the rename to {@code .swap} leaves the old
+     * bytes; from the rename on (the commit point), the new ones. After a crash the log is opened again.
+     */
+    @Test
+    void aCrashAtAnyStepOfAnySwapLeavesWhatTheModelSays() throws IOException {
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(swapCases()).tries(40).shrinkBudget(LogShapes.SHRINKS).check(c -> {
+                Path logDir = scratch.newDir();
+                Log log = c.log().build(logDir);
+                try {
+                    log.flush();
+                    Map<Long, byte[]> model = new TreeMap<>();
+                    for (Segment segment : log.segments()) {
+                        model.put(segment.baseOffset(), Files.readAllBytes(segment.logFile()));
+                    }
+                    for (SwapStep step : c.swaps()) {
+                        Segment old = log.segments().get(step.segment());
+                        List<ByteBuffer> batches = Cleaner.rawBatches(old);
+                        List<ByteBuffer> cleaned = new ArrayList<>();
+                        for (int i = 0; i < batches.size(); i++) {
+                            if (step.keep().get(i % step.keep().size())) {
+                                cleaned.add(batches.get(i));
+                            }
+                        }
+                        SegmentSwap swap = new SegmentSwap(reached -> {
+                            if (reached == step.crashAt()) {
+                                throw new SimulatedCrash(reached);
+                            }
+                        });
+                        boolean committed = step.crashAt() == null
+                                || step.crashAt().compareTo(SegmentSwap.Step.SWAP_RENAMED) >= 0;
+                        if (committed) {
+                            model.put(old.baseOffset(), LogFixture.concat(cleaned));
+                        }
+                        try {
+                            swap.replace(log, old, cleaned);
+                        } catch (SimulatedCrash crash) {
+                            log.close(); // the process died here: only the files on disk are left
+                            Judge.Outcome reopened = Judge.Outcome.of(() -> Log.open(logDir, LogConfig.defaults()));
+                            if (reopened.refused()) {
+                                Map<Long, String> expected = new TreeMap<>();
+                                model.forEach((base, bytes) -> expected.put(base, offsetsIn(bytes)));
+                                Judge.agree("the log opened after: " + step, "log", reopened,
+                                        "LocalLog.replaceSegments order, as this test models it, leaves",
+                                        new Judge.Outcome(expected, null), RULE);
+                            }
+                            log = (Log) reopened.value();
+                        }
+                        assertAgreesWithTheModel(log, logDir, model, step);
+                    }
+                } finally {
+                    log.close();
+                }
+            });
+        }
+    }
+
+    private static void assertAgreesWithTheModel(Log log, Path logDir, Map<Long, byte[]> model, SwapStep step)
+            throws IOException {
+        String rule = RULE;
+        Map<Long, String> yours = new TreeMap<>();
+        for (Segment segment : log.segments()) {
+            yours.put(segment.baseOffset(), offsetsIn(Files.readAllBytes(segment.logFile())));
+        }
+        Map<Long, String> expected = new TreeMap<>();
+        model.forEach((base, bytes) -> expected.put(base, offsetsIn(bytes)));
+        Judge.agree("the log after: " + step + " (each segment's base offset = the offsets of its records)", "segments", yours,
+                "LocalLog.replaceSegments order, as this test models it, leaves", expected, rule);
+        Map<Long, String> yourBytes = new TreeMap<>();
+        Map<Long, String> modelBytes = new TreeMap<>();
+        for (Segment segment : log.segments()) {
+            yourBytes.put(segment.baseOffset(), Hex.dump(Files.readAllBytes(segment.logFile())));
+            modelBytes.put(segment.baseOffset(), Hex.dump(model.get(segment.baseOffset())));
+        }
+        Judge.agree("the log after: " + step, "segment files", yourBytes,
+                "LocalLog.replaceSegments order, as this test models it, leaves", modelBytes, rule);
+        List<String> leftovers = LogFixture.files(logDir).stream()
+                .filter(name -> !name.endsWith(".log") && !name.endsWith(".index") && !name.endsWith(".timeindex"))
+                .toList();
+        Judge.agree("the log after: " + step, "files other than .log, .index, .timeindex", leftovers,
+                "LocalLog.replaceSegments order, as this test models it, leaves", List.of(), rule);
+        for (Segment segment : log.segments()) {
+            assertIndexPointsAtBatchStarts(segment);
+        }
+    }
+
+    /** "offsets [a, b, ...]" of the records in a segment file's bytes. */
+    private static String offsetsIn(byte[] bytes) {
+        List<Long> offsets = new ArrayList<>();
+        RecordBatch.decodeAll(java.nio.ByteBuffer.wrap(bytes)).forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
+        return offsets.toString();
     }
 }

@@ -5,10 +5,17 @@ import static kaenlog.compaction.LogFixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import kaenlog.compaction.LogShapes.LogShape;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,6 +159,70 @@ class RetentionBySizeTest {
                             + " empty segment 0 takes it to %d - 0 >= the limit, so it goes (return early only when the"
                             + " size is below the limit, size < retention.bytes, not <=)", size, size)
                     .containsExactly(0L);
+        }
+    }
+
+    // ---- Kafka judges: any log, and Kafka 4.1.1's UnifiedLog holding the same segments -----------
+
+    /** What the property tries: a log, its high watermark and retention.bytes. */
+    record SizeCase(LogShape log, long highWatermark, long retentionBytes, List<Integer> segmentSizes) {
+        @Override
+        public String toString() {
+            return log + "\n    segment sizes " + segmentSizes + " (" + segmentSizes.stream().mapToInt(Integer::intValue).sum()
+                    + " bytes in all), high watermark " + highWatermark + ", retention.bytes " + retentionBytes;
+        }
+    }
+
+    /**
+     * Logs of segments of different sizes, any high watermark, and a retention.bytes that is -1, 0, the
+     * log's size, or what is left after each run of oldest segments, give or take a byte (the boundaries).
+     */
+    static Gen<SizeCase> sizeCases() {
+        return c -> {
+            LogShape log = LogShapes.logs(LogShapes::atT0).generate(c);
+            List<Integer> sizes = log.batchBytes().stream()
+                    .map(batches -> batches.stream().mapToInt(ByteBuffer::remaining).sum()).toList();
+            long total = sizes.stream().mapToLong(Integer::longValue).sum();
+            int records = log.recordCount();
+            long hw = c.oneIn(2) ? records : Gens.longs(0, records).generate(c);
+            long limit;
+            if (c.oneIn(8)) {
+                limit = RetentionConfig.NO_LIMIT;
+            } else if (c.oneIn(3)) {
+                // the excess is exactly a later segment's size: an earlier, larger one must stop the deletion there
+                limit = Math.max(0, total - sizes.get(c.belowInt(sizes.size())) + Gens.longs(-1, 1).generate(c));
+            } else if (c.oneIn(2)) {
+                long left = total;
+                for (int i = c.belowInt(sizes.size()); i > 0; i--) {
+                    left -= sizes.get(i - 1);
+                }
+                limit = Math.max(0, left + Gens.longs(-1, 1).generate(c));
+            } else {
+                limit = Gens.longs(0, total + 100).generate(c);
+            }
+            return new SizeCase(log, hw, limit, sizes);
+        };
+    }
+
+    @Test
+    void kafkasUnifiedLogJudgesRetentionBySizeOnAnyLog() throws IOException {
+        try (Scratch scratch = Scratch.in(dir); KafkaLog.OnDemand kafkaLog = new KafkaLog.OnDemand(scratch)) {
+            Property.forAll(sizeCases()).tries(40).shrinkBudget(LogShapes.SHRINKS).check(c -> {
+                try (Log log = c.log().build(scratch.newDir(), c.highWatermark())) {
+                    Judge.Outcome deleted = Judge.Outcome.of(() -> RetentionByTimeTest.bases(
+                            Retention.deletableBySize(log, c.retentionBytes())));
+                    KafkaLog kafka = kafkaLog.get().mirror(log);
+                    Judge.agree("this log with retention.bytes " + c.retentionBytes(), "deleted segments", deleted,
+                            "UnifiedLog.deleteOldSegments deletes (the active segment aside)",
+                            new Judge.Outcome(RetentionByTimeTest.without(log.activeSegment().baseOffset(),
+                                    kafka.deletedByRetention(RetentionConfig.NO_LIMIT, c.retentionBytes(), LogFixture.T0)),
+                                    null),
+                            "-1 is no limit; the log's size counts every segment, the active one included; the oldest"
+                                    + " segments go while the log without them stays at or above retention.bytes (excess -"
+                                    + " segment size >= 0), stopping at the first that would take it below, or that reaches"
+                                    + " the high watermark");
+                }
+            });
         }
     }
 }

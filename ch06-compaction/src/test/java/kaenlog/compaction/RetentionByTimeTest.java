@@ -9,10 +9,15 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import kaenlog.batch.RecordBatch;
+import kaenlog.compaction.LogShapes.LogShape;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.Log;
 import kaenlog.log.OffsetOutOfRangeException;
 import kaenlog.log.Segment;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -202,5 +207,80 @@ class RetentionByTimeTest {
                             + " is what makes retention durable")
                     .isEqualTo(4L);
         }
+    }
+
+    // ---- Kafka judges: any log, and Kafka 4.1.1's UnifiedLog holding the same segments -----------
+
+    /** What the properties try: a log, its high watermark, retention.ms and the time it runs at. */
+    record TimeCase(LogShape log, long highWatermark, long retentionMs, long nowMs) {
+        @Override
+        public String toString() {
+            return log + "\n    high watermark " + highWatermark + ", retention.ms " + retentionMs + ", now "
+                    + LogShapes.at(nowMs);
+        }
+    }
+
+    /**
+     * Logs whose segments are hours apart, any high watermark, and a retention.ms that is -1, anything up
+     * to 12 h, or exactly a segment's age give or take a millisecond (the boundary).
+     */
+    static Gen<TimeCase> timeCases() {
+        return c -> {
+            LogShape log = LogShapes.logs(LogShapes::spreadOverHours).generate(c);
+            int records = log.recordCount();
+            long hw = c.oneIn(2) ? records : Gens.longs(0, records).generate(c);
+            long now = c.oneIn(4) ? T0 + Gens.longs(-HOUR, HOUR).generate(c) : T0;
+            long retentionMs;
+            if (c.oneIn(8)) {
+                retentionMs = RetentionConfig.NO_LIMIT;
+            } else if (c.oneIn(2)) {
+                long newest = log.segments().get(c.belowInt(log.segments().size())).stream()
+                        .flatMap(b -> b.records().stream()).mapToLong(LogShapes.RecordShape::timestamp).max().orElseThrow();
+                retentionMs = Math.max(0, now - newest + Gens.longs(-1, 1).generate(c));
+            } else if (c.oneIn(3)) {
+                // the largest limits too (Long.MAX_VALUE is "forever" in many configs): no sum may overflow
+                retentionMs = Long.MAX_VALUE - Gens.longs(0, 4 * T0).generate(c);
+            } else {
+                retentionMs = Gens.longs(0, 12 * HOUR).generate(c);
+            }
+            return new TimeCase(log, hw, retentionMs, now);
+        };
+    }
+
+    @Test
+    void kafkasUnifiedLogJudgesRetentionByTimeOnAnyLog() throws IOException {
+        try (Scratch scratch = Scratch.in(dir); KafkaLog.OnDemand kafkaLog = new KafkaLog.OnDemand(scratch)) {
+            Property.forAll(timeCases()).tries(30).shrinkBudget(LogShapes.SHRINKS).check(c -> {
+                try (Log log = c.log().build(scratch.newDir(), c.highWatermark())) {
+                    Judge.Outcome candidates = Judge.Outcome.of(() -> bases(Retention.candidates(log)));
+                    Judge.Outcome deleted = Judge.Outcome.of(() -> bases(Retention.deletableByTime(log, c.retentionMs(),
+                            c.nowMs())));
+                    KafkaLog kafka = kafkaLog.get().mirror(log);
+                    long active = log.activeSegment().baseOffset();
+                    Judge.agree("this log (high watermark " + c.highWatermark() + ")", "candidates", candidates,
+                            "UnifiedLog.deletableSegments lets retention consider (the active segment aside, which"
+                                    + " kaen-log never deletes)",
+                            new Judge.Outcome(without(active, kafka.deletableBases()), null),
+                            "the closed segments, oldest first, while the whole segment lies below the high watermark"
+                                    + " (its successor's base offset at or below the HW); never the active segment");
+                    Judge.agree("this log with retention.ms " + c.retentionMs() + " at " + LogShapes.at(c.nowMs()),
+                            "deleted segments", deleted, "UnifiedLog.deleteOldSegments deletes (the active segment aside)",
+                            new Judge.Outcome(without(active, kafka.deletedByRetention(c.retentionMs(),
+                                    RetentionConfig.NO_LIMIT, c.nowMs())), null),
+                            "a segment expires when its NEWEST record is strictly older than retention.ms (now -"
+                                    + " largestTimestamp > retention.ms; -1 never expires), oldest first, stopping at the"
+                                    + " first segment that has not expired or reaches the high watermark");
+                }
+            });
+        }
+    }
+
+    static List<Long> bases(List<Segment> segments) {
+        return segments.stream().map(Segment::baseOffset).toList();
+    }
+
+    /** Kafka's list without kaen-log's active segment: Kafka rolls and deletes a full active segment, kaen-log never does. */
+    static List<Long> without(long activeBase, List<Long> bases) {
+        return bases.stream().filter(base -> base != activeBase).toList();
     }
 }

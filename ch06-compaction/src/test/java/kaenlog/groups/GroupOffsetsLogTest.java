@@ -1,11 +1,14 @@
 package kaenlog.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -15,9 +18,19 @@ import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.compaction.Cleaner;
+import kaenlog.compaction.Scratch;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.Segment;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.FileRecords;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,13 +165,30 @@ class GroupOffsetsLogTest {
     }
 
     @Test
+    void aRecordWithoutAKeyIsSkipped() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            GroupOffsetsLog offsets = new GroupOffsetsLog(log);
+            offsets.commit("billing", orders(10, 7), T0);
+            log.append(new BatchBuilder().append(T0, (byte[]) null, new byte[] {1, 2, 3}).build());
+            assertThatCode(offsets::committedOffsets)
+                    .as("the record at 2 has no key: a record without a key is skipped, not decoded (there is no key to"
+                            + " decode, and no partition it could commit for)")
+                    .doesNotThrowAnyException();
+            assertThat(summary(offsets.committedOffsets()))
+                    .as("the record at 2 has no key: it commits nothing and names no partition, so a record without a"
+                            + " key is skipped (not decoded) and the commits at 0 and 1 are read back as they are")
+                    .containsExactly(Map.entry(BILLING_0, "10@0"), Map.entry(BILLING_1, "7@1"));
+        }
+    }
+
+    @Test
     void aCorruptKeyIsATypedErrorNamingTheField() throws IOException {
         try (Log log = Log.open(dir, LogConfig.defaults())) {
             log.append(new BatchBuilder().append(T0, new byte[] {0, 9, 'x'}, new byte[] {1}).build());
             GroupOffsetsLog offsets = new GroupOffsetsLog(log);
-            assertThatThrownBy(offsets::committedOffsets)
+            assertThat(catchThrowable(offsets::committedOffsets))
                     .as("a key whose group length says 9 bytes but holds 1 is corrupt: a CorruptOffsetRecordException"
-                            + " naming key.group, never an index exception")
+                            + " naming key.group, never an index exception, and never skipped as if it were not there")
                     .isInstanceOf(CorruptOffsetRecordException.class)
                     .hasMessageContaining("key.group");
         }
@@ -290,5 +320,152 @@ class GroupOffsetsLogTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    // ---- Kafka judges: any history of commits, deletions, rolls and cleanings -------------------
+
+    /** One step of a history: a commit of several partitions, a deletion (tombstone), a roll or a cleaning. */
+    sealed interface Step permits Commit, Delete, Roll, Clean {
+    }
+
+    record Commit(String group, List<Entry> entries) implements Step {
+        @Override
+        public String toString() {
+            return "commit " + show(group) + " " + entries;
+        }
+    }
+
+    record Entry(String topic, int partition, long offset, String metadata) {
+        @Override
+        public String toString() {
+            return show(topic) + "-" + partition + " at " + offset + (metadata.isEmpty() ? "" : " metadata " + show(metadata));
+        }
+    }
+
+    record Delete(String group, String topic, int partition) implements Step {
+        @Override
+        public String toString() {
+            return "delete " + show(group) + " " + show(topic) + "-" + partition;
+        }
+    }
+
+    record Roll() implements Step {
+        @Override
+        public String toString() {
+            return "roll";
+        }
+    }
+
+    /** Compaction at this many ms after T0 (delete.retention.ms is 1000 here, so tombstones go at later cleanings). */
+    record Clean(long atMs) implements Step {
+        @Override
+        public String toString() {
+            return "clean at T0+" + atMs;
+        }
+    }
+
+    private static String show(String s) {
+        return Property.show(s);
+    }
+
+    /** Group and topic names from a small pool (so keys repeat), the empty string and text outside ASCII among them. */
+    private static Gen<String> names(String... more) {
+        return c -> c.oneIn(6) ? Gens.strings(0, 4).generate(c) : more[c.belowInt(more.length)];
+    }
+
+    static Gen<List<Step>> histories() {
+        Gen<String> groups = names("billing", "audit", "");
+        Gen<String> topics = names("orders", "\u00e9v\u00e9nements");
+        Gen<Integer> partitions = c -> c.oneIn(8) ? Gens.ints(0, Integer.MAX_VALUE).generate(c) : c.belowInt(3);
+        Gen<Step> step = c -> switch (c.belowInt(8)) {
+            case 0, 1, 2, 3 -> new Commit(groups.generate(c), Gens.lists(c2 -> new Entry(topics.generate(c2),
+                    partitions.generate(c2), Gens.longs().generate(c2), c2.oneIn(4) ? Gens.strings(0, 5).generate(c2) : ""),
+                    1, 3).generate(c));
+            case 4, 5 -> new Delete(groups.generate(c), topics.generate(c), partitions.generate(c));
+            case 6 -> new Roll();
+            default -> new Clean(Gens.longs(0, 3_000).generate(c));
+        };
+        return Gens.lists(step, 1, 12);
+    }
+
+    /** Kafka's bytes of a message at version 0: its generated writer, as __consumer_offsets holds them (version prefix aside). */
+    private static byte[] kafkaBytes(Message message) {
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        ByteBuffer out = ByteBuffer.allocate(message.size(cache, (short) 0));
+        message.write(new ByteBufferAccessor(out), cache, (short) 0);
+        return out.array();
+    }
+
+    @Test
+    void readingBackAgreesWithKafkasOffsetCommitRecordsReplayed() throws IOException {
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(histories()).tries(40).shrinkBudget(kaenlog.compaction.LogShapes.SHRINKS).check(history -> {
+                try (Log log = Log.open(scratch.newDir(), LogConfig.defaults())) {
+                    Cleaner cleaner = new Cleaner(1_000);
+                    for (Step step : history) {
+                        if (step instanceof Commit commit) {
+                            BatchBuilder batch = new BatchBuilder();
+                            for (Entry e : commit.entries()) {
+                                batch.append(T0, kafkaBytes(new org.apache.kafka.coordinator.group.generated.OffsetCommitKey()
+                                        .setGroup(commit.group()).setTopic(e.topic()).setPartition(e.partition())),
+                                        kafkaBytes(new org.apache.kafka.coordinator.group.generated.OffsetCommitValue()
+                                                .setOffset(e.offset()).setMetadata(e.metadata()).setCommitTimestamp(T0)));
+                            }
+                            log.append(batch.build());
+                        } else if (step instanceof Delete delete) {
+                            log.append(new BatchBuilder().append(T0,
+                                    kafkaBytes(new org.apache.kafka.coordinator.group.generated.OffsetCommitKey()
+                                            .setGroup(delete.group()).setTopic(delete.topic()).setPartition(delete.partition())),
+                                    null).build());
+                        } else if (step instanceof Roll) {
+                            log.roll();
+                        } else if (step instanceof Clean clean) {
+                            cleaner.clean(log, T0 + clean.atMs());
+                        }
+                    }
+                    Judge.Outcome yours = Judge.Outcome.of(() -> {
+                        Map<String, String> committed = new TreeMap<>();
+                        new GroupOffsetsLog(log).committedOffsets().forEach((key, c) -> committed.put(
+                                key(key.group(), key.topic(), key.partition()), c.value().offset() + " metadata "
+                                        + show(c.value().metadata()) + " from log offset " + c.logOffset()));
+                        return committed;
+                    });
+                    Judge.agree("this history of the offsets log", "committed offsets", yours,
+                            "OffsetCommitKey/OffsetCommitValue readers, replayed as OffsetMetadataManager.replay does (modelled"
+                                    + " here), give", new Judge.Outcome(kafkaReplay(log), null),
+                            "replay every segment's batches from the first: a later record of a key replaces the earlier one, a"
+                                    + " tombstone removes the key, and each answer keeps the log offset of its record");
+                }
+            });
+        }
+    }
+
+    /** The log's segment files read by kafka-clients' FileRecords, each record decoded by Kafka's generated readers. */
+    private static Map<String, String> kafkaReplay(Log log) throws IOException {
+        Map<String, String> committed = new TreeMap<>();
+        for (Segment segment : log.segments()) {
+            try (FileRecords records = FileRecords.open(segment.logFile().toFile())) {
+                for (FileChannelRecordBatch batch : records.batches()) {
+                    for (org.apache.kafka.common.record.Record record : batch) {
+                        var key = new org.apache.kafka.coordinator.group.generated.OffsetCommitKey(
+                                new ByteBufferAccessor(record.key()), (short) 0);
+                        String k = key(key.group(), key.topic(), key.partition());
+                        if (record.value() == null) {
+                            committed.remove(k);
+                        } else {
+                            var value = new org.apache.kafka.coordinator.group.generated.OffsetCommitValue(
+                                    new ByteBufferAccessor(record.value()), (short) 0);
+                            committed.put(k, value.offset() + " metadata " + show(value.metadata()) + " from log offset "
+                                    + record.offset());
+                        }
+                    }
+                }
+            }
+        }
+        return committed;
+    }
+
+    private static String key(String group, String topic, int partition) {
+        return "(" + show(group) + ", " + show(topic) + ", " + partition + ")";
     }
 }

@@ -23,6 +23,8 @@ public final class KafkaErrors {
     public static final short INVALID_TOPIC_EXCEPTION = 17;
     public static final short NOT_ENOUGH_REPLICAS = 19;
     public static final short NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20;
+    /** A Produce whose acks is not 0, 1 or -1 (all): Kafka's ReplicaManager answers every partition so. */
+    public static final short INVALID_REQUIRED_ACKS = 21;
     public static final short COORDINATOR_NOT_AVAILABLE = 15;
     public static final short ILLEGAL_GENERATION = 22;
     public static final short INCONSISTENT_GROUP_PROTOCOL = 23;

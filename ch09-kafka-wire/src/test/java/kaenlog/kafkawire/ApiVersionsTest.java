@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.io.PrintStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -135,6 +139,79 @@ class ApiVersionsTest {
             assertThat(listed).as("the fallback lists %s (key %d)", key, key.id).isNotNull();
             assertThat(listed.maxVersion()).as("the fallback lists %s's max version", key).isEqualTo(key.maxVersion);
         }
+    }
+
+    // ---- Kafka judges: every version, any field, Kafka's tagged fields included -------------------
+
+    /** An ApiVersions request of version 0 to 3 as kafka-clients writes it (maybe cut short). */
+    record Request(ApiVersionsRequestData data, short version, KafkaMessages.Sent sent) {
+        @Override
+        public String toString() {
+            return "ApiVersions v" + version + (version >= 3 ? " client_software_name " + Property.show(data.clientSoftwareName())
+                    + ", client_software_version " + Property.show(data.clientSoftwareVersion()) + ", tagged fields "
+                    + data.unknownTaggedFields().stream().map(f -> "tag " + f.tag() + " (" + f.size() + " bytes)").toList()
+                    : " (no body)") + "; the bytes " + sent;
+        }
+    }
+
+    static Gen<Request> requests() {
+        return c -> {
+            short version = (short) c.belowInt(4);
+            ApiVersionsRequestData data = new ApiVersionsRequestData();
+            if (version >= 3) {
+                data.setClientSoftwareName(KafkaMessages.text(0).generate(c))
+                        .setClientSoftwareVersion(KafkaMessages.text(0).generate(c));
+                data.unknownTaggedFields().addAll(KafkaMessages.unknownTaggedFields().generate(c));
+            }
+            return new Request(data, version, KafkaMessages.maybeDamaged(c, KafkaMessages.write(data, version)));
+        };
+    }
+
+    @Test
+    void everyRequestIsParsedAsKafkasApiVersionsRequestDataReadsIt() {
+        Property.forAll(requests()).tries(300).check(r -> {
+            Judge.Outcome yours = Judge.Outcome.of(() -> {
+                ApiVersions.Request parsed = ApiVersions.parseRequest(new KafkaReader(r.sent().bytes()), r.version());
+                return names(parsed.clientSoftwareName(), parsed.clientSoftwareVersion());
+            });
+            Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+                ByteBuffer in = ByteBuffer.wrap(r.sent().bytes());
+                ApiVersionsRequestData d = new ApiVersionsRequestData(new ByteBufferAccessor(in), r.version());
+                return KafkaMessages.nothingLeft(in, r.version() < 3 ? names(null, null)
+                        : names(d.clientSoftwareName(), d.clientSoftwareVersion()));
+            });
+            KafkaMessages.agree(r.sent(), "this request", "parse", yours, "ApiVersionsRequestData reads (nothing may follow)", kafkas,
+                    "before v3 the request has no body; from v3 on client_software_name and client_software_version are"
+                            + " compact strings, then the request's tagged fields, skipped by their sizes, and nothing"
+                            + " after them");
+            KafkaMessages.refusedWithATypedError(yours, "this request");
+        });
+    }
+
+    private static String names(String name, String version) {
+        return name == null && version == null ? "no body" : "client_software_name " + Property.show(name)
+                + ", client_software_version " + Property.show(version);
+    }
+
+    @Test
+    void everyVersionsAnswerIsWhatKafkasApiVersionsResponseDataWrites() {
+        Gen<Short> errors = Gens.oneOf(Gens.elements(KafkaErrors.NONE, KafkaErrors.UNSUPPORTED_VERSION),
+                Gens.ints(-1, 120).map(Integer::shortValue));
+        Property.forAll(Gens.ints(0, 3).zip(errors, (v, e) -> new short[] {v.shortValue(), e})).tries(100)
+                .show(x -> "ApiVersions v" + x[0] + " with error_code " + x[1]).check(x -> {
+                    short version = x[0];
+                    short error = x[1];
+                    ApiVersionsResponseData kafka = new ApiVersionsResponseData().setErrorCode(error).setThrottleTimeMs(0);
+                    for (ApiKey key : ApiKey.values()) {
+                        kafka.apiKeys().add(new ApiVersion().setApiKey(key.id).setMinVersion(key.minVersion)
+                                .setMaxVersion(key.maxVersion));
+                    }
+                    Judge.agree("the answer v" + version + " with error_code " + error + " and this listener's table", "bytes",
+                            ApiVersions.response(version, error), "ApiVersionsResponseData writes",
+                            KafkaMessages.write(kafka, version),
+                            "error_code, then every api key with its min and max version, then throttle_time_ms from v1;"
+                                    + " v3 is compact: the array's count + 1, tagged fields after each element and at the end");
+                });
     }
 
     /**

@@ -7,7 +7,13 @@ import static kaenlog.kafkawire.GroupState.PREPARING_REBALANCE;
 import static kaenlog.kafkawire.GroupState.STABLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import kaenlog.kafkawire.GroupState.Event;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.coordinator.group.classic.ClassicGroupState;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -134,5 +140,80 @@ class GroupStateTest {
                             from)
                     .isFalse();
         }
+    }
+
+    // ---- Kafka judges: any sequence of events, from a new group ---------------------------------
+
+    /**
+     * This test's model of what each event does (Kafka spreads it over GroupMetadataManager's classic part): a
+     * join always starts or joins a rebalance; a member leaving or expiring rebalances a group that has members;
+     * the end of a join phase and the leader's SyncGroup act only in the one state they belong to; a removed
+     * group is Dead, for good.
+     */
+    static GroupState model(GroupState state, Event event) {
+        if (state == DEAD || event == Event.GROUP_REMOVED) {
+            return DEAD;
+        }
+        return switch (event) {
+            case MEMBER_JOINS -> PREPARING_REBALANCE;
+            case MEMBER_LEAVES -> state == EMPTY ? EMPTY : PREPARING_REBALANCE;
+            case JOIN_PHASE_ENDS -> state == PREPARING_REBALANCE ? COMPLETING_REBALANCE : state;
+            case JOIN_PHASE_ENDS_EMPTY -> state == PREPARING_REBALANCE ? EMPTY : state;
+            case LEADER_SYNCS -> state == COMPLETING_REBALANCE ? STABLE : state;
+            case GROUP_REMOVED -> DEAD;
+        };
+    }
+
+    /** Kafka's state of the same name. */
+    private static ClassicGroupState kafka(GroupState state) {
+        return ClassicGroupState.valueOf(state.name());
+    }
+
+    @Test
+    void anySequenceOfEventsMovesOnlyAlongKafkasClassicGroupStates() {
+        // GROUP_REMOVED rarely, so that sequences live long enough to visit every state
+        Property.forAll(Gens.lists(c -> c.oneIn(12) ? Event.GROUP_REMOVED
+                : Event.values()[c.belowInt(Event.values().length - 1)], 1, 30)).tries(300).check(events -> {
+                    GroupState state = EMPTY;
+                    List<Event> before = new ArrayList<>();
+                    for (Event event : events) {
+                        GroupState yours = GroupTransitions.next(state, event);
+                        GroupState expected = model(state, event);
+                        String input = "a group in " + state.kafkaName + " (a new group, then " + before + ") and the event "
+                                + event;
+                        List<String> allowed = new ArrayList<>(List.of(state.kafkaName)); // staying is always allowed
+                        for (GroupState to : GroupState.values()) {
+                            if (kafka(to).validPreviousStates().contains(kafka(state)) && to != state) {
+                                allowed.add(to.kafkaName);
+                            }
+                        }
+                        Judge.agree(input, "next state", yours.kafkaName, "ClassicGroupState.validPreviousStates() lets "
+                                + state.kafkaName + " stay or move to one of " + allowed + ", so",
+                                allowed.contains(yours.kafkaName) ? yours.kafkaName : "one of " + allowed,
+                                "Empty and CompletingRebalance are entered only from PreparingRebalance, Stable only from"
+                                        + " CompletingRebalance, PreparingRebalance from Empty, Stable or"
+                                        + " CompletingRebalance, Dead from anywhere; nothing leaves Dead");
+                        Judge.agree(input, "next state", yours.kafkaName,
+                                "ClassicGroupState, with this test's model of GroupMetadataManager's events, gives",
+                                expected.kafkaName, rule(event));
+                        before.add(event);
+                        state = expected;
+                    }
+                });
+    }
+
+    /** The event's rule, in the guide's words. */
+    private static String rule(Event event) {
+        return switch (event) {
+            case MEMBER_JOINS -> "a member joining always means PreparingRebalance";
+            case MEMBER_LEAVES -> "a member leaving or expiring means PreparingRebalance, unless the group is Empty";
+            case JOIN_PHASE_ENDS -> "the end of a join phase moves a group only from PreparingRebalance, to"
+                    + " CompletingRebalance; anywhere else it changes nothing";
+            case JOIN_PHASE_ENDS_EMPTY -> "a join phase that ends with no member moves a group only from PreparingRebalance,"
+                    + " to Empty; anywhere else it changes nothing";
+            case LEADER_SYNCS -> "the leader's SyncGroup moves a group only from CompletingRebalance, to Stable; anywhere"
+                    + " else it changes nothing";
+            case GROUP_REMOVED -> "GROUP_REMOVED leads to Dead from anywhere, and nothing leaves Dead";
+        };
     }
 }

@@ -22,9 +22,9 @@ final class Preflight {
     }
 
     /**
-     * ApiVersions v3, then a Produce v8 (acks=1) of one record to partition preflight-0, which no one
-     * made: it is answered UNKNOWN_TOPIC_OR_PARTITION and creates nothing (on the Kafka port a produce
-     * creates no partition), so the broker holds only the partitions the test makes.
+     * ApiVersions v3, then a Produce v8 (acks=1, then acks=all) of one record to partition preflight-0,
+     * which no one made: it is answered UNKNOWN_TOPIC_OR_PARTITION and creates nothing (on the Kafka port a
+     * produce creates no partition), so the broker holds only the partitions the test makes.
      */
     static void run(Broker broker) throws IOException {
         // the address Metadata would advertise: neither request asks for it
@@ -36,9 +36,16 @@ final class Preflight {
                 .as("ApiVersions v3 is answered").isPresent();
         // written here rather than by kafka-clients' ProduceRequest, whose record classes are internal
         // (kafka-clients 4.4 moved them): newest-clients/ compiles this file against the newest release
-        byte[] produce = new KafkaWriter().int16(ApiKeys.PRODUCE.id).int16(8).int32(2).nullableString("preflight")
-                .nullableString(null).int16(1).int32(1_000).arrayLength(1).nullableString("preflight").arrayLength(1)
+        assertThat(apis.handle(produce((short) 1, 2))).as("Produce v8 with acks=1 is answered").isPresent();
+        assertThat(apis.handle(produce((short) -1, 3)))
+                .as("Produce v8 with acks=all (-1, what the real clients send) is answered: only acks=0 is never"
+                        + " answered").isPresent();
+    }
+
+    /** A Produce v8 of one record to preflight-0 with {@code acks}. */
+    private static byte[] produce(short acks, int correlationId) {
+        return new KafkaWriter().int16(ApiKeys.PRODUCE.id).int16(8).int32(correlationId).nullableString("preflight")
+                .nullableString(null).int16(acks).int32(1_000).arrayLength(1).nullableString("preflight").arrayLength(1)
                 .int32(0).nullableBytes(new BatchBuilder().append(0L, null, "x").build()).toByteArray();
-        assertThat(apis.handle(produce)).as("Produce v8 with acks=1 is answered").isPresent();
     }
 }

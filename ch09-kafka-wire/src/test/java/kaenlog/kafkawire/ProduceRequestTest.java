@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -89,6 +95,21 @@ class ProduceRequestTest {
     }
 
     @Test
+    void aNullTopicOrPartitionListIsRefused() {
+        byte[] nullTopics = new KafkaWriter().nullableString(null).int16(1).int32(1_000).arrayLength(-1).toByteArray();
+        assertThat(catchThrowable(() -> Produce.parse(new KafkaReader(nullTopics), (short) 8)))
+                .as("topic_data may not be null: a count of -1 is refused with a MalformedMessageException naming it,"
+                        + " as Kafka's ProduceRequestData refuses it ('non-nullable field topicData was serialized as"
+                        + " null'), never read as an empty list nor used to size one")
+                .isInstanceOf(MalformedMessageException.class).hasMessageContaining("topic_data");
+        byte[] nullPartitions = new KafkaWriter().nullableString(null).int16(1).int32(1_000).arrayLength(1)
+                .nullableString("orders").arrayLength(-1).toByteArray();
+        assertThat(catchThrowable(() -> Produce.parse(new KafkaReader(nullPartitions), (short) 8)))
+                .as("a topic's partition_data may not be null either: -1 is refused with a MalformedMessageException")
+                .isInstanceOf(MalformedMessageException.class).hasMessageContaining("partition_data");
+    }
+
+    @Test
     void everyTopicKeepsItsOwnPartitions() {
         MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(0L, null, "x".getBytes()));
         ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1_000);
@@ -110,6 +131,78 @@ class ProduceRequestTest {
         assertThat(request.topics().get(1).partitions()).extracting(Produce.PartitionData::index)
                 .as("payments keeps its own partitions, only 3: each topic has a partition list of its own")
                 .containsExactly(3);
+    }
+
+    // ---- Kafka judges: every version from 3 to 8, any field ------------------------------------
+
+    /** A Produce request of version 3 to 8 as kafka-clients writes it (maybe cut short). */
+    record Request(ProduceRequestData data, short version, KafkaMessages.Sent sent) {
+        @Override
+        public String toString() {
+            return "Produce v" + version + " " + describe(data) + "; the bytes " + sent;
+        }
+    }
+
+    /**
+     * Any transactional id (null, empty, any text), acks and timeout of any value, zero to three topics (names over
+     * all of Unicode) of zero to three partitions, each any index and records of any bytes or null: a parser reads
+     * the layout, it does not judge the values.
+     */
+    static Gen<Request> requests() {
+        return c -> {
+            short version = (short) (3 + c.belowInt(6));
+            ProduceRequestData data = new ProduceRequestData().setTransactionalId(KafkaMessages.text(3).generate(c))
+                    .setAcks(Gens.ints(Short.MIN_VALUE, Short.MAX_VALUE).generate(c).shortValue())
+                    .setTimeoutMs(Gens.ints().generate(c));
+            for (int t = c.belowInt(4); t > 0; t--) {
+                List<ProduceRequestData.PartitionProduceData> partitions = new ArrayList<>();
+                for (int p = c.belowInt(4); p > 0; p--) {
+                    partitions.add(new ProduceRequestData.PartitionProduceData().setIndex(Gens.ints().generate(c))
+                            .setRecords(c.oneIn(5) ? null : MemoryRecords.readableRecords(ByteBuffer.wrap(
+                                    Gens.bytes(0, 12).generate(c)))));
+                }
+                data.topicData().add(new ProduceRequestData.TopicProduceData().setName(KafkaMessages.text(0).generate(c))
+                        .setPartitionData(partitions));
+            }
+            return new Request(data, version, KafkaMessages.maybeDamaged(c, KafkaMessages.write(data, version)));
+        };
+    }
+
+    static String describe(ProduceRequestData d) {
+        List<String> topics = new ArrayList<>();
+        for (ProduceRequestData.TopicProduceData t : d.topicData()) {
+            topics.add(Property.show(t.name()) + " " + t.partitionData().stream().map(p -> p.index() + ": "
+                    + (p.records() == null ? "null" : Property.show(((MemoryRecords) p.records()).buffer()))).toList());
+        }
+        return "transactional_id " + Property.show(d.transactionalId()) + ", acks " + d.acks() + ", timeout_ms "
+                + d.timeoutMs() + ", topic_data " + topics;
+    }
+
+    static String describe(Produce.Request r) {
+        List<String> topics = new ArrayList<>();
+        for (Produce.TopicData t : r.topics()) {
+            topics.add(Property.show(t.name()) + " " + t.partitions().stream().map(p -> p.index() + ": "
+                    + (p.records() == null ? "null" : Property.show(p.records()))).toList());
+        }
+        return "transactional_id " + Property.show(r.transactionalId()) + ", acks " + r.acks() + ", timeout_ms "
+                + r.timeoutMs() + ", topic_data " + topics;
+    }
+
+    @Test
+    void everyRequestIsParsedAsKafkasProduceRequestDataReadsIt() {
+        Property.forAll(requests()).tries(300).check(r -> {
+            Judge.Outcome yours = Judge.Outcome.of(() -> describe(Produce.parse(new KafkaReader(r.sent().bytes()), r.version())));
+            Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+                ByteBuffer in = ByteBuffer.wrap(r.sent().bytes());
+                return KafkaMessages.nothingLeft(in, describe(new ProduceRequestData(new ByteBufferAccessor(in), r.version())));
+            });
+            KafkaMessages.refusedWithATypedError(yours, "this request");
+            KafkaMessages.agree(r.sent(), "this request", "parse", yours, "ProduceRequestData reads (nothing may follow)", kafkas,
+                    "v3 to v8 share one classic layout: transactional_id (nullable string, -1 = null), acks int16,"
+                            + " timeout_ms int32, topic_data (int32 count), each topic a name (int16 length) and its own"
+                            + " partition_data (int32 count), each partition an index int32 and records (nullable bytes,"
+                            + " int32 length, -1 = null), and nothing after the last topic");
+        });
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.nio.file.Files;
 import java.util.stream.Stream;
 import kaenlog.batch.BatchHeader;
@@ -22,6 +23,9 @@ import kaenlog.batch.RecordBatch;
 import kaenlog.broker.BrokerConfig;
 import kaenlog.demo.batch.DumpCommand;
 import kaenlog.testkit.FaultInjectingProxy;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,6 +38,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -192,6 +197,145 @@ class RealClientsTest {
                 .as("a batch whose CRC does not match is refused by kaen-log as CORRUPT_BATCH (its own number, 4) and"
                         + " answered in Kafka's code: CORRUPT_MESSAGE (2); on this port a client reads Kafka's numbers only")
                 .isEqualTo(KafkaErrors.CORRUPT_MESSAGE);
+    }
+
+    @Test
+    void acksOtherThanZeroOneOrAllAreAnsweredInvalidRequiredAcks() throws Exception {
+        createTopic("strict", 1);
+        KafkaApis apis = new KafkaApis(new Backend(kafka.broker), "127.0.0.1", kafka.port(), new PrintStream(brokerLog));
+        ProduceResponseData.PartitionProduceResponse p = partition(answer(apis, produceFrame((short) 2, 9, "strict", 0, 1),
+                9), "strict", 0);
+        assertThat(Errors.forCode(p.errorCode()))
+                .as("acks=2 (librdkafka lets request.required.acks be any number) is not 0, 1 or all: Kafka's"
+                        + " ReplicaManager answers each partition INVALID_REQUIRED_ACKS (21), and writes nothing")
+                .isEqualTo(Errors.INVALID_REQUIRED_ACKS);
+        assertThat(new Backend(kafka.broker).startAndHighWatermark(Backend.partitionName("strict", 0))[1])
+                .as("nothing was written").isZero();
+    }
+
+    // ---- a model judges: any request over topics that exist or not, in Kafka's codes ------------
+
+    /** One partition entry of a request: its index, how many records, and whether its batch's CRC is broken. */
+    record Entry(int index, int records, boolean corrupt) {
+        @Override
+        public String toString() {
+            return index + ": " + records + " record(s)" + (corrupt ? ", CRC broken" : "");
+        }
+    }
+
+    /** One topic of a request (by its number in the try) and its entries; {@code partitions} it has (0: it does not exist). */
+    record TopicEntry(int topic, int partitions, List<Entry> entries) {
+        @Override
+        public String toString() {
+            return "topic " + topic + (partitions == 0 ? " (does not exist)" : " (" + partitions + " partitions)") + " "
+                    + entries;
+        }
+    }
+
+    record Request(short acks, short version, List<TopicEntry> topics) {
+        @Override
+        public String toString() {
+            return "Produce v" + version + " acks " + acks + " " + topics;
+        }
+    }
+
+    /**
+     * acks 1, all or 0 (and now and then a value Kafka does not know); one to three distinct topics, each
+     * existing with one to three partitions or not at all; one to three distinct partition indexes per topic, some
+     * beyond the topic's, each a batch of one to three records, one time in six with its CRC broken.
+     */
+    static Gen<Request> requests() {
+        return c -> {
+            short acks = c.oneIn(10) ? (short) (c.oneIn(2) ? 2 : -2) : new short[] {1, -1, 0}[c.belowInt(3)];
+            List<TopicEntry> topics = new ArrayList<>();
+            for (int t = 0, count = 1 + c.belowInt(3); t < count; t++) {
+                int partitions = c.oneIn(5) ? 0 : 1 + c.belowInt(3);
+                List<Entry> entries = new ArrayList<>();
+                List<Integer> indexes = new ArrayList<>(List.of(0, 1, 2, 3));
+                for (int p = 0, n = 1 + c.belowInt(3); p < n; p++) {
+                    entries.add(new Entry(indexes.remove(c.belowInt(indexes.size())), 1 + c.belowInt(3), c.oneIn(6)));
+                }
+                topics.add(new TopicEntry(t, partitions, entries));
+            }
+            return new Request(acks, (short) (3 + c.belowInt(6)), topics);
+        };
+    }
+
+    private final AtomicInteger tries = new AtomicInteger();
+
+    @Test
+    void anyRequestIsWrittenAndAnsweredAsTheModelSaysInKafkasCodes() throws Exception {
+        KafkaApis apis = new KafkaApis(new Backend(kafka.broker), "127.0.0.1", kafka.port(), new PrintStream(brokerLog));
+        // each try asks the broker: shrinking stops within 200 replays, so a failure comes within seconds
+        Property.forAll(requests()).tries(30).shrinkBudget(200).check(r -> {
+            String prefix = "p" + tries.incrementAndGet() + "-";
+            ProduceRequestData data = new ProduceRequestData().setAcks(r.acks()).setTimeoutMs(1_000);
+            List<String> expected = new ArrayList<>();
+            java.util.Map<String, Long> logEnds = new java.util.TreeMap<>();
+            boolean closed = false; // acks=0: a partition whose produce fails closes the connection there
+            for (TopicEntry t : r.topics()) {
+                String topic = prefix + t.topic();
+                if (t.partitions() > 0) {
+                    createTopic(topic, t.partitions());
+                }
+                List<ProduceRequestData.PartitionProduceData> partitions = new ArrayList<>();
+                List<String> answers = new ArrayList<>();
+                for (Entry e : t.entries()) {
+                    ByteBuffer bytes = ((MemoryRecords) partitionData(e.index(), e.records()).records()).buffer().duplicate();
+                    if (e.corrupt()) {
+                        bytes.put(bytes.limit() - 1, (byte) (bytes.get(bytes.limit() - 1) ^ 1));
+                    }
+                    partitions.add(new ProduceRequestData.PartitionProduceData().setIndex(e.index())
+                            .setRecords(MemoryRecords.readableRecords(bytes)));
+                    boolean exists = e.index() < t.partitions();
+                    Errors error = !exists ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                            : r.acks() != 0 && r.acks() != 1 && r.acks() != -1 ? Errors.INVALID_REQUIRED_ACKS
+                            : e.corrupt() ? Errors.CORRUPT_MESSAGE : Errors.NONE;
+                    long base = error == Errors.NONE ? 0 : -1; // every partition is new: its first batch lands at 0
+                    answers.add(e.index() + " " + error + " base_offset " + base
+                            + (r.version() >= 5 ? " log_start_offset " + base : ""));
+                    if (exists) {
+                        logEnds.put(Backend.partitionName(topic, e.index()),
+                                error == Errors.NONE && !closed ? (long) e.records() : 0L);
+                        closed |= r.acks() == 0 && error != Errors.NONE;
+                    }
+                }
+                data.topicData().add(new ProduceRequestData.TopicProduceData().setName(topic).setPartitionData(partitions));
+                expected.add(topic + " " + answers);
+            }
+            byte[] frame = KafkaFrames.frame(new ProduceRequest(data, r.version()), ApiKeys.PRODUCE, 11);
+            Judge.Outcome handled = Judge.Outcome.of(() -> apis.handle(frame));
+            Object yours;
+            if (handled.refused()) {
+                yours = handled.refusal() instanceof kaenlog.broker.CloseConnectionException ? "the connection closed"
+                        : handled.toString();
+            } else {
+                @SuppressWarnings("unchecked")
+                java.util.Optional<byte[]> answer = (java.util.Optional<byte[]>) handled.value();
+                yours = answer.map(bytes -> {
+                    ProduceResponseData d = ((ProduceResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(bytes),
+                            new RequestHeader(ApiKeys.PRODUCE, r.version(), "c", 11))).data();
+                    List<String> topics = new ArrayList<>();
+                    d.responses().forEach(t -> topics.add(t.name() + " " + t.partitionResponses().stream()
+                            .map(p -> p.index() + " " + Errors.forCode(p.errorCode()) + " base_offset " + p.baseOffset()
+                                    + (r.version() >= 5 ? " log_start_offset " + p.logStartOffset() : ""))
+                            .toList()));
+                    return (Object) topics;
+                }).orElse("no answer");
+            }
+            Object kafkas = r.acks() != 0 ? expected : closed ? "the connection closed" : "no answer";
+            String rule = "each partition is written through its own kaen-log produce and answered under its own topic and"
+                    + " index, in the request's order, its error in Kafka's codes; acks=0 is never answered, yet written (a"
+                    + " failed acks=0 produce closes the connection instead)";
+            Judge.agree("this request, prefix " + prefix, "answer", yours,
+                    "Errors, with this test's model of the partitions, give", kafkas, rule);
+            java.util.Map<String, Long> written = new java.util.TreeMap<>();
+            for (String name : logEnds.keySet()) {
+                written.put(name, new Backend(kafka.broker).startAndHighWatermark(name)[1]);
+            }
+            Judge.agree("this request, prefix " + prefix, "log end offsets after it", written,
+                    "Errors, with this test's model of the partitions, give", logEnds, rule);
+        });
     }
 
     private static ProduceRequestData.PartitionProduceData partitionData(int index, int records) {

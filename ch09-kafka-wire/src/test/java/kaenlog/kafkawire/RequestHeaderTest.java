@@ -3,8 +3,14 @@ package kaenlog.kafkawire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
@@ -115,5 +121,117 @@ class RequestHeaderTest {
                         + " which ends with client_id (11 bytes here), and no byte of what follows is taken for a tagged"
                         + " field count")
                 .isEqualTo(11);
+    }
+
+    // ---- Kafka judges: any header of any request, as kafka-clients writes and reads it ----------
+
+    /** A request header as a client writes it (tagged fields Kafka does not know included), then a few body bytes. */
+    record Header(short apiKey, short apiVersion, int correlationId, String clientId, RequestHeaderData data,
+                  short headerVersion, byte[] body) {
+        @Override
+        public String toString() {
+            return "api_key " + apiKey + " (" + ApiKey.of(apiKey).map(Enum::name).orElse(kafkaKey(apiKey)
+                    .map(k -> k + ", which this listener does not answer").orElse("unknown to Kafka")) + ") v"
+                    + apiVersion + ", correlation_id " + correlationId + ", client_id " + Property.show(clientId)
+                    + ", header v" + headerVersion + (data.unknownTaggedFields().isEmpty() ? ""
+                    : " with tagged fields " + data.unknownTaggedFields().stream().map(f -> "tag " + f.tag() + " ("
+                    + f.size() + " bytes)").toList());
+        }
+    }
+
+    /** Mostly the api keys this listener answers, at versions around their range; now and then another of Kafka's, or none. */
+    static Gen<Header> headers() {
+        return c -> {
+            short apiKey;
+            short version;
+            if (!c.oneIn(5)) {
+                ApiKey key = ApiKey.values()[c.belowInt(ApiKey.values().length)];
+                apiKey = key.id;
+                version = Gens.ints(key.minVersion - 1, ApiKeys.forId(key.id).latestVersion() + 1).generate(c).shortValue();
+            } else {
+                apiKey = c.oneIn(2) ? ApiKeys.values()[c.belowInt(ApiKeys.values().length)].id
+                        : Gens.ints(Short.MIN_VALUE, Short.MAX_VALUE).generate(c).shortValue();
+                version = Gens.ints(0, 20).generate(c).shortValue();
+            }
+            int correlationId = Gens.ints().generate(c);
+            String clientId = KafkaMessages.text(4).generate(c);
+            short headerVersion = kafkaKey(apiKey).map(k -> k.requestHeaderVersion(version)).orElse((short) 1);
+            RequestHeaderData data = new RequestHeaderData().setRequestApiKey(apiKey).setRequestApiVersion(version)
+                    .setCorrelationId(correlationId).setClientId(clientId);
+            if (headerVersion >= 2) {
+                data.unknownTaggedFields().addAll(KafkaMessages.unknownTaggedFields().generate(c));
+            }
+            return new Header(apiKey, version, correlationId, clientId, data, headerVersion, Gens.bytes(0, 3).generate(c));
+        };
+    }
+
+    @Test
+    void anyHeaderIsReadAsKafkasRequestHeaderDataReadsIt() {
+        Property.forAll(headers().flatMap(h -> c -> new Object[] {h, KafkaMessages.maybeDamaged(c, concat(
+                KafkaMessages.write(h.data(), h.headerVersion()), h.body()))})).tries(400)
+                .show(x -> x[0] + "\n  the bytes (the body's first bytes after the header) " + x[1])
+                .check(x -> {
+                    Header h = (Header) x[0];
+                    KafkaMessages.Sent sent = (KafkaMessages.Sent) x[1];
+                    byte[] bytes = sent.bytes();
+                    Judge.Outcome yours = Judge.Outcome.of(() -> {
+                        KafkaReader in = new KafkaReader(bytes);
+                        kaenlog.kafkawire.RequestHeader header = kaenlog.kafkawire.RequestHeader.parse(in);
+                        return fields(header.apiKey(), header.apiVersion(), header.correlationId(), header.clientId())
+                                + ", the body at byte " + in.position();
+                    });
+                    short[] readAs = {1};
+                    Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+                        ByteBuffer in = ByteBuffer.wrap(bytes);
+                        // as RequestHeader.parse: the api key and version first, then the header at their version; a
+                        // key this listener does not answer is read as header v1 (its correlation id answered, then
+                        // the connection closed), even one Kafka reads as v2
+                        short apiKey = in.getShort(0);
+                        short apiVersion = in.getShort(2);
+                        readAs[0] = ApiKey.of(apiKey).isPresent() ? ApiKeys.forId(apiKey).requestHeaderVersion(apiVersion) : 1;
+                        RequestHeaderData d = new RequestHeaderData(new ByteBufferAccessor(in), readAs[0]);
+                        return fields(d.requestApiKey(), d.requestApiVersion(), d.correlationId(), d.clientId())
+                                + ", the body at byte " + in.position();
+                    });
+                    KafkaMessages.refusedWithATypedError(yours, "these bytes of a request header");
+                    KafkaMessages.agree(sent, "these bytes of a request header", "reading", yours,
+                            "RequestHeaderData reads (header v" + readAs[0] + ")", kafkas,
+                            "api_key, api_version, correlation_id, then client_id, a CLASSIC nullable string (int16 length)"
+                                    + " in both header versions; header v2, and only v2 (a flexible version of a key this"
+                                    + " listener knows; any other key is read as v1), then ends with tagged fields, skipped by"
+                                    + " their sizes");
+                    ApiKey.of(h.apiKey()).ifPresent(key -> {
+                        Judge.agree(key + " v" + h.apiVersion(), "request header version",
+                                key.requestHeaderVersion(h.apiVersion()), "ApiKeys.requestHeaderVersion says",
+                                ApiKeys.forId(key.id).requestHeaderVersion(h.apiVersion()),
+                                "request header v2 exactly for the flexible versions, v1 before");
+                        Judge.agree(key + " v" + h.apiVersion(), "response header version",
+                                key.responseHeaderVersion(h.apiVersion()), "ApiKeys.responseHeaderVersion says",
+                                ApiKeys.forId(key.id).responseHeaderVersion(h.apiVersion()),
+                                "response header v1 for the flexible versions, v0 before; ApiVersions' is always v0");
+                    });
+                });
+    }
+
+    /** Kafka's api key of this number, if kafka-clients 4.1.1 has one (ZooKeeper-era ones such as 4..7 it no longer knows). */
+    static java.util.Optional<ApiKeys> kafkaKey(short id) {
+        try {
+            ApiKeys key = ApiKeys.forId(id);
+            key.requestHeaderVersion((short) 0);
+            return java.util.Optional.of(key);
+        } catch (IllegalArgumentException | org.apache.kafka.common.errors.UnsupportedVersionException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static String fields(short apiKey, short apiVersion, int correlationId, String clientId) {
+        return "api_key " + apiKey + ", api_version " + apiVersion + ", correlation_id " + correlationId + ", client_id "
+                + Property.show(clientId);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 }

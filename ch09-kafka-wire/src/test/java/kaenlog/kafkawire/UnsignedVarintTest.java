@@ -9,6 +9,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.wire.MalformedMessageException;
 import org.apache.kafka.common.utils.ByteUtils;
 import org.junit.jupiter.api.Order;
@@ -65,6 +69,72 @@ class UnsignedVarintTest {
                 .as("every byte so far says 'more follows' and the bytes end: an error naming the field, not an"
                         + " index exception")
                 .isInstanceOf(MalformedMessageException.class).hasMessageContaining("length");
+    }
+
+    // ---- Kafka judges: every int, and any bytes read as one -----------------------------------
+
+    @Test
+    void everyIntIsWrittenAsKafkasByteUtilsWritesIt() throws Exception {
+        writtenWithinSeconds(-1); // a writer that never ends on a negative int fails here, with its explanation
+        Property.forAll(Gens.ints()).tries(500).check(v -> {
+            ByteBuffer kafka = ByteBuffer.allocate(5);
+            ByteUtils.writeUnsignedVarint(v, kafka);
+            Judge.agree("the unsigned varint of " + v + " (0x" + Integer.toHexString(v) + ")", "bytes",
+                    new KafkaWriter().unsignedVarint(v).toByteArray(), "ByteUtils.writeUnsignedVarint writes",
+                    java.util.Arrays.copyOf(kafka.array(), kafka.position()),
+                    "seven bits per byte, least significant group first, the high bit set on every byte but the last;"
+                            + " a negative int is a large unsigned number of five bytes (ByteUtils.sizeOfUnsignedVarint "
+                            + ByteUtils.sizeOfUnsignedVarint(v) + ")");
+        });
+    }
+
+    @Test
+    void everyIntReadsBackAsKafkasByteUtilsReadsIt() {
+        Property.forAll(Gens.ints()).tries(500).check(v -> {
+            ByteBuffer kafka = ByteBuffer.allocate(6);
+            ByteUtils.writeUnsignedVarint(v, kafka);
+            kafka.put((byte) 0x2a).flip(); // a byte of the next field: reading must stop before it
+            KafkaReader in = new KafkaReader(kafka.duplicate());
+            String yours = in.unsignedVarint("v") + ", next field at byte " + in.position();
+            int theirs = ByteUtils.readUnsignedVarint(kafka);
+            Judge.agree("the bytes " + Property.show(java.util.Arrays.copyOf(kafka.array(), kafka.limit())), "reading",
+                    yours, "ByteUtils.readUnsignedVarint reads", theirs + ", next field at byte " + kafka.position(),
+                    "stop at the first byte without the high bit: each byte gives seven bits, the first byte the lowest");
+        });
+    }
+
+    /** Up to six bytes, each with or without the high bit: varints, cut-off ones and ones that run past five bytes. */
+    static Gen<byte[]> varintLikeBytes() {
+        Gen<Integer> b = Gens.oneOf(Gens.ints(0, 255), Gens.elements(0x00, 0x7f, 0x80, 0xff, 0x8f, 0x0f, 0x10, 0x70));
+        return Gens.lists(b, 0, 7).map(list -> {
+            byte[] bytes = new byte[list.size()];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = (byte) (int) list.get(i);
+            }
+            return bytes;
+        });
+    }
+
+    @Test
+    void anyBytesAreReadOrRefusedAsKafkasByteUtilsDoes() {
+        Property.forAll(varintLikeBytes()).tries(500).check(bytes -> {
+            Judge.Outcome yours = Judge.Outcome.of(() -> {
+                KafkaReader in = new KafkaReader(bytes);
+                return in.unsignedVarint("length") + " ending at byte " + in.position();
+            });
+            Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+                ByteBuffer in = ByteBuffer.wrap(bytes);
+                return ByteUtils.readUnsignedVarint(in) + " ending at byte " + in.position();
+            });
+            Judge.agree("the bytes " + Property.show(bytes), "reading", yours, "ByteUtils.readUnsignedVarint gives", kafkas,
+                    "an int fits five bytes: the fifth byte's high bit set (a sixth byte) is not a varint, and bytes"
+                            + " that end while the high bit still says more are refused; above the 32nd bit the fifth"
+                            + " byte's bits are dropped");
+            if (yours.refused()) {
+                assertThat(yours.refusal()).as("a refusal names the field: a MalformedMessageException, not %s",
+                        yours.refusal()).isInstanceOf(MalformedMessageException.class).hasMessageContaining("length");
+            }
+        });
     }
 
     /**

@@ -112,6 +112,18 @@ public final class KafkaReader {
         return count;
     }
 
+    /**
+     * A classic array that may not be null: its count, and -1 refused (Kafka's generated readers refuse it too:
+     * "non-nullable field ... was serialized as null").
+     */
+    public int requiredArrayLength(String field) {
+        int count = arrayLength(field);
+        if (count == -1) {
+            throw new MalformedMessageException(field + ": null (count -1) where the request requires an array");
+        }
+        return count;
+    }
+
     /** A compact array's element count: unsigned varint count + 1; 0 is null (returned as -1). */
     public int compactArrayLength(String field) {
         // BEGIN-SOLUTION ch09 task 2: compact arrays carry count + 1, 0 is null (CompactFieldsTest)

@@ -41,17 +41,20 @@ public final class Produce {
     private Produce() {
     }
 
-    /** Reads a v0..v8 request: one layout (classic types only), transactional_id from v3 on. */
+    /**
+     * Reads a v0..v8 request: one layout (classic types only), transactional_id from v3 on. topic_data and
+     * each topic's partition_data may not be null: a count of -1 is refused, as Kafka refuses it.
+     */
     public static Request parse(KafkaReader in, short version) {
         // BEGIN-SOLUTION ch09 task 5: parse a Produce request, v0..v8 (ProduceRequestTest)
         String transactionalId = version >= 3 ? in.nullableString("transactional_id") : null;
         short acks = in.int16("acks");
         int timeoutMs = in.int32("timeout_ms");
-        int topicCount = in.arrayLength("topic_data");
+        int topicCount = in.requiredArrayLength("topic_data");
         List<TopicData> topics = new ArrayList<>();
         for (int t = 0; t < topicCount; t++) {
             String name = in.string("topic_data.name");
-            int partitionCount = in.arrayLength("topic_data.partition_data");
+            int partitionCount = in.requiredArrayLength("topic_data.partition_data");
             List<PartitionData> partitions = new ArrayList<>();
             for (int p = 0; p < partitionCount; p++) {
                 partitions.add(new PartitionData(in.int32("partition_data.index"), in.nullableBytes("records")));
@@ -100,7 +103,7 @@ public final class Produce {
             return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
         }
         return backend.produce(Backend.partitionName(topic, data.index()), request.acks(), request.timeoutMs(),
-                data.records()).map(r -> new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(),
+                data.records()).map(r -> new PartitionResponse(data.index(), r.errorCode(), r.baseOffset(),
                         r.logStartOffset()));
     }
 
