@@ -2,15 +2,12 @@ package kaenlog.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import kaenlog.batch.BatchHeader;
-import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
 import kaenlog.replication.Replica;
@@ -179,11 +176,10 @@ final class PartitionReplica {
 
     /**
      * The check and the append under the read side of the role lock: see the class comment. The
-     * batch is stamped with this leader's epoch first (Kafka's {@code appendAsLeader} does it for
-     * every batch it writes): chapter 3's append writes the producer's bytes as they came, and a
-     * batch without its epoch teaches the followers that copy it none, which leaves their epoch
-     * caches empty and their truncation by epoch blind. After the append the leader moves its high
-     * watermark if it can ({@link PartitionLeader#afterAppend}).
+     * append runs at this leader's epoch, which the log stamps on the batch (chapter 3's
+     * {@code Log.append(batch, leaderEpoch)}, Kafka's {@code appendAsLeader}): a batch without its
+     * epoch would teach the followers that copy it none, and leave their truncation by epoch blind.
+     * After the append the leader moves its high watermark if it can ({@link PartitionLeader#afterAppend}).
      */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
         roleChange.readLock().lock();
@@ -193,11 +189,7 @@ final class PartitionReplica {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
             PartitionLeader current = leader;
-            ByteBuffer batch = request.records();
-            if (batch.remaining() >= BatchHeader.SIZE) { // a shorter one is refused as corrupt by the append
-                RecordBatch.assignPartitionLeaderEpoch(batch, current.leaderEpoch());
-            }
-            CompletableFuture<ProduceResponse> answer = append.run();
+            CompletableFuture<ProduceResponse> answer = append.run(current.leaderEpoch());
             current.afterAppend();
             return answer;
         } finally {
