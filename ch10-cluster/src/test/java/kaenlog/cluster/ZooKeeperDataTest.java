@@ -198,8 +198,10 @@ class ZooKeeperDataTest {
             anyone.setData(STATE, ZNodes.encodeState(new PartitionState(999, Integer.MAX_VALUE, before.isr(),
                     before.controllerEpoch())), -1);
             assertThat(cluster.await(() -> versioned(anyone)
-                    .map(s -> s.value().leader() == 1 && s.value().leaderEpoch() == s.zkVersion()).orElse(false)
-                    && cluster.leaderOf(PARTITION).map(n -> n.id == 1).orElse(false), WAIT_MS))
+                    .map(s -> s.value().leader() == 1 && s.value().leaderEpoch() == s.zkVersion()
+                            && cluster.node(1).leadership.leaderOf(PARTITION)
+                            .map(leader -> leader.leaderEpoch() == s.value().leaderEpoch()).orElse(false))
+                    .orElse(false), WAIT_MS))
                     .as("the controller refuses leader 999 at epoch 2^31-1 and elects from what it can trust: leader 1"
                             + " (the first live ISR member), at the epoch after the state's version, which every"
                             + " broker can act on; no epoch wraps (state %s)%n%s", state(anyone), cluster.logs())
