@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.BatchTooLargeException;
@@ -221,11 +222,21 @@ public final class Partition implements Closeable {
      * timeout passes). "acks changes when you are answered, never what is written."
      */
     public CompletableFuture<ProduceResponse> produce(ProduceRequest request, long nowMs) throws IOException {
+        return produce(request, BatchHeader.NO_PARTITION_LEADER_EPOCH, nowMs);
+    }
+
+    /**
+     * {@link #produce(ProduceRequest, long)} by the leader of {@code leaderEpoch}: the log stamps the
+     * batch with it as it appends (-1: none, a broker alone). A cluster's leader passes its epoch
+     * (chapter 10), so that a follower that copies the batch learns where each epoch starts.
+     */
+    public CompletableFuture<ProduceResponse> produce(ProduceRequest request, int leaderEpoch, long nowMs)
+            throws IOException {
         if (offline) {
             return CompletableFuture.completedFuture(ProduceResponse.error(name, ErrorCode.STORAGE_ERROR));
         }
         try {
-            return produceLocked(request, nowMs);
+            return produceLocked(request, leaderEpoch, nowMs);
         } catch (ReadOnlyLogException | StorageException failed) {
             return CompletableFuture.completedFuture(ProduceResponse.error(name, storageError(failed)));
         } catch (ProduceRefusedException refused) {
@@ -233,7 +244,8 @@ public final class Partition implements Closeable {
         }
     }
 
-    private CompletableFuture<ProduceResponse> produceLocked(ProduceRequest request, long nowMs) throws IOException {
+    private CompletableFuture<ProduceResponse> produceLocked(ProduceRequest request, int leaderEpoch, long nowMs)
+            throws IOException {
         return locked(log -> {
             throw new Todo("ch03 task 7: acks decide when you are answered, never what is written (ProduceTest)");
         });

@@ -17,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.LogConfig;
 import kaenlog.log.LogFixtures;
@@ -135,6 +137,26 @@ class ProduceTest {
             assertThat(LogFixtures.baseOffsets(file))
                     .as("on disk the batches carry the leader's base offsets 0 and 3")
                     .containsExactly(0L, 3L);
+        }
+    }
+
+    @Test
+    void aLeadersProduceIsWrittenWithItsLeaderEpochAndAProduceAloneWithNone() throws IOException {
+        try (Partition partition = open("epochs")) {
+            Waits.now(partition.produce(request(ProduceRequest.ACKS_LEADER, builder("alone", 1).build(0)), T0),
+                    ACKS_ONE_AT_ONCE);
+            Waits.now(partition.produce(request(ProduceRequest.ACKS_LEADER, builder("led", 1).build(0)), 7, T0),
+                    ACKS_ONE_AT_ONCE);
+            ByteBuffer file = ByteBuffer.wrap(segmentBytes(partition));
+            List<Integer> epochs = new ArrayList<>();
+            for (ByteBuffer batch : RecordBatch.sliceAll(file)) {
+                epochs.add(BatchHeader.readFrom(batch).partitionLeaderEpoch());
+            }
+            assertThat(epochs)
+                    .as("a produce alone carries no leader epoch (-1); one by the leader of epoch 7 is appended with"
+                            + " log.append(batch, leaderEpoch), which stamps 7 on it: the epoch a follower that copies"
+                            + " the batch learns (chapter 10)")
+                    .containsExactly(-1, 7);
         }
     }
 

@@ -211,6 +211,17 @@ public final class Cluster implements Closeable {
         throw new Todo("ch08 task 9: refuse acks=all under min ISR before the append (ProduceTest)");
     }
 
+    /**
+     * The check before the append, as a rule of its own (Kafka's {@code appendRecordsToLeader}): a
+     * write with acks=all while {@code isr} is under {@code min.insync.replicas} is refused with
+     * NOT_ENOUGH_REPLICAS (Kafka's error 19) and nothing is written; acks=0 and acks=1 wait for no
+     * replica and are never refused here. Chapter 10's leaders ask it about the ISR as written in
+     * ZooKeeper ({@link IsrState#withIsr}).
+     */
+    public static ErrorCode produceRefusal(short acks, IsrState isr) {
+        throw new Todo("ch08 task 9: acks=all under min ISR is NOT_ENOUGH_REPLICAS, other acks never (ProduceTest)");
+    }
+
     /** The leader appends the record, then tries to move the high watermark (the ISR may be the leader alone). */
     private Produced append(long n, long nowMs) throws IOException {
         AppendInfo appended = leader.appendAsLeader(record(n, nowMs));

@@ -1,5 +1,6 @@
 package kaenlog.replication;
 
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -14,14 +15,16 @@ import kaenlog.workbook.Todo;
  * each one last fetched.
  *
  * <p>Time enters only as {@code nowMs}. {@link #observe} records it; {@link #shrinkIsr} is the one
- * method that compares it with a limit ({@value #REPLICA_LAG_TIME_MAX_MS} ms,
- * {@code replica.lag.time.max.ms}). Nothing here runs on a timer: a caller decides when to shrink.
+ * method that compares it with a limit ({@code replica.lag.time.max.ms}: {@value #REPLICA_LAG_TIME_MAX_MS}
+ * ms unless the leader was given another). Nothing here runs on a timer: a caller decides when to shrink.
  *
  * <p>There is no expand path. A follower removed from the ISR keeps fetching (its LEO and time are
  * still recorded) but does not come back by itself: in Kafka the way back goes through the
  * controller, which kaen-log does not have. kaen-log also has one ISR set where Kafka has two
  * (the committed ISR and the "maximal" ISR that includes pending AlterPartition changes): with no
- * controller to wait for, a change takes effect at once, so both are the same set here.
+ * controller to wait for, a change takes effect at once, so both are the same set here. Chapter 10's
+ * leader, which writes its ISR to ZooKeeper, keeps the two apart and asks these rules about the one
+ * it names ({@link #withIsr}).
  */
 public final class IsrState implements IsrView {
     /** Kafka's default {@code replica.lag.time.max.ms} (ReplicationConfigs.REPLICA_LAG_TIME_MAX_MS_DEFAULT). */
@@ -29,6 +32,7 @@ public final class IsrState implements IsrView {
 
     private final int leaderId;
     private final int minIsr;
+    private final long replicaLagTimeMaxMs;
     private final SortedSet<Integer> followers = new TreeSet<>();
     private final TreeSet<Integer> maximalIsr = new TreeSet<>();
     private final TreeMap<Integer, Long> followerLeos = new TreeMap<>();
@@ -40,14 +44,23 @@ public final class IsrState implements IsrView {
      * current time for ISR members), and no follower's LEO is known yet.
      */
     public IsrState(int leaderId, List<Integer> followerIds, int minIsr, long nowMs) {
+        this(leaderId, followerIds, minIsr, REPLICA_LAG_TIME_MAX_MS, nowMs);
+    }
+
+    /** The same, for a leader whose {@code replica.lag.time.max.ms} is {@code replicaLagTimeMaxMs} (chapter 10's is a config). */
+    public IsrState(int leaderId, List<Integer> followerIds, int minIsr, long replicaLagTimeMaxMs, long nowMs) {
         Objects.requireNonNull(followerIds, "followerIds");
         requireReplicaId("leaderId", leaderId);
         requireTime(nowMs);
         if (minIsr < 1) {
             throw new IllegalArgumentException("minIsr must be >= 1, got " + minIsr);
         }
+        if (replicaLagTimeMaxMs < 1) {
+            throw new IllegalArgumentException("replicaLagTimeMaxMs must be >= 1, got " + replicaLagTimeMaxMs);
+        }
         this.leaderId = leaderId;
         this.minIsr = minIsr;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         maximalIsr.add(leaderId);
         for (Integer id : followerIds) {
             Objects.requireNonNull(id, "followerIds[" + followers.size() + "]");
@@ -76,19 +89,41 @@ public final class IsrState implements IsrView {
     }
 
     /**
-     * Removes every follower not heard from for more than {@value #REPLICA_LAG_TIME_MAX_MS} ms
-     * and says whether the ISR changed. Exactly 30000 ms is still in sync (Kafka's
-     * {@code isCaughtUp}: {@code currentTimeMs - lastCaughtUpTimeMs <= replicaMaxLagMs}). The
-     * leader is never removed from its own ISR.
+     * Removes every follower not heard from for more than {@code replica.lag.time.max.ms} (the
+     * leader's: {@value #REPLICA_LAG_TIME_MAX_MS} ms unless it was given another) and says whether
+     * the ISR changed. Exactly the limit is still in sync (Kafka's {@code isCaughtUp}:
+     * {@code currentTimeMs - lastCaughtUpTimeMs <= replicaMaxLagMs}). The leader is never removed
+     * from its own ISR.
      */
     public boolean shrinkIsr(long nowMs) {
         requireTime(nowMs);
-        throw new Todo("ch08 task 2: drop followers silent for more than 30000 ms (IsrStateTest)");
+        throw new Todo("ch08 task 2: drop followers silent for more than replica.lag.time.max.ms (IsrStateTest)");
     }
 
     /** True when the ISR has fewer members than {@code min.insync.replicas}: acks=all is refused. */
     public boolean underMinIsr() {
         throw new Todo("ch08 task 2: compare the ISR with min.insync.replicas (IsrStateTest)");
+    }
+
+    /**
+     * This state over another ISR (given): the same leader, followers, minimum, limit, LEOs and fetch
+     * times, with {@code isr} as the ISR, so that this chapter's rules ({@link #shrinkIsr},
+     * {@link #underMinIsr}) can be asked about it. This state is left as it is. Chapter 10's leader
+     * asks them about the ISR as written in ZooKeeper, which is not always the one its high
+     * watermark counts.
+     */
+    public IsrState withIsr(Collection<Integer> isr) {
+        IsrState copy = new IsrState(leaderId, List.copyOf(followers), minIsr, replicaLagTimeMaxMs, 0);
+        copy.maximalIsr.clear();
+        for (Integer id : isr) {
+            if (id != leaderId) {
+                requireFollower(Objects.requireNonNull(id, "isr member"));
+            }
+            copy.maximalIsr.add(id);
+        }
+        copy.followerLeos.putAll(followerLeos);
+        copy.lastCaughtUpMs.putAll(lastCaughtUpMs);
+        return copy;
     }
 
     /** The ISR in ascending id order, the leader included: prints as {@code [1, 2]}. */
@@ -121,6 +156,11 @@ public final class IsrState implements IsrView {
     @Override
     public int minIsr() {
         return minIsr;
+    }
+
+    /** {@code replica.lag.time.max.ms}: silent for longer than this, a follower leaves the ISR. */
+    public long replicaLagTimeMaxMs() {
+        return replicaLagTimeMaxMs;
     }
 
     /** Every assigned follower, in or out of the ISR. */

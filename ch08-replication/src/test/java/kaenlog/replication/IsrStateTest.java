@@ -55,6 +55,21 @@ class IsrStateTest {
     }
 
     @Test
+    void theLimitIsTheLagTheLeaderWasGivenNotAlwaysThirtySeconds() {
+        IsrState state = new IsrState(1, List.of(2), 2, 3_000, T0);
+        state.observe(2, 0, T0);
+
+        assertThat(state.shrinkIsr(T0 + 3_000))
+                .as("a leader given replica.lag.time.max.ms 3000 (a broker's config, chapter 10): exactly 3000 ms is"
+                        + " still in sync")
+                .isFalse();
+        assertThat(state.shrinkIsr(T0 + 3_001))
+                .as("and 3001 ms is past ITS limit: the limit is the one the state was given, 30000 ms only by"
+                        + " default")
+                .isTrue();
+    }
+
+    @Test
     void aFollowerThatHasNotFetchedYetCountsAsCaughtUpWhenTheLeaderTookOver() {
         IsrState state = new IsrState(1, List.of(2), 2, T0);
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import kaenlog.log.FetchIsolation;
 import kaenlog.wire.ErrorCode;
 import kaenlog.testkit.property.Gens;
@@ -51,6 +52,21 @@ class ProduceTest {
                     .as("the check comes BEFORE the append: the log end offset stays 4, nothing was written")
                     .isEqualTo(4);
         }
+    }
+
+    @Test
+    void theRuleBeforeTheAppendRefusesOnlyAcksAllUnderMinIsr() {
+        IsrState alone = new IsrState(1, List.of(2), 2, NOW).withIsr(List.of(1));
+        IsrState full = new IsrState(1, List.of(2), 2, NOW);
+        assertThat(Cluster.produceRefusal(ProduceRequest.ACKS_ALL, alone))
+                .as("acks=all with ISR [1] under min.insync.replicas 2: NOT_ENOUGH_REPLICAS")
+                .isEqualTo(ErrorCode.NOT_ENOUGH_REPLICAS);
+        assertThat(Cluster.produceRefusal(ProduceRequest.ACKS_LEADER, alone))
+                .as("acks=1 waits for no replica: never refused before the append, whatever the ISR")
+                .isEqualTo(ErrorCode.NONE);
+        assertThat(Cluster.produceRefusal(ProduceRequest.ACKS_NONE, alone)).as("nor acks=0").isEqualTo(ErrorCode.NONE);
+        assertThat(Cluster.produceRefusal(ProduceRequest.ACKS_ALL, full))
+                .as("acks=all with ISR [1, 2] at min.insync.replicas 2: enough").isEqualTo(ErrorCode.NONE);
     }
 
     @Test

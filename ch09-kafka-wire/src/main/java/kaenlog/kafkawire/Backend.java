@@ -77,9 +77,10 @@ public final class Backend {
      * One partition's answer to a Kafka produce, in kaen-log's error: the offset of its first record
      * and the partition's log start offset after the write (both -1 unless written).
      */
-    public record Produced(ErrorCode error, long baseOffset, long logStartOffset) {
-        static Produced error(ErrorCode error) {
-            return new Produced(error, -1, -1);
+    /** A partition's produce answered, in Kafka's error codes. */
+    public record Produced(short errorCode, long baseOffset, long logStartOffset) {
+        static Produced error(short kafkaError) {
+            return new Produced(kafkaError, -1, -1);
         }
     }
 
@@ -88,7 +89,7 @@ public final class Backend {
      * (chapter 7's, on this classpath): the partition is looked up once, and only one that exists is
      * written (Kafka creates partitions by CreateTopics or Metadata's auto-create alone); a missing
      * one is the leadership's answer ({@link Leadership#missingPartition}), acks other than 0, 1 and
-     * -1 are INVALID_REQUEST. Empty for acks=0, which is never answered. The partition is done with
+     * -1 are INVALID_REQUIRED_ACKS. Empty for acks=0, which is never answered. The partition is done with
      * once answered (under max.open.partitions the broker may close it again).
      */
     public Optional<Produced> produce(String partition, short acks, int timeoutMs, ByteBuffer records)
@@ -96,13 +97,15 @@ public final class Backend {
         try {
             Optional<Partition> found = broker.existingPartition(partition);
             if (found.isEmpty()) {
-                return Optional.of(Produced.error(broker.leadership().missingPartition(partition)));
+                return Optional.of(Produced.error(KafkaErrors.of(broker.leadership().missingPartition(partition))));
             }
             ProduceRequest request;
             try {
                 request = new ProduceRequest(partition, acks, timeoutMs, records);
             } catch (MalformedMessageException badAcks) {
-                return Optional.of(Produced.error(ErrorCode.INVALID_REQUEST));
+                // Kafka's ReplicaManager.appendRecords: acks other than 0, 1 and -1 is INVALID_REQUIRED_ACKS for
+                // every partition that exists (a missing one is answered above, as Kafka's KafkaApis answers it first)
+                return Optional.of(Produced.error(KafkaErrors.INVALID_REQUIRED_ACKS));
             }
             Optional<ProduceResponse> answer = broker.produceHandler().answer(request, found.get(), broker);
             if (answer.isEmpty()) {
@@ -110,7 +113,7 @@ public final class Backend {
             }
             ProduceResponse r = answer.get();
             long logStart = r.baseOffset() >= 0 ? found.get().locked(Log::logStartOffset) : -1;
-            return Optional.of(new Produced(r.error(), r.baseOffset(), logStart));
+            return Optional.of(new Produced(KafkaErrors.of(r.error()), r.baseOffset(), logStart));
         } finally {
             broker.partitionsDone();
         }

@@ -42,14 +42,10 @@ public final class Produce {
     private Produce() {
     }
 
-<<<<<<< HEAD
-    /** Reads a v0..v8 request: one layout (classic types only), transactional_id from v3 on. */
-=======
     /**
-     * Reads a v3..v8 request: the same layout in every one of them (classic types only). topic_data and each
-     * topic's partition_data may not be null: a count of -1 is refused, as Kafka refuses it.
+     * Reads a v0..v8 request: one layout (classic types only), transactional_id from v3 on. topic_data and
+     * each topic's partition_data may not be null: a count of -1 is refused, as Kafka refuses it.
      */
->>>>>>> h7/head
     public static Request parse(KafkaReader in, short version) {
         throw new Todo("ch09 task 5: parse a Produce request, v0..v8 (ProduceRequestTest)");
     }
@@ -76,36 +72,9 @@ public final class Produce {
         if (data.records() == null) {
             return Optional.of(error(data.index(), KafkaErrors.CORRUPT_MESSAGE));
         }
-<<<<<<< HEAD
         return backend.produce(Backend.partitionName(topic, data.index()), request.acks(), request.timeoutMs(),
-                data.records()).map(r -> new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(),
+                data.records()).map(r -> new PartitionResponse(data.index(), r.errorCode(), r.baseOffset(),
                         r.logStartOffset()));
-=======
-        if (!PartitionNames.isInternal(name) && !backend.exists(topic, data.index())) {
-            // Kafka creates partitions only through CreateTopics or Metadata's auto-create; a produce
-            // to one that does not exist is UNKNOWN_TOPIC_OR_PARTITION and creates nothing (in a
-            // cluster, NOT_LEADER_OR_FOLLOWER when another broker holds it)
-            backend.partitionsDone();
-            return Optional.of(error(data.index(), backend.missingPartitionError(topic, data.index())));
-        }
-        ProduceRequest kaenlog;
-        try {
-            kaenlog = new ProduceRequest(name, request.acks(), request.timeoutMs(), data.records());
-        } catch (MalformedMessageException badAcks) {
-            // Kafka's ReplicaManager.appendRecords: acks other than 0, 1 and -1 is INVALID_REQUIRED_ACKS for every
-            // partition that exists (a missing one was answered above, as Kafka's KafkaApis answers it first)
-            return Optional.of(error(data.index(), KafkaErrors.INVALID_REQUIRED_ACKS));
-        }
-        Optional<ProduceResponse> response = backend.produce(kaenlog);
-        if (response.isEmpty()) {
-            backend.partitionsDone();
-            return Optional.empty();
-        }
-        ProduceResponse r = response.get();
-        long logStart = r.baseOffset() >= 0 ? backend.startAndHighWatermark(name)[0] : -1;
-        backend.partitionsDone();
-        return Optional.of(new PartitionResponse(data.index(), KafkaErrors.of(r.error()), r.baseOffset(), logStart));
->>>>>>> h7/head
     }
 
     private static PartitionResponse error(int index, short code) {

@@ -10,6 +10,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import kaenlog.batch.BatchHeader;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.Leadership;
@@ -33,6 +34,7 @@ import kaenlog.wire.ProduceResponse;
 public final class ClusterLeadership implements Leadership, ProducerIds {
     private final int brokerId;
     private final Map<String, PartitionReplica> replicas = new ConcurrentHashMap<>();
+    private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
     private final ProducerIdBlocks producerIds;
     /** The member's ZooKeeper session, once it has joined (and again after each rejoin). */
     private volatile ZkClient zk;
@@ -240,6 +242,24 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
         SortedMap<String, Long> hws = new TreeMap<>();
         replicas.values().forEach(replica -> hws.put(replica.name(), replica.replica().highWatermark()));
         return hws;
+    }
+
+    /**
+     * From now on {@code listener} hears of every partition this broker comes to lead or stops
+     * leading (a coordinator of the partitions of an internal topic, say).
+     */
+    public void addListener(LeadershipListener listener) {
+        listeners.add(listener);
+    }
+
+    /** This broker now leads {@code partition} at {@code leaderEpoch}: every listener hears it. */
+    void elected(String partition, int leaderEpoch) {
+        listeners.forEach(listener -> listener.onElection(partition, leaderEpoch));
+    }
+
+    /** This broker no longer leads {@code partition}, led at {@code leaderEpoch}: every listener hears it. */
+    void resigned(String partition, int leaderEpoch) {
+        listeners.forEach(listener -> listener.onResignation(partition, leaderEpoch));
     }
 
     /** The leader this broker's replica of {@code partition} leads as, if it leads it. */

@@ -1,22 +1,40 @@
 package kaenlog.cluster;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.function.BiConsumer;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 
 /**
- * What the controller does once it has won (given code, on the tasks' pieces): it reads the live
- * brokers and every partition's state, decides with {@link LeaderElection}, and writes each
- * decision conditionally and fenced. Kafka's ZooKeeper-era controller then pushed its decisions
- * to the brokers (LeaderAndIsr requests); here the brokers pull them, by watching their
- * partitions' state znodes, as KRaft brokers pull the metadata log.
+ * The controller, for one term of office: elected with its epoch on its ZooKeeper session (given
+ * code, on the tasks' pieces; Kafka's {@code KafkaController} once active). It keeps what it knows of
+ * the cluster ({@link ControllerContext}) and reacts to each event by reading only what the event
+ * is about, deciding with {@link LeaderElection} and writing with its {@link PartitionStateMachine},
+ * every write conditional and fenced by its epoch. Kafka's ZooKeeper-era controller then pushed its
+ * decisions to the brokers (LeaderAndIsr, UpdateMetadata); here the brokers pull them, each watching
+ * the znodes ({@link MetadataFollower}), as KRaft brokers pull the metadata log.
+ *
+ * <p>Its reactions, Kafka's {@code process} of each event:
+ * <ul>
+ *   <li>{@link #onControllerFailover}: taking office, it reads everything once;</li>
+ *   <li>{@link #onBrokerChange}: brokers came or went: their partitions are elected again;</li>
+ *   <li>{@link #onTopicChange}: topics created (their first states) or deleted (forgotten);</li>
+ *   <li>{@link #onPartitionModifications}: a topic's assignment changed (its new partitions' first
+ *       states);</li>
+ *   <li>{@link #onStateChange}: a partition's state was written (by its leader, or by anyone who
+ *       reaches ZooKeeper: Kafka's IsrChangeNotification, and the check of what was written).</li>
+ * </ul>
+ * Kafka's controller has more: {@code TopicDeletion} on {@code /admin/delete_topics} (its
+ * {@code TopicDeletionManager}), partition reassignment, preferred-leader elections. A reaction to
+ * another znode is a {@link ZNodeChange.Kind}, a case of {@link #process}, and a method here.
+ *
+ * <p>Driven by a broker's {@link ControllerCandidate}, on its one event thread, it watches what it
+ * read; created directly (a test, a tool) it watches nothing and its caller drives it. Either way its
+ * first reaction takes office first.
  */
 public final class Controller {
     /** One partition's state changed by the controller. */
@@ -27,127 +45,176 @@ public final class Controller {
         }
     }
 
-    private static final int STALE_RETRIES = 3;
     private final ZkClient zk;
     private final ControllerEpoch epoch;
     private final BiConsumer<String, String> refused;
+    /** Where the watches of what it reads go: its candidate's event queue, or null for none. */
+    private final Watcher watches;
+    private final ControllerContext context = new ControllerContext();
+    private final PartitionStateMachine states;
+    private boolean inOffice;
 
+    /** A controller its caller drives (a test, a tool), elected with {@code epoch}; it watches nothing. */
     public Controller(ZkClient zk, ControllerEpoch epoch) {
-        this(zk, epoch, (znode, why) -> { });
+        this(zk, epoch, (znode, why) -> { }, null);
     }
 
     /**
      * @param refused hears of every znode the controller refused to act on as it reads it (a
      *                registration or an assignment that does not parse, a state it cannot trust),
      *                with why: the member logs each once
+     * @param watches where the watches of what it reads go, or null for none
      */
-    public Controller(ZkClient zk, ControllerEpoch epoch, BiConsumer<String, String> refused) {
+    Controller(ZkClient zk, ControllerEpoch epoch, BiConsumer<String, String> refused, Watcher watches) {
         this.zk = zk;
         this.epoch = epoch;
         this.refused = refused;
+        this.watches = watches;
+        this.states = new PartitionStateMachine(zk, epoch, refused);
     }
 
     public ControllerEpoch epoch() {
         return epoch;
     }
 
+    /** The reaction to {@code change}, Kafka's {@code KafkaController.process}. */
+    List<Change> process(ZNodeChange change) throws ControllerMovedException, KeeperException, InterruptedException {
+        return switch (change.kind()) {
+            case BROKERS -> onBrokerChange();
+            case TOPICS -> onTopicChange();
+            case ASSIGNMENT -> onPartitionModifications(change.topic());
+            case STATE -> onStateChange(change.topic(), change.partition());
+            case CONTROLLER, TOPIC_CONFIG -> List.of(); // the candidate's (an election), the brokers' (their configs)
+        };
+    }
+
     /**
-     * Brokers came or went (the watch on {@code /brokers/ids} fired, or this controller just won):
-     * every partition whose leader or ISR member is no longer live gets a new state; an offline
-     * partition whose ISR member is back gets a leader again.
+     * Taking office (Kafka's {@code onControllerFailover}): the live brokers, the topics and their
+     * assignments read once, each watched; every partition without a state gets its first, every
+     * other one is elected on the live brokers (a leader that died while no one was controller).
+     */
+    public List<Change> onControllerFailover() throws ControllerMovedException, KeeperException, InterruptedException {
+        inOffice = true;
+        context.replaceLiveBrokers(liveBrokers());
+        List<Change> changes = new ArrayList<>();
+        for (String topic : topics()) {
+            changes.addAll(addTopic(topic));
+        }
+        changes.addAll(elect(context.allPartitions(), changes));
+        return changes;
+    }
+
+    /**
+     * Brokers came or went (Kafka's {@code BrokerChange}): the partitions with a replica on a broker
+     * that came, went, or came back with a new broker epoch are elected again; no other partition
+     * is read.
      */
     public List<Change> onBrokerChange() throws ControllerMovedException, KeeperException, InterruptedException {
-        Set<Integer> live = BrokerRegistration.liveBrokers(zk, refused).keySet();
-        List<Change> changes = new ArrayList<>();
-        for (String topic : PartitionStateStore.topics(zk)) {
-            Optional<SortedMap<Integer, List<Integer>>> assignment = PartitionStateStore.assignment(zk, topic, refused);
-            if (assignment.isEmpty()) {
-                continue;
-            }
-            for (Map.Entry<Integer, List<Integer>> p : assignment.get().entrySet()) {
-                decide(topic, p.getKey(), p.getValue(), live).ifPresent(changes::add);
-            }
-        }
+        List<Change> changes = takeOfficeFirst();
+        Set<Integer> changed = context.replaceLiveBrokers(liveBrokers());
+        changes.addAll(elect(context.partitionsOn(changed), List.of()));
         return changes;
     }
 
-    /** Topics without states yet (just created by an administrator) get their first states. */
+    /**
+     * Topics created or deleted (Kafka's {@code TopicChange}): a new topic's assignment is read and
+     * its partitions get their first states; a deleted one is forgotten. No other topic is read.
+     */
     public List<Change> onTopicChange() throws ControllerMovedException, KeeperException, InterruptedException {
-        Set<Integer> live = BrokerRegistration.liveBrokers(zk, refused).keySet();
-        List<Change> changes = new ArrayList<>();
-        for (String topic : PartitionStateStore.topics(zk)) {
-            Optional<SortedMap<Integer, List<Integer>>> assignment = PartitionStateStore.assignment(zk, topic, refused);
-            if (assignment.isEmpty() || assignment.get().isEmpty()
-                    || zk.exists(ZNodes.statePath(topic, assignment.get().firstKey())).isPresent()) {
-                continue;
+        List<Change> changes = takeOfficeFirst();
+        List<String> topics = topics();
+        for (String gone : new ArrayList<>(context.topics())) {
+            if (!topics.contains(gone)) {
+                context.removeTopic(gone);
             }
-            Map<Integer, PartitionState> states = new HashMap<>();
-            assignment.get().forEach((partition, replicas) ->
-                    states.put(partition, LeaderElection.initial(replicas, live, epoch.epoch())));
-            PartitionStateStore.createStates(zk, epoch, topic, states);
-            states.forEach((partition, state) -> changes.add(new Change(topic, partition, null, state)));
         }
-        changes.sort(java.util.Comparator.comparing(Change::topic).thenComparingInt(Change::partition));
+        for (String topic : topics) {
+            if (!context.topics().contains(topic)) {
+                List<Change> created = addTopic(topic);
+                changes.addAll(created);
+                changes.addAll(elect(context.partitions(topic), created));
+            }
+        }
         return changes;
     }
 
-    private Optional<Change> decide(String topic, int partition, List<Integer> replicas, Set<Integer> live)
+    /**
+     * {@code topic}'s assignment changed (Kafka's {@code PartitionModifications}): read again, and
+     * its partitions without a state, the ones added, get their first.
+     */
+    public List<Change> onPartitionModifications(String topic)
             throws ControllerMovedException, KeeperException, InterruptedException {
-        for (int attempt = 0; attempt < STALE_RETRIES; attempt++) {
-            Optional<Versioned<PartitionState>> read = readState(topic, partition);
-            if (read.isEmpty()) {
-                return Optional.empty();
-            }
-            PartitionState stored = read.get().value();
-            PartitionState next = next(topic, partition, replicas, read.get(), live);
-            if (next.equals(stored)) {
-                return Optional.empty();
-            }
-            OptionalInt written = PartitionStateStore.updateAsController(zk, epoch, topic, partition, next,
-                    read.get().zkVersion());
-            if (written.isPresent()) {
-                return Optional.of(new Change(topic, partition, stored, next));
-            }
-            // the leader wrote its ISR in between: read again and decide on what is there now
+        List<Change> changes = takeOfficeFirst();
+        if (context.topics().contains(topic)) {
+            changes.addAll(addTopic(topic));
         }
-        throw new IllegalStateException(topic + "-" + partition + ": its state kept moving under the controller");
+        return changes;
     }
 
     /**
-     * The state to write after {@code read}: the election's on what was read, or, when the state
-     * read cannot be trusted ({@link StateCheck}), on what can be ({@link StateCheck#trusted}), at a
-     * leader epoch beyond it even when the election changes nothing else: the refused state must be
-     * replaced by one every broker can act on.
+     * {@code topic}-{@code partition}'s state was written: by its leader (a changed ISR, Kafka's
+     * {@code IsrChangeNotification}) or by anyone who reaches ZooKeeper. It is read and elected on
+     * the live brokers: a state no writer of this cluster writes is replaced ({@link StateCheck}),
+     * an ISR that names a broker that is not live is shrunk.
      */
-    private PartitionState next(String topic, int partition, List<Integer> replicas, Versioned<PartitionState> read,
-                                Set<Integer> live) {
-        Optional<String> problem = StateCheck.problem(read.value(), read.zkVersion(), replicas);
-        if (problem.isEmpty()) {
-            return LeaderElection.elect(replicas, read.value(), live, epoch.epoch());
+    public List<Change> onStateChange(String topic, int partition)
+            throws ControllerMovedException, KeeperException, InterruptedException {
+        List<Change> changes = takeOfficeFirst();
+        List<Integer> replicas = context.assignment(topic).get(partition);
+        if (replicas != null) {
+            watch(ZNodes.statePath(topic, partition));
+            states.elect(topic, partition, replicas, context.liveBrokerIds()).ifPresent(changes::add);
         }
-        refused.accept(ZNodes.statePath(topic, partition), problem.get());
-        PartitionState trusted = StateCheck.trusted(read.value(), read.zkVersion(), replicas);
-        PartitionState next = LeaderElection.elect(replicas, trusted, live, epoch.epoch());
-        if (next == trusted) {
-            next = new PartitionState(trusted.leader(), Epochs.next(trusted.leaderEpoch(), "leader epoch"),
-                    trusted.isr(), epoch.epoch());
-        }
-        return next;
+        return changes;
     }
 
-    /**
-     * A partition's state, or empty when there is none or it does not parse: then nothing is known
-     * of its ISR, and without the ISR no leader can be elected (no unclean election); the partition
-     * is left as it is, refused, until someone writes a state that parses.
-     */
-    private Optional<Versioned<PartitionState>> readState(String topic, int partition)
-            throws KeeperException, InterruptedException {
-        try {
-            return PartitionStateStore.read(zk, topic, partition);
-        } catch (IllegalArgumentException e) { // ZNodeFormatException
-            refused.accept(ZNodes.statePath(topic, partition), e.getMessage()
-                    + "; without its ISR no leader is elected (no unclean election)");
-            return Optional.empty();
+    /** The first reaction of a term takes office first; its changes come first. */
+    private List<Change> takeOfficeFirst() throws ControllerMovedException, KeeperException, InterruptedException {
+        return inOffice ? new ArrayList<>() : onControllerFailover();
+    }
+
+    /** Reads {@code topic}'s assignment (watched) into the context; its partitions without a state get their first. */
+    private List<Change> addTopic(String topic) throws ControllerMovedException, KeeperException, InterruptedException {
+        watch(ZNodes.topicPath(topic));
+        Optional<SortedMap<Integer, List<Integer>>> assignment = PartitionStateStore.assignment(zk, topic, refused);
+        if (assignment.isEmpty()) {
+            return List.of();
+        }
+        context.putAssignment(topic, assignment.get());
+        for (int partition : assignment.get().keySet()) {
+            watch(ZNodes.statePath(topic, partition));
+        }
+        return states.createFirstStates(topic, assignment.get(), context.liveBrokerIds());
+    }
+
+    /** Elects each of {@code partitions} on the live brokers, but those whose first state is among {@code created}. */
+    private List<Change> elect(List<ControllerContext.Assigned> partitions, List<Change> created)
+            throws ControllerMovedException, KeeperException, InterruptedException {
+        List<Change> changes = new ArrayList<>();
+        for (ControllerContext.Assigned p : partitions) {
+            if (created.stream().noneMatch(c -> c.topic().equals(p.topic()) && c.partition() == p.partition())) {
+                states.elect(p.topic(), p.partition(), p.replicas(), context.liveBrokerIds()).ifPresent(changes::add);
+            }
+        }
+        return changes;
+    }
+
+    private SortedMap<Integer, Long> liveBrokers() throws KeeperException, InterruptedException {
+        if (watches != null) {
+            zk.children(ZNodes.BROKER_IDS, watches);
+        }
+        return BrokerRegistration.liveBrokers(zk, refused);
+    }
+
+    private List<String> topics() throws KeeperException, InterruptedException {
+        List<String> topics = watches == null ? zk.children(ZNodes.TOPICS) : zk.children(ZNodes.TOPICS, watches);
+        topics.sort(null);
+        return topics;
+    }
+
+    private void watch(String path) throws KeeperException, InterruptedException {
+        if (watches != null) {
+            zk.get(path, watches);
         }
     }
 }

@@ -2,36 +2,39 @@ package kaenlog.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import kaenlog.batch.BatchHeader;
-import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
+import kaenlog.replication.EpochEndOffset;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
+import kaenlog.wire.OffsetsForLeaderEpoch;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * This broker's replica of one partition of the cluster (given code, on the tasks' pieces):
- * chapter 8's {@link Replica} on the broker's own partition, the {@link PartitionRole} of
- * task 6 (PartitionRoleTest) deciding what it is, and what each role runs: a {@link PartitionLeader} (which is then the
- * partition's replica gate) or a {@link ReplicaFetcher}. Every new state of the partition comes
- * through {@link #onState}, on the cluster member's one thread.
+ * This broker's replica of one partition of the cluster, the one owner of what the broker knows of
+ * it (given code, on the tasks' pieces; Kafka's {@code Partition}): chapter 8's {@link Replica} on
+ * the broker's own partition; the leader epoch it last acted on, kept by its {@link PartitionRole}
+ * (task 6 (PartitionRoleTest)) and nowhere else; while it leads, its {@link PartitionLeader} of that
+ * epoch, which keeps the ISR ({@link LeaderIsr}) and is the partition's replica gate; while it
+ * follows, a {@link ReplicaFetcher}. Every new state of the partition comes through {@link #onState},
+ * on the broker's metadata thread.
  *
- * <p>A change of role and an append never overlap (Kafka's {@code leaderIsrUpdateLock}): every
- * produce runs its check and its append under the read side of {@link #roleChange}, a change of
- * role takes the write side. So a produce that was checked while this broker led is either written
- * before the broker stops leading or refused after.
+ * <p>One lock, Kafka's {@code leaderIsrUpdateLock}: a change of role, of the ISR, or of what a
+ * follower's fetch teaches the leader takes its write side; every produce runs its check and its
+ * append under its read side. So a produce that was checked while this broker led is either written
+ * before the broker stops leading or refused after, and the epoch it is written with is the one it
+ * was checked at. The replica gate's questions take no lock (chapter 3's partition asks them while
+ * it holds its own): they read only what is replaced whole.
  */
 final class PartitionReplica {
     private final String topic;
@@ -39,11 +42,9 @@ final class PartitionReplica {
     private final String name;
     private final Replica replica;
     private final PartitionRole role;
-    private final ReentrantReadWriteLock roleChange = new ReentrantReadWriteLock();
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private volatile PartitionLeader leader;
     private ReplicaFetcher fetcher;
-    /** The leader epoch of the last state acted on (-1: none yet), for the epoch checks of requests. */
-    private volatile int knownEpoch = PartitionRole.NO_EPOCH;
 
     private PartitionReplica(String topic, int partition, String name, Replica replica) {
         this.topic = topic;
@@ -76,49 +77,60 @@ final class PartitionReplica {
     }
 
     /**
-     * Acts on a state read from the partition's state znode: a state whose leader epoch is not newer
-     * than the last one acted on changes nothing (the rule of task 6 (PartitionRoleTest), asked here
-     * first so the old role is ended before the new one begins); otherwise the fetcher is stopped and
-     * joined, the role decides, the new role starts, and the old leader, if any, stops: its waiting
-     * produces are answered by the new gate, NOT_LEADER_OR_FOLLOWER unless this broker leads again.
+     * Acts on a state read from the partition's state znode. A state whose leader epoch is not newer
+     * than the last one acted on changes nothing (the role's rule, task 6 (PartitionRoleTest), asked
+     * first so the old role is ended only for a state that starts a new one); otherwise the fetcher is
+     * stopped and joined, the role decides, the new role starts, and the old leader, if any, stops:
+     * its waiting produces are answered by the new gate, NOT_LEADER_OR_FOLLOWER unless this broker
+     * leads again.
      */
     PartitionRole.Decision onState(Versioned<PartitionState> state, List<Integer> assignment, ClusterContext context)
             throws IOException {
-        if (state.value().leaderEpoch() <= role.leaderEpoch()) {
-            return PartitionRole.Decision.IGNORED;
-        }
-        roleChange.writeLock().lock();
+        lock.writeLock().lock();
         try {
+            if (!role.isNewer(state.value())) {
+                return PartitionRole.Decision.IGNORED;
+            }
             closeFetcher();
             PartitionLeader previous = leader;
-            leader = null;
-            PartitionRole.Decision decision = role.onState(state.value());
-            int epoch = state.value().leaderEpoch();
-            switch (decision) {
-                case LEADER -> {
-                    // Kafka's effectiveMinIsr: never more than the partition has replicas, so a topic of
-                    // one replica under a broker-wide min.insync.replicas=2 still commits
-                    int minIsr = Math.min(context.minIsr(topic), assignment.size());
-                    leader = new PartitionLeader(context.zk(), topic, partition, replica, state, assignment,
-                            minIsr, context.replicaLagTimeMaxMs(), context::isAlive, context.nowMs());
-                    // Still the leader (the controller took a dead follower out of the ISR): the writes
-                    // waiting on the old epoch's gate are this log's, and the new gate judges them.
-                    replica.partition().setReplicaGate(leader);
-                    stop(previous);
-                }
-                case FOLLOWER -> {
-                    stop(previous); // before the fetcher can truncate what its waiting writes wait for
-                    fetcher = new ReplicaFetcher(replica, name, epoch, context.connectorTo(state.value().leader()),
-                            context.fetcherConfig(), context::fetcherFailed);
-                    fetcher.start("klog-fetcher-" + name + "-epoch-" + epoch);
-                }
-                default -> stop(previous); // OFFLINE: no leader, nothing to fetch from (IGNORED cannot come here)
+            try {
+                PartitionRole.Decision decision = role.onState(state.value());
+                leader = decision == PartitionRole.Decision.LEADER ? lead(state, assignment, context) : null;
+                stop(previous); // before a fetcher can truncate what its waiting writes wait for
+                if (decision == PartitionRole.Decision.FOLLOWER) {
+                    follow(state.value(), context);
+                } // OFFLINE: no leader, nothing to fetch from (IGNORED cannot come here)
+                return decision;
+            } catch (IOException | RuntimeException e) {
+                leader = null; // whatever the role became, the old leadership is over
+                stop(previous);
+                throw e;
             }
-            knownEpoch = epoch;
-            return decision;
         } finally {
-            roleChange.writeLock().unlock();
+            lock.writeLock().unlock();
         }
+    }
+
+    /**
+     * This broker's leadership of the state's epoch, installed as the partition's replica gate: the
+     * writes still waiting on the old epoch's gate (the controller took a dead follower out of the
+     * ISR, and this broker still leads) are this log's, and the new gate judges them.
+     */
+    private PartitionLeader lead(Versioned<PartitionState> state, List<Integer> assignment, ClusterContext context) {
+        // Kafka's effectiveMinIsr: never more than the partition has replicas, so a topic of one
+        // replica under a broker-wide min.insync.replicas=2 still commits
+        int minIsr = Math.min(context.minIsr(topic), assignment.size());
+        PartitionLeader next = new PartitionLeader(context.zk(), topic, partition, replica, state, assignment, minIsr,
+                context.replicaLagTimeMaxMs(), context::isAlive, context.nowMs());
+        replica.partition().setReplicaGate(next);
+        return next;
+    }
+
+    private void follow(PartitionState state, ClusterContext context) {
+        int epoch = state.leaderEpoch();
+        fetcher = new ReplicaFetcher(replica, name, epoch, context.connectorTo(state.leader()),
+                context.fetcherConfig(), context::fetcherFailed);
+        fetcher.start("klog-fetcher-" + name + "-epoch-" + epoch);
     }
 
     /** A leader of an older epoch stops: its waiting writes are answered by whatever gate is installed now. */
@@ -135,73 +147,67 @@ final class PartitionReplica {
         }
     }
 
-    /** Ends whatever the last state started. */
-    private void endRole() throws IOException {
-        closeFetcher();
-        if (leader != null) {
-            leader.stop();
-            leader = null;
-        }
-    }
-
     /**
      * Stops leading, keeping the epoch last acted on (the session expired: the controller has moved
      * leadership away, and the state that says so is newer than this one). A follower keeps fetching:
-     * a stale follower is refused by its leader and harms no one.
+     * a stale follower is refused by its leader and harms no one. True when it led.
      */
-    void stopLeading() throws IOException {
-        roleChange.writeLock().lock();
+    boolean stopLeading() throws IOException {
+        lock.writeLock().lock();
         try {
-            if (leader != null) {
-                leader.stop();
-                leader = null;
-            }
+            PartitionLeader current = leader;
+            leader = null;
+            stop(current);
+            return current != null;
         } finally {
-            roleChange.writeLock().unlock();
+            lock.writeLock().unlock();
         }
     }
 
     /** Stops the role for good (the broker is shutting down). */
     void close() throws IOException {
-        roleChange.writeLock().lock();
+        lock.writeLock().lock();
         try {
-            endRole();
+            closeFetcher();
+            stop(leader);
+            leader = null;
         } finally {
-            roleChange.writeLock().unlock();
+            lock.writeLock().unlock();
         }
     }
 
     /** NONE while this broker leads, else NOT_LEADER_OR_FOLLOWER; for acks=all, min.insync.replicas too. */
     ErrorCode produceRefusal(ProduceRequest request) {
-        PartitionLeader current = leader;
-        return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.produceRefusal(request.acks());
+        lock.readLock().lock();
+        try {
+            PartitionLeader current = leader;
+            return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.produceRefusal(request.acks());
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     /**
-     * The check and the append under the read side of the role lock: see the class comment. The
-     * batch is stamped with this leader's epoch first (Kafka's {@code appendAsLeader} does it for
-     * every batch it writes): chapter 3's append writes the producer's bytes as they came, and a
-     * batch without its epoch teaches the followers that copy it none, which leaves their epoch
-     * caches empty and their truncation by epoch blind. After the append the leader moves its high
-     * watermark if it can ({@link PartitionLeader#afterAppend}).
+     * The check and the append under the read side of the lock: see the class comment. The append
+     * runs at this leader's epoch, which the log stamps on the batch (chapter 3's
+     * {@code Log.append(batch, leaderEpoch)}, Kafka's {@code appendAsLeader}): a batch without its
+     * epoch would teach the followers that copy it none, and leave their truncation by epoch blind.
+     * After the append the leader moves its high watermark if it can ({@link PartitionLeader#afterAppend}).
      */
     CompletableFuture<ProduceResponse> produce(ProduceRequest request, Leadership.Append append) throws IOException {
-        roleChange.readLock().lock();
+        lock.readLock().lock();
         try {
-            ErrorCode refused = produceRefusal(request);
+            PartitionLeader current = leader;
+            ErrorCode refused = current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+                    : current.produceRefusal(request.acks());
             if (refused != ErrorCode.NONE) {
                 return CompletableFuture.completedFuture(ProduceResponse.error(name, refused));
             }
-            PartitionLeader current = leader;
-            ByteBuffer batch = request.records();
-            if (batch.remaining() >= BatchHeader.SIZE) { // a shorter one is refused as corrupt by the append
-                RecordBatch.assignPartitionLeaderEpoch(batch, current.leaderEpoch());
-            }
-            CompletableFuture<ProduceResponse> answer = append.run();
+            CompletableFuture<ProduceResponse> answer = append.run(current.leaderEpoch());
             current.afterAppend();
             return answer;
         } finally {
-            roleChange.readLock().unlock();
+            lock.readLock().unlock();
         }
     }
 
@@ -209,49 +215,58 @@ final class PartitionReplica {
      * A fetch before it is read. Its epoch is checked against the last state learnt, leader or
      * not, as Kafka checks it first: a follower that names an epoch this broker has not learnt yet
      * is told UNKNOWN_LEADER_EPOCH (ask again soon), never NOT_LEADER_OR_FOLLOWER. Then only the
-     * leader serves, and a follower's fetch teaches it that follower's LEO (task 9 (FollowerFetchTest)).
+     * leader serves, and a follower's fetch teaches it that follower's LEO (task 9 (FollowerFetchTest)),
+     * under the write side of the lock.
      */
     ErrorCode beforeFetch(FetchRequest request, long nowMs) throws IOException {
-        ErrorCode epochError = PartitionLeader.checkLeaderEpoch(request.currentLeaderEpoch(), knownEpoch);
+        ErrorCode epochError = PartitionLeader.checkLeaderEpoch(request.currentLeaderEpoch(), role.leaderEpoch());
         if (epochError != ErrorCode.NONE) {
             return epochError;
         }
-        PartitionLeader current = leader;
-        if (current == null) {
+        if (leader == null) {
             return ErrorCode.NOT_LEADER_OR_FOLLOWER;
         }
         if (request.replicaId() < 0) {
             return ErrorCode.NONE;
         }
+        lock.writeLock().lock();
         try {
-            return current.onFollowerFetch(request.replicaId(), request.fetchOffset(), request.currentLeaderEpoch(),
-                    nowMs);
+            PartitionLeader current = leader;
+            return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.onFollowerFetch(request.replicaId(),
+                    request.fetchOffset(), request.currentLeaderEpoch(), nowMs);
         } catch (KeeperException e) {
             // the ISR write failed: the fetch itself is still served; the next one tries again
             return ErrorCode.NONE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while writing the ISR of " + name, e);
+        } finally {
+            lock.writeLock().unlock();
         }
     }
 
     /** Where {@code epoch} ends in this leader's log (KIP-279's {@code <=}), after the epoch check. */
-    kaenlog.wire.OffsetsForLeaderEpoch.Response endOffsetForEpoch(int currentLeaderEpoch, int epoch) {
-        ErrorCode epochError = PartitionLeader.checkLeaderEpoch(currentLeaderEpoch, knownEpoch);
+    OffsetsForLeaderEpoch.Response endOffsetForEpoch(int currentLeaderEpoch, int epoch) {
+        ErrorCode epochError = PartitionLeader.checkLeaderEpoch(currentLeaderEpoch, role.leaderEpoch());
         if (epochError != ErrorCode.NONE) {
-            return kaenlog.wire.OffsetsForLeaderEpoch.Response.error(epochError);
+            return OffsetsForLeaderEpoch.Response.error(epochError);
         }
         if (leader == null) {
-            return kaenlog.wire.OffsetsForLeaderEpoch.Response.error(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+            return OffsetsForLeaderEpoch.Response.error(ErrorCode.NOT_LEADER_OR_FOLLOWER);
         }
-        var wire = kaenlog.replication.EpochEndOffset.toWire(replica.endOffsetForEpoch(epoch));
-        return new kaenlog.wire.OffsetsForLeaderEpoch.Response(ErrorCode.NONE, wire.leaderEpoch(), wire.endOffset());
+        EpochEndOffset.Wire wire = EpochEndOffset.toWire(replica.endOffsetForEpoch(epoch));
+        return new OffsetsForLeaderEpoch.Response(ErrorCode.NONE, wire.leaderEpoch(), wire.endOffset());
     }
 
     /** The isr-expiration tick, if this broker leads the partition; true when the ISR shrank. */
     boolean maybeShrinkIsr(long nowMs) throws IOException, KeeperException, InterruptedException {
-        PartitionLeader current = leader;
-        return current != null && current.maybeShrinkIsr(nowMs);
+        lock.writeLock().lock();
+        try {
+            PartitionLeader current = leader;
+            return current != null && current.maybeShrinkIsr(nowMs);
+        } finally {
+            lock.writeLock().unlock();
+        }
     }
 
     Optional<PartitionLeader> leader() {
@@ -270,7 +285,8 @@ final class PartitionReplica {
         return topic;
     }
 
+    /** The leader epoch this broker last acted on (-1: none yet), for the epoch checks of requests. */
     int knownEpoch() {
-        return knownEpoch;
+        return role.leaderEpoch();
     }
 }

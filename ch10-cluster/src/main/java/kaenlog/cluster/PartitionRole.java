@@ -11,6 +11,10 @@ import kaenlog.workbook.Todo;
  * this class only decides, from the leader and the leader epoch the state names, what the replica
  * becomes, and refuses a state whose leader epoch is not newer than the last one it acted on (a
  * late watch, a read that raced a newer write): roles only move forward.
+ *
+ * <p>It is where the broker keeps the leader epoch it last acted on, the one every request's epoch
+ * is checked against: its partition ({@link PartitionReplica}) keeps no other. It changes on the
+ * broker's metadata thread, under the partition's lock; requests read it from theirs.
  */
 public final class PartitionRole {
     /** What a state asked of this broker. */
@@ -29,17 +33,29 @@ public final class PartitionRole {
     public static final int NO_EPOCH = -1;
     private final int brokerId;
     private final Replica replica;
-    private int leaderEpoch = NO_EPOCH;
-    private int leader = PartitionState.NO_LEADER;
+    private volatile int leaderEpoch = NO_EPOCH;
+    private volatile int leader = PartitionState.NO_LEADER;
 
     public PartitionRole(int brokerId, Replica replica) {
         this.brokerId = brokerId;
         this.replica = replica;
     }
 
+    /**
+     * Whether {@code state} is one to act on: its leader epoch is newer than the last one acted on.
+     * A broker asks before it ends the role it has (a fetcher stopped for a late state would be a
+     * follower lost for nothing).
+     */
+    public boolean isNewer(PartitionState state) {
+        throw new Todo("ch10 task 6: only a newer leader epoch moves the role (PartitionRoleTest)");
+    }
+
     /** Acts on a state read from the partition's state znode; returns what it decided. */
     public Decision onState(PartitionState state) {
-        throw new Todo("ch10 task 6: lead, follow or stop, by the state's leader; ignore an epoch that is not newer (PartitionRoleTest)");
+        if (!isNewer(state)) {
+            return Decision.IGNORED;
+        }
+        throw new Todo("ch10 task 6: lead, follow or stop, by the state's leader (PartitionRoleTest)");
     }
 
     /** The leader this broker last learnt, or -1. */

@@ -178,15 +178,22 @@ public final class ZkClient implements Closeable {
         return children(path, null);
     }
 
-    /** The same, leaving a one-shot child watch on it. */
+    /**
+     * The same, leaving a one-shot child watch on it (or, when it does not exist, a watch that fires
+     * at its creation). A znode created between the read that missed it and the exists() that sets
+     * the watch is read again, as {@link #get(String, Watcher)} does: exists() on a znode that exists
+     * sets a watch on its data, which no child's creation fires, so "no children" then would leave
+     * the caller deaf to them (a broker that never hears of the first topic).
+     */
     public List<String> children(String path, Watcher watch) throws KeeperException, InterruptedException {
-        try {
-            return new ArrayList<>(watch == null ? zk.getChildren(path, false) : zk.getChildren(path, watch));
-        } catch (KeeperException.NoNodeException e) {
-            if (watch != null) {
-                zk.exists(path, watch);
+        while (true) {
+            try {
+                return new ArrayList<>(watch == null ? zk.getChildren(path, false) : zk.getChildren(path, watch));
+            } catch (KeeperException.NoNodeException e) {
+                if (watch == null || zk.exists(path, watch) == null) {
+                    return new ArrayList<>();
+                }
             }
-            return new ArrayList<>();
         }
     }
 

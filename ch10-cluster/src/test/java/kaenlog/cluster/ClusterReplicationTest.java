@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.RecordBatch;
 import kaenlog.client.BrokerClient;
@@ -133,6 +135,46 @@ class ClusterReplicationTest {
                         Idempotence.producerBatch(pid, (short) 0, 3, List.of("d"), 1_700_000_000_000L)).baseOffset())
                         .as("and the next sequence is written after it").isEqualTo(3);
             }
+        }
+    }
+
+    @Test
+    void whoeverListensHearsEachLeadershipABrokerTakesAndEachItLeaves() throws Exception {
+        try (TestCluster cluster = TestCluster.start(ZK.connectString(), root, 3)) {
+            Map<Integer, List<String>> heard = new ConcurrentHashMap<>();
+            for (TestCluster.Node node : cluster.nodes()) {
+                List<String> own = heard.computeIfAbsent(node.id, id -> new CopyOnWriteArrayList<>());
+                node.leadership.addListener(new LeadershipListener() {
+                    @Override
+                    public void onElection(String partition, int leaderEpoch) {
+                        own.add("leads " + partition + " at " + leaderEpoch);
+                    }
+
+                    @Override
+                    public void onResignation(String partition, int leaderEpoch) {
+                        own.add("resigns " + partition + ", led at " + leaderEpoch);
+                    }
+                });
+            }
+            cluster.createTopic("orders", Map.of(0, List.of(1, 2, 3)), Map.of());
+            assertThat(cluster.await(() -> !heard.get(1).isEmpty(), WAIT_MS)).as("broker 1 leads orders-0").isTrue();
+
+            // the controller's own kind of write, as a preferred-replica election would make it: broker 2 leads
+            ZkClient admin = ZK.connect();
+            Versioned<PartitionState> read = PartitionStateStore.read(admin, "orders", 0).orElseThrow();
+            ZkClient.Node epochNode = admin.get(ZNodes.CONTROLLER_EPOCH).orElseThrow();
+            ControllerEpoch controller = new ControllerEpoch(ControllerElection.controller(admin),
+                    ZNodes.decodeControllerEpoch(epochNode.data()), epochNode.stat().getVersion());
+            PartitionStateStore.updateAsController(admin, controller, "orders", 0, new PartitionState(2, 1,
+                    read.value().isr(), controller.epoch()), read.zkVersion());
+            assertThat(cluster.await(() -> heard.get(1).size() == 2 && heard.get(2).size() == 1, WAIT_MS))
+                    .as("broker 1 stops leading and broker 2 leads: both are told (heard %s)", heard).isTrue();
+            assertThat(heard)
+                    .as("each broker's listener hears its own leaderships, with their epochs (Kafka's onElection and"
+                            + " onResignation): broker 1 led orders-0 at epoch 0 and resigned, broker 2 leads it at 1,"
+                            + " broker 3 only ever followed")
+                    .isEqualTo(Map.of(1, List.of("leads orders-0 at 0", "resigns orders-0, led at 0"),
+                            2, List.of("leads orders-0 at 1"), 3, List.of()));
         }
     }
 

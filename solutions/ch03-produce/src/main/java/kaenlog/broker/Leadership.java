@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import kaenlog.batch.BatchHeader;
 import kaenlog.log.Log;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
@@ -34,21 +35,25 @@ public interface Leadership {
         return ErrorCode.NONE;
     }
 
-    /** A produce's append, run by {@link #produce} while this broker may take it. */
+    /**
+     * A produce's append, run by {@link #produce} while this broker may take it, as the leader of
+     * {@code leaderEpoch}: the log stamps every batch it appends with that epoch
+     * ({@code Log.append(batch, leaderEpoch)}, Kafka's {@code appendAsLeader}), -1 stamping none.
+     */
     @FunctionalInterface
     interface Append {
-        CompletableFuture<ProduceResponse> run() throws IOException;
+        CompletableFuture<ProduceResponse> run(int leaderEpoch) throws IOException;
     }
 
     /**
      * Runs a produce's {@code append} (chapter 3's path: the log appends, the answer waits as acks
      * says) if this broker may still take it, asking {@link #produceRefusal} again under a guard no
-     * change of role passes (Kafka's {@code leaderIsrUpdateLock}, read-held by every append): a
-     * produce checked while this broker led must not be written after it stopped leading. A broker
-     * alone just appends.
+     * change of role passes (Kafka's {@code leaderIsrUpdateLock}, read-held by every append), at the
+     * leader epoch it leads with: a produce checked while this broker led must not be written after
+     * it stopped leading. A broker alone just appends, with no epoch (one replica has none).
      */
     default CompletableFuture<ProduceResponse> produce(ProduceRequest request, Append append) throws IOException {
-        return append.run();
+        return append.run(BatchHeader.NO_PARTITION_LEADER_EPOCH);
     }
 
     /**

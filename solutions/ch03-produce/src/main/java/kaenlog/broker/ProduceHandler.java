@@ -61,7 +61,7 @@ public class ProduceHandler implements RequestHandler {
      * acks=0, which is never answered.
      */
     public final Optional<ProduceResponse> answer(ProduceRequest request, BrokerContext broker) throws IOException {
-        return answer(request, broker, () -> findOrCreate(request, broker));
+        return answer(request, broker, leaderEpoch -> findOrCreate(request, leaderEpoch, broker));
     }
 
     /**
@@ -70,7 +70,7 @@ public class ProduceHandler implements RequestHandler {
      */
     public final Optional<ProduceResponse> answer(ProduceRequest request, Partition partition, BrokerContext broker)
             throws IOException {
-        return answer(request, broker, () -> partition.produce(request, broker.nowMs()));
+        return answer(request, broker, leaderEpoch -> partition.produce(request, leaderEpoch, broker.nowMs()));
     }
 
     private Optional<ProduceResponse> answer(ProduceRequest request, BrokerContext broker, Leadership.Append append)
@@ -95,11 +95,11 @@ public class ProduceHandler implements RequestHandler {
      * max.partitions) and, when its first produce fails, removed again, so a failed produce leaves
      * no directory behind.
      */
-    private static CompletableFuture<ProduceResponse> findOrCreate(ProduceRequest request, BrokerContext broker)
-            throws IOException {
+    private static CompletableFuture<ProduceResponse> findOrCreate(ProduceRequest request, int leaderEpoch,
+                                                                   BrokerContext broker) throws IOException {
         Optional<Partition> existing = broker.existingPartition(request.partition());
         if (existing.isPresent()) {
-            return existing.get().produce(request, broker.nowMs());
+            return existing.get().produce(request, leaderEpoch, broker.nowMs());
         }
         if (broker.leadership().creationRefusal().isPresent()) {
             return CompletableFuture.completedFuture(ProduceResponse.error(request.partition(),
@@ -112,7 +112,7 @@ public class ProduceHandler implements RequestHandler {
             broker.refusedCreation(full.getMessage());
             return CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), ErrorCode.UNKNOWN_PARTITION));
         }
-        CompletableFuture<ProduceResponse> answer = partition.produce(request, broker.nowMs());
+        CompletableFuture<ProduceResponse> answer = partition.produce(request, leaderEpoch, broker.nowMs());
         ProduceResponse now = answer.getNow(null);
         if (now != null && now.error() != ErrorCode.NONE) {
             broker.removeIfEmpty(request.partition());

@@ -1,25 +1,15 @@
 package kaenlog.client;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
-import kaenlog.wire.Frames;
-import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
-import kaenlog.wire.RequestEnvelope;
-import kaenlog.wire.ResponseEnvelope;
+import kaenlog.wire.WireConnection;
 
 /**
  * A blocking client for one broker connection: one request at a time, each answer matched to its
@@ -29,18 +19,11 @@ import kaenlog.wire.ResponseEnvelope;
 public final class BrokerClient implements Closeable {
     /** How long the broker may hold an acks=all produce before answering REQUEST_TIMED_OUT. */
     public static final int DEFAULT_PRODUCE_TIMEOUT_MS = 30_000;
-    /** A response may be a little larger than the largest request (a batch plus the response fields). */
-    static final int MAX_RESPONSE_BYTES = 2 * Frames.DEFAULT_MAX_FRAME_BYTES;
 
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
-    private int nextCorrelationId;
+    private final WireConnection connection;
 
-    private BrokerClient(Socket socket) throws IOException {
-        this.socket = socket;
-        this.in = new BufferedInputStream(socket.getInputStream());
-        this.out = new BufferedOutputStream(socket.getOutputStream());
+    private BrokerClient(WireConnection connection) {
+        this.connection = connection;
     }
 
     /** Connects; reads block for as long as the broker takes. */
@@ -50,16 +33,7 @@ public final class BrokerClient implements Closeable {
 
     /** Connects; a read that waits longer than {@code readTimeoutMs} (0 = forever) fails. */
     public static BrokerClient connect(String host, int port, int readTimeoutMs) throws IOException {
-        Socket socket = new Socket();
-        try {
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(readTimeoutMs);
-            socket.connect(new InetSocketAddress(host, port));
-            return new BrokerClient(socket);
-        } catch (IOException e) {
-            socket.close();
-            throw e;
-        }
+        return new BrokerClient(WireConnection.connect(host, port, readTimeoutMs));
     }
 
     /** Produces a batch with the default timeout. */
@@ -85,7 +59,7 @@ public final class BrokerClient implements Closeable {
 
     /** Sends a request and returns the body of its answer (any apiKey: later chapters add their own). */
     public byte[] call(short apiKey, byte[] body) throws IOException {
-        return receive(send(apiKey, body));
+        return connection.call(apiKey, body);
     }
 
     /**
@@ -94,32 +68,21 @@ public final class BrokerClient implements Closeable {
      * (chapter 7's producer keeps up to five in flight).
      */
     public byte[] receive(int correlationId) throws IOException {
-        byte[] payload = Frames.readFrame(in, MAX_RESPONSE_BYTES);
-        if (payload == null) {
-            throw new EOFException("the broker closed the connection instead of answering (see the broker's log)");
-        }
-        ResponseEnvelope response = ResponseEnvelope.decode(payload);
-        if (response.correlationId() != correlationId) {
-            throw new MalformedMessageException("answer to request " + response.correlationId()
-                    + " while waiting for request " + correlationId);
-        }
-        return response.body();
+        return connection.receive(correlationId);
     }
 
     /** Sends a request that gets no answer; returns its correlationId. */
     public int send(short apiKey, byte[] body) throws IOException {
-        int correlationId = nextCorrelationId++;
-        Frames.writeFrame(out, new RequestEnvelope(apiKey, correlationId, body).encode());
-        return correlationId;
+        return connection.send(apiKey, body);
     }
 
     /** The local port of this connection (the broker's log names connections by it). */
     public int localPort() {
-        return socket.getLocalPort();
+        return connection.localPort();
     }
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        connection.close();
     }
 }

@@ -1,8 +1,8 @@
 package kaenlog.cluster;
 
-/** What a broker's replicas need of the cluster member they belong to. */
+/** What a broker's replicas need of the cluster, as their broker last read it ({@link LocalReplicas}). */
 interface ClusterContext {
-    /** The member's ZooKeeper session: a leader writes its ISR with it. */
+    /** The broker's ZooKeeper session: a leader writes its ISR with it. */
     ZkClient zk();
 
     /** The broker's time. */

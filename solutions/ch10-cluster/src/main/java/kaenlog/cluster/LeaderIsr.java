@@ -11,68 +11,66 @@ import kaenlog.replication.IsrState;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * The leader's own changes to its ISR, written to the partition's state znode conditionally on the
- * zkVersion it last read (ZooKeeper-era Kafka before 2.7; KRaft's successor is AlterPartition,
- * which names the partition epoch). Who fetched when comes from chapter 8's {@link IsrState}
- * ({@code observe} on every follower fetch); this class decides and writes.
+ * A leader's ISR, the one place it is kept: as last written to (or read from) the partition's state
+ * znode, with its zkVersion, and as the high watermark and acks=all count it. The leader changes it
+ * itself, conditionally on the zkVersion it last read (ZooKeeper-era Kafka before 2.7; KRaft's
+ * successor is AlterPartition, which names the partition epoch). Who is silent, and for how long,
+ * is chapter 8's {@link IsrState} ({@code observe} on every follower fetch), and so is the rule of
+ * the shrink: this class asks it about the ISR as written and writes what it answers.
  *
  * <p>While a change is not known to be written, the HW and acks=all count the LARGER of the two
  * sets (Kafka's maximal ISR, PendingShrinkIsr and PendingExpandIsr): a shrink counts only once
  * written, an expansion at once. A write refused because the state moved (the controller elected,
  * say) ends this broker's ISR changes until it reads the state again: what it decided from is stale.
  *
- * <p>Its methods hold its monitor: a broker's ISR timer, its followers' fetches and its produces ask
- * it from their own threads. It never takes a partition's lock, so a partition holding its own may
- * ask it ({@link #maximalIsr}) without a deadlock.
+ * <p>It takes no lock of its own: its changes come under its partition's lock
+ * ({@link PartitionReplica}), and each set is replaced whole, so the partition's replica gate reads
+ * {@link #maximalIsr} from any thread without one (Kafka's volatile {@code partitionState}).
  */
 public final class LeaderIsr {
-    /** Kafka's isr-expiration task runs every replica.lag.time.max.ms / 2. */
-    public static final long ISR_EXPIRATION_INTERVAL_MS = IsrState.REPLICA_LAG_TIME_MAX_MS / 2;
-
     private final ZkClient zk;
-    private final long replicaLagTimeMaxMs;
     private final String topic;
     private final int partition;
     private final int leaderId;
     private final IsrState lag;
-    private Versioned<PartitionState> committed;
-    private final SortedSet<Integer> maximal = new TreeSet<>();
+    private volatile Versioned<PartitionState> committed;
+    private volatile SortedSet<Integer> maximal;
     private boolean fenced;
 
+    /**
+     * @param state the state that names this broker leader, with its zkVersion
+     * @param lag   chapter 8's record of the followers' fetches, and its rules
+     */
     public LeaderIsr(ZkClient zk, String topic, int partition, Versioned<PartitionState> state, IsrState lag) {
-        this(zk, topic, partition, state, lag, IsrState.REPLICA_LAG_TIME_MAX_MS);
-    }
-
-    /** @param replicaLagTimeMaxMs Kafka's {@code replica.lag.time.max.ms}: silent longer than this, a follower leaves */
-    public LeaderIsr(ZkClient zk, String topic, int partition, Versioned<PartitionState> state, IsrState lag,
-                     long replicaLagTimeMaxMs) {
         this.zk = zk;
-        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.topic = topic;
         this.partition = partition;
         this.leaderId = state.value().leader();
         this.lag = lag;
         this.committed = state;
-        maximal.addAll(state.value().isr());
+        this.maximal = counted(state.value().isr());
     }
 
     /**
-     * The isr-expiration tick: the ISR members silent for more than {@code replicaLagTimeMaxMs} are
-     * removed, written conditionally. True when the shrunk ISR was written.
+     * The isr-expiration tick: chapter 8's {@code shrinkIsr}, asked about the ISR as written; the
+     * members it removes leave, written conditionally, the ISR's order kept. True when the shrunk
+     * ISR was written.
      */
-    public synchronized boolean maybeShrink(long nowMs) throws KeeperException, InterruptedException {
+    public boolean maybeShrink(long nowMs) throws KeeperException, InterruptedException {
         if (fenced) {
             return false;
         }
-        // BEGIN-SOLUTION ch10 task 8: shrink the ISR by lag, counted only once written (LeaderIsrTest)
+        // BEGIN-SOLUTION ch10 task 8: chapter 8's shrink on the ISR as written, counted only once written (LeaderIsrTest)
+        List<Integer> written = committed.value().isr();
+        IsrState asWritten = lag.withIsr(written);
+        if (!asWritten.shrinkIsr(nowMs)) {
+            return false;
+        }
         List<Integer> kept = new ArrayList<>();
-        for (int replica : committed.value().isr()) {
-            if (replica == leaderId || nowMs - lag.lastCaughtUpMs(replica) <= replicaLagTimeMaxMs) {
+        for (int replica : written) {
+            if (asWritten.maximalIsr().contains(replica)) {
                 kept.add(replica);
             }
-        }
-        if (kept.size() == committed.value().isr().size()) {
-            return false;
         }
         return write(kept);
         // END-SOLUTION
@@ -82,7 +80,7 @@ public final class LeaderIsr {
      * A follower's fetch reached the high watermark: out of the ISR, it joins it, counted at once,
      * then written conditionally. True when the expanded ISR was written.
      */
-    public synchronized boolean maybeExpand(int replicaId, long fetchOffset, long highWatermark)
+    public boolean maybeExpand(int replicaId, long fetchOffset, long highWatermark)
             throws KeeperException, InterruptedException {
         if (fenced || committed.value().isr().contains(replicaId)) {
             return false;
@@ -91,15 +89,15 @@ public final class LeaderIsr {
         if (fetchOffset < highWatermark) {
             return false;
         }
-        maximal.add(replicaId);
         List<Integer> expanded = new ArrayList<>(committed.value().isr());
         expanded.add(replicaId);
+        maximal = counted(expanded);
         return write(expanded);
         // END-SOLUTION
     }
 
     /** Writes {@code isr} on the version last read; on a refusal, stops until {@link #reread}. */
-    private synchronized boolean write(List<Integer> isr) throws KeeperException, InterruptedException {
+    private boolean write(List<Integer> isr) throws KeeperException, InterruptedException {
         PartitionState current = committed.value();
         PartitionState next = new PartitionState(current.leader(), current.leaderEpoch(), isr, current.controllerEpoch());
         // BEGIN-SOLUTION ch10 task 8: commit on success, fence on a refusal (LeaderIsrTest)
@@ -109,8 +107,7 @@ public final class LeaderIsr {
             return false;
         }
         committed = new Versioned<>(next, written.getAsInt());
-        maximal.clear();
-        maximal.addAll(isr);
+        maximal = counted(isr);
         return true;
         // END-SOLUTION
     }
@@ -120,7 +117,7 @@ public final class LeaderIsr {
      * it goes on from the state read; else it has nothing to change (a {@link PartitionRole} acts
      * on the new state). True when it is back.
      */
-    public synchronized boolean reread() throws KeeperException, InterruptedException {
+    public boolean reread() throws KeeperException, InterruptedException {
         Optional<Versioned<PartitionState>> read;
         try {
             read = PartitionStateStore.read(zk, topic, partition);
@@ -132,24 +129,38 @@ public final class LeaderIsr {
             return false;
         }
         committed = read.get();
-        maximal.clear();
-        maximal.addAll(committed.value().isr());
+        maximal = counted(committed.value().isr());
         fenced = false;
         return true;
     }
 
+    /** {@code isr} as the set the HW and acks=all count: a copy no later change touches. */
+    private static SortedSet<Integer> counted(List<Integer> isr) {
+        return Collections.unmodifiableSortedSet(new TreeSet<>(isr));
+    }
+
     /** The ISR the HW and acks=all count: the committed one and any change not yet known written. */
-    public synchronized SortedSet<Integer> maximalIsr() {
-        return Collections.unmodifiableSortedSet(new TreeSet<>(maximal)); // a copy: the set changes under other threads
+    public SortedSet<Integer> maximalIsr() {
+        return maximal;
     }
 
     /** The ISR as last written or read, with its zkVersion. */
-    public synchronized Versioned<PartitionState> committed() {
+    public Versioned<PartitionState> committed() {
         return committed;
     }
 
+    /** The ISR as last written or read, in its written order. */
+    public List<Integer> committedIsr() {
+        return committed.value().isr();
+    }
+
+    /** The leader epoch this ISR belongs to: the one of the state it was read from. */
+    public int leaderEpoch() {
+        return committed.value().leaderEpoch();
+    }
+
     /** True after a refused write, until {@link #reread}. */
-    public synchronized boolean fenced() {
+    public boolean fenced() {
         return fenced;
     }
 }

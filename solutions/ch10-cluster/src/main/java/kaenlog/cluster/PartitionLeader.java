@@ -16,26 +16,25 @@ import kaenlog.replication.LeaderEpochCache;
 import kaenlog.replication.Replica;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
-import kaenlog.wire.ProduceRequest;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * A partition this broker leads, for one leader epoch: chapter 8's {@link Replica} and its high
- * watermark rule, chapter 8's {@link IsrState} for who fetched when, and the
- * {@link LeaderIsr} of task 8 (LeaderIsrTest) for the ISR written to ZooKeeper. It is the partition's replica gate: an
+ * A partition this broker leads, for one leader epoch: chapter 8's {@link Replica} and its rules
+ * (the high watermark, the fetch a follower's word must pass, acks=all before and after the
+ * append), chapter 8's {@link IsrState} for who fetched when, and the {@link LeaderIsr} of
+ * task 8 (LeaderIsrTest), the ISR written to ZooKeeper. It is the partition's replica gate: an
  * acks=all produce waits on it (chapter 3's {@code Partition}).
  *
- * <p>Followers' fetches arrive on their connections' threads, the ISR timer on its own, produces
- * on theirs: every change holds this object's monitor. The gate's questions do not: the partition
- * asks them while it holds its own lock, which a change here takes to move the high watermark, so
- * they ask {@link LeaderIsr}, which guards its own sets (and never takes the partition's lock). A leader
- * that stopped (a newer state names another leader, or none) refuses everything and answers the
- * produces still waiting NOT_LEADER_OR_FOLLOWER.
+ * <p>It takes no lock of its own. Followers' fetches arrive on their connections' threads, the ISR
+ * timer on its own, produces on theirs: its partition ({@link PartitionReplica}) calls it under its
+ * one lock. The gate's questions ({@link #answer}) come without it: the partition asks them while it
+ * holds its own lock, which a change here takes to move the high watermark, so they read only what
+ * is replaced whole (the maximal ISR, whether this leadership stopped). A leader that stopped (a
+ * newer state names another leader, or none) refuses everything and answers the produces still
+ * waiting NOT_LEADER_OR_FOLLOWER.
  */
 public final class PartitionLeader implements ReplicaGate, IsrView {
     private final Replica replica;
-    private final int leaderEpoch;
-    private final int minIsr;
     private final IsrState lag;
     private final LeaderIsr isr;
     private final IntPredicate alive;
@@ -46,6 +45,7 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
      * @param state      the state znode that names this broker leader, with its zkVersion
      * @param assignment the partition's replicas, in assignment order
      * @param minIsr     the topic's {@code min.insync.replicas}
+     * @param replicaLagTimeMaxMs silent for longer than this, a follower leaves the ISR
      * @param alive      whether a broker is live, by the cluster as this broker last read it (Kafka's
      *                   metadata cache): registered, its registration readable
      * @param nowMs      when this broker took over: every follower counts as caught up then
@@ -54,14 +54,12 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
                            List<Integer> assignment, int minIsr, long replicaLagTimeMaxMs, IntPredicate alive,
                            long nowMs) {
         this.replica = replica;
-        this.leaderEpoch = state.value().leaderEpoch();
-        this.minIsr = minIsr;
         this.alive = alive;
-        this.leaderEpochStartOffset = epochStartOffset(replica, leaderEpoch);
+        this.leaderEpochStartOffset = epochStartOffset(replica, state.value().leaderEpoch());
         List<Integer> followers = new ArrayList<>(assignment);
         followers.remove(Integer.valueOf(replica.id()));
-        this.lag = new IsrState(replica.id(), followers, minIsr, nowMs);
-        this.isr = new LeaderIsr(zk, topic, partition, state, lag, replicaLagTimeMaxMs);
+        this.lag = new IsrState(replica.id(), followers, minIsr, replicaLagTimeMaxMs, nowMs);
+        this.isr = new LeaderIsr(zk, topic, partition, state, lag);
     }
 
     /**
@@ -92,13 +90,13 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
      * it if it may ({@link #mayJoinIsr}), and last the high watermark moves to what the ISR now
      * holds. NONE lets the fetch be read; any other code is its answer.
      */
-    public synchronized ErrorCode onFollowerFetch(int replicaId, long fetchOffset, int currentLeaderEpoch, long nowMs)
+    public ErrorCode onFollowerFetch(int replicaId, long fetchOffset, int currentLeaderEpoch, long nowMs)
             throws IOException, KeeperException, InterruptedException {
         if (stopped) {
             return ErrorCode.NOT_LEADER_OR_FOLLOWER;
         }
         // BEGIN-SOLUTION ch10 task 9: check the epoch and the replica's word, learn the LEO, let a caught-up follower in, move the HW (FollowerFetchTest)
-        ErrorCode epochError = checkLeaderEpoch(currentLeaderEpoch, leaderEpoch);
+        ErrorCode epochError = checkLeaderEpoch(currentLeaderEpoch, leaderEpoch());
         if (epochError != ErrorCode.NONE) {
             return epochError; // a fetch from a stale epoch teaches the leader nothing
         }
@@ -147,7 +145,7 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
      * no longer holds it back. A leader fenced by a refused write reads the state again first.
      * True when the ISR shrank.
      */
-    public synchronized boolean maybeShrinkIsr(long nowMs) throws IOException, KeeperException, InterruptedException {
+    public boolean maybeShrinkIsr(long nowMs) throws IOException, KeeperException, InterruptedException {
         if (stopped) {
             return false;
         }
@@ -163,21 +161,18 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
     }
 
     /**
-     * Before an append: acks=all under {@code min.insync.replicas} is refused with NOT_ENOUGH_REPLICAS
-     * and nothing is written. It counts the ISR as WRITTEN in ZooKeeper (Kafka's
-     * {@code partitionState.isr} in {@code appendRecordsToLeader}), not the maximal one: a follower
-     * whose joining is not written yet does not let a write in. acks=0 and acks=1 are never refused
-     * here: they do not wait for replicas.
+     * Before an append: chapter 8's rule ({@link Cluster#produceRefusal}: acks=all under
+     * {@code min.insync.replicas} is NOT_ENOUGH_REPLICAS, nothing written; acks=0 and acks=1 never),
+     * asked about the ISR as WRITTEN in ZooKeeper (Kafka's {@code partitionState.isr} in
+     * {@code appendRecordsToLeader}), not the maximal one: a follower whose joining is not written
+     * yet does not let a write in.
      */
     public ErrorCode produceRefusal(short acks) {
         if (stopped) {
             return ErrorCode.NOT_LEADER_OR_FOLLOWER;
         }
-        // BEGIN-SOLUTION ch10 task 10: acks=all under min ISR, counted as written, is refused before the append (AcksAllTest)
-        if (acks == ProduceRequest.ACKS_ALL && isr.committed().value().isr().size() < minIsr) {
-            return ErrorCode.NOT_ENOUGH_REPLICAS;
-        }
-        return ErrorCode.NONE;
+        // BEGIN-SOLUTION ch10 task 10: chapter 8's refusal before the append, asked about the ISR as written (AcksAllTest)
+        return Cluster.produceRefusal(acks, lag.withIsr(isr.committedIsr()));
         // END-SOLUTION
     }
 
@@ -195,7 +190,7 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
             return Optional.of(ErrorCode.NOT_LEADER_OR_FOLLOWER);
         }
         return AckVerdict.decide(requiredOffset, replica.highWatermarkInsideLock().getAsLong(),
-                isr.maximalIsr().size(), minIsr).errorCode();
+                isr.maximalIsr().size(), lag.minIsr()).errorCode();
         // END-SOLUTION
     }
 
@@ -211,7 +206,7 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
      * under min.insync.replicas 1). Without it only a follower's fetch moves the HW, and with no
      * follower acks=all waits until it times out and a consumer sees nothing.
      */
-    public synchronized void afterAppend() throws IOException {
+    public void afterAppend() throws IOException {
         if (!stopped) {
             Cluster.recomputeHw(replica, this);
         }
@@ -224,7 +219,7 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
     }
 
     @Override
-    public synchronized Map<Integer, Long> followerLeos() {
+    public Map<Integer, Long> followerLeos() {
         return lag.followerLeos();
     }
 
@@ -235,16 +230,17 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
 
     @Override
     public int minIsr() {
-        return minIsr;
+        return lag.minIsr();
     }
 
     /** The ISR as last written or read. */
     public List<Integer> committedIsr() {
-        return isr.committed().value().isr();
+        return isr.committedIsr();
     }
 
+    /** The leader epoch of this leadership: the one of the state that made this broker leader. */
     public int leaderEpoch() {
-        return leaderEpoch;
+        return isr.leaderEpoch();
     }
 
     public Replica replica() {

@@ -1,20 +1,22 @@
 package kaenlog.cluster;
 
 import java.io.IOException;
-import kaenlog.client.BrokerClient;
+import kaenlog.wire.ApiKeys;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
 import kaenlog.wire.OffsetsForLeaderEpoch;
+import kaenlog.wire.WireConnection;
 
 /**
  * A follower's connection to its leader's inter-broker port ({@link InterBrokerListener}, the
- * REPLICATION listener it registered): chapter 3's client, chapter 3's frames.
+ * REPLICATION listener it registered): chapter 3's frames over chapter 3's {@link WireConnection},
+ * the exchange a client uses too (a broker, the server, does not reach up into the client's code).
  */
 final class TcpLeaderEndpoint implements ReplicaFetcher.LeaderEndpoint {
-    private final BrokerClient client;
+    private final WireConnection connection;
 
-    private TcpLeaderEndpoint(BrokerClient client) {
-        this.client = client;
+    private TcpLeaderEndpoint(WireConnection connection) {
+        this.connection = connection;
     }
 
     /**
@@ -27,22 +29,22 @@ final class TcpLeaderEndpoint implements ReplicaFetcher.LeaderEndpoint {
             throw new IOException("broker " + leader.id() + " registered no " + BrokerInfo.REPLICATION_LISTENER
                     + " listener: it takes no follower's fetch");
         }
-        return new TcpLeaderEndpoint(BrokerClient.connect(leader.host(), leader.replicationPort(), readTimeoutMs));
+        return new TcpLeaderEndpoint(WireConnection.connect(leader.host(), leader.replicationPort(), readTimeoutMs));
     }
 
     @Override
     public FetchResponse fetch(FetchRequest request) throws IOException {
-        return client.fetch(request);
+        return FetchResponse.decode(connection.call(ApiKeys.FETCH, request.encode()));
     }
 
     @Override
     public OffsetsForLeaderEpoch.Response offsetsForLeaderEpoch(OffsetsForLeaderEpoch.Request request)
             throws IOException {
-        return OffsetsForLeaderEpoch.Response.decode(client.call(OffsetsForLeaderEpoch.API_KEY, request.encode()));
+        return OffsetsForLeaderEpoch.Response.decode(connection.call(OffsetsForLeaderEpoch.API_KEY, request.encode()));
     }
 
     @Override
     public void close() throws IOException {
-        client.close();
+        connection.close();
     }
 }

@@ -6,10 +6,11 @@ import java.util.Map;
 
 /**
  * One log line for each znode a broker refused to act on, naming it and saying why (given code):
- * a registration, an assignment or a state that does not parse, a state it cannot trust. Every
- * watch makes the member read everything again, so the same refusal comes back at every change of
- * the cluster; it is logged when it is new (a znode refused for the first time, or for another
- * reason), not each time. The memory of what was logged is bounded.
+ * a registration, an assignment or a state that does not parse, a state it cannot trust. The same
+ * znode is read again at later changes (the registrations at every broker change, everything when
+ * the broker joins again), and the controller and the broker's metadata follower may both refuse
+ * it: it is logged when it is new (a znode refused for the first time, or for another reason), not
+ * each time. The memory of what was logged is bounded.
  */
 final class ZNodeRefusals {
     private static final int REMEMBERED = 1_000;
