@@ -198,7 +198,9 @@ final class Chapters {
     /**
      * The parent's chNN profile: chapters 1 to NN as modules, every one on the reference with tests and
      * demo off (the chapter's own pom turns its own back on, the earlier chapters' poms theirs to the
-     * learner's code).
+     * learner's code). maven.test.skip follows skipTests: the testkit's and the earlier chapters' tests,
+     * which do not run, are not compiled either (chapter NN's own profile sets skipTests false, and a
+     * child's property wins before ${skipTests} is interpolated in its model).
      */
     static List<String> parentProfiles(List<String> chapters) {
         List<String> lines = new ArrayList<>();
@@ -210,7 +212,8 @@ final class Chapters {
                     "    <selected.chapter>" + id(c) + "</selected.chapter>",
                     "    <chapter.src>${reference.src}</chapter.src>", "    <chapter.kind>reference</chapter.kind>",
                     "    <workbook.tasks>true</workbook.tasks>", "    <skipTests>true</skipTests>",
-                    "    <exec.skip>true</exec.skip>", "  </properties>", "</profile>"));
+                    "    <maven.test.skip>${skipTests}</maven.test.skip>", "    <exec.skip>true</exec.skip>",
+                    "  </properties>", "</profile>"));
         }
         return lines;
     }
