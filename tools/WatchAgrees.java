@@ -79,7 +79,8 @@ public class WatchAgrees {
     /** The same counts from one run of the watch loop (--once --list). */
     static Map<String, String> watchCounts(String module, String watchFlag) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", ROOT.resolve("tools/Watch.java").toString(),
+                "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", // as ./workbook watch
+                ROOT.resolve("tools/Watch.java").toString(),
                 module, "--once", "--list", "--earlier=yours")); // mvn -PchNN test's earlier chapters: the learner's
         if (!watchFlag.isEmpty()) {
             command.add(watchFlag);

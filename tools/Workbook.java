@@ -104,11 +104,18 @@ public class Workbook {
         return status;
     }
 
-    /** The warm loop lives in tools/Watch.java (and the testkit); this only starts it in its own JVM. */
+    /**
+     * The warm loop lives in tools/Watch.java (and the testkit); this only starts it in its own JVM:
+     * its class as ./workbook compiled it (the source launcher would compile it again, 0.9 s of CPU),
+     * and C1 only, as surefire runs the tests. A watch round is short and each one loads the
+     * learner's classes afresh: C2's compiler threads cost more CPU than they win back (chapter 1's
+     * round took 0.7-1.1 s of CPU with C2, 0.3-0.5 s without; chapter 6's green round 4.7-6.0 s
+     * against 4.4-4.5 s).
+     */
     static int watch(String chapter, String[] options) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dworkbook.root=" + ROOT, "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-XX:+UseSerialGC",
-                ROOT.resolve("tools/Watch.java").toString(), chapter));
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "Watch", chapter));
         command.addAll(List.of(options));
         return new ProcessBuilder(command).directory(ROOT.toFile()).inheritIO().start().waitFor();
     }
