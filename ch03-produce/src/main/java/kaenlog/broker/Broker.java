@@ -387,8 +387,20 @@ public final class Broker implements BrokerContext, Closeable {
     }
 
     /**
+     * Listens on one more port that speaks chapter 3's own framing ({@code protocol} serves it through
+     * {@link #kaenLogProtocol}): chapter 10's inter-broker listener, where the followers fetch. Its
+     * fetches are answered as on the broker's own port, the records sent from the segment files with
+     * transferTo ({@link FetchHandler}); through {@link #listen} they would be read into memory and
+     * copied, under the partition's lock when an append wakes them.
+     */
+    public SocketServer.Listener listenKaenLog(String host, int port, SocketServer.ConnectionProtocol protocol)
+            throws IOException {
+        return socketServer.listen(host, port, protocol, true);
+    }
+
+    /**
      * Chapter 3's own protocol ({@link #serve}), for another port of this broker that speaks it
-     * ({@link #listen}): chapter 10's inter-broker listener, where the followers fetch.
+     * ({@link #listenKaenLog}): chapter 10's inter-broker listener, where the followers fetch.
      */
     public SocketServer.ConnectionProtocol kaenLogProtocol() {
         return this::serve;

@@ -385,13 +385,19 @@ final class LogManager implements SocketServer.ConnectionScope {
         }
     }
 
-    /** Time has reached {@code nowMs} for every open partition (parked fetches, pending produces, flush.ms). */
-    synchronized void tick(long nowMs) throws IOException {
+    /**
+     * Time has reached {@code nowMs} for every open partition (parked fetches, pending produces,
+     * flush.ms). Each is ticked outside this monitor: a tick waits for the partition's lock, which an
+     * append holds while it writes, and every request's partition lookup waits for this monitor, so
+     * ticking under it made every connection wait, every tick, for the slowest append of any partition.
+     * A partition closed in the meantime ignores the tick ({@link Partition#tick}).
+     */
+    void tick(long nowMs) throws IOException {
         if (closed) {
             throw new IllegalStateException("the broker is closed");
         }
-        for (OpenPartition open : partitions.values()) {
-            open.partition.tick(nowMs);
+        for (Partition partition : openPartitions()) {
+            partition.tick(nowMs);
         }
     }
 

@@ -45,6 +45,8 @@ public final class Partition implements Closeable {
     /** The broker's log: what opening recovered, and the one line that says the partition went offline. */
     private final Consumer<String> events;
     private volatile boolean offline;
+    /** Guarded by the lock: set by {@link #close}; the ticker may still hold the partition, and ignores it. */
+    private boolean closed;
     /** Why the partition could not be opened, when it could not. */
     private StorageException openFailure;
     private final ReentrantLock lock = new ReentrantLock();
@@ -273,7 +275,10 @@ public final class Partition implements Closeable {
         });
     }
 
-    /** Time has reached {@code nowMs}: parked fetches past their deadline are answered empty, late produces time out. */
+    /**
+     * Time has reached {@code nowMs}: parked fetches past their deadline are answered empty, late
+     * produces time out. A closed partition has nothing left to time out.
+     */
     public void tick(long nowMs) throws IOException {
         if (log == null) {
             return;
@@ -281,6 +286,9 @@ public final class Partition implements Closeable {
         List<Completion<?>> done = new ArrayList<>();
         lock.lock();
         try {
+            if (closed) {
+                return;
+            }
             if (!offline) {
                 try {
                     log.maybeFlush(nowMs); // flush.ms
@@ -416,6 +424,7 @@ public final class Partition implements Closeable {
         List<CompletableFuture<?>> waiting = new ArrayList<>();
         lock.lock();
         try {
+            closed = true;
             parkedFetches.forEach(p -> waiting.add(p.answer()));
             pendingProduces.forEach(p -> waiting.add(p.answer()));
             parkedFetches.clear();

@@ -190,10 +190,10 @@ public final class SocketServer {
         private final ServerSocket socket;
         private final Thread thread;
 
-        private Listener(ServerSocket socket, ConnectionProtocol protocol) {
+        private Listener(ServerSocket socket, ConnectionProtocol protocol, boolean kaenLogFraming) {
             this.socket = socket;
-            this.thread = new Thread(() -> acceptLoop(socket, protocol, false), "klog-broker-" + socket.getLocalPort()
-                    + "-acceptor");
+            this.thread = new Thread(() -> acceptLoop(socket, protocol, kaenLogFraming), "klog-broker-"
+                    + socket.getLocalPort() + "-acceptor");
             this.thread.setDaemon(true);
         }
 
@@ -220,8 +220,17 @@ public final class SocketServer {
     }
 
     Listener listen(String host, int port, ConnectionProtocol protocol) throws IOException {
+        return listen(host, port, protocol, false);
+    }
+
+    /**
+     * As {@link #listen(String, int, ConnectionProtocol)}; {@code kaenLogFraming}: the port speaks the
+     * broker's own framing (chapter 10's inter-broker listener), so its fetches are answered as on the
+     * broker's own port, the records sent from the files ({@link ResponseChannel#servesKaenLog}).
+     */
+    Listener listen(String host, int port, ConnectionProtocol protocol, boolean kaenLogFraming) throws IOException {
         ServerSocket socket = bindSocket(host, port);
-        Listener listener = new Listener(socket, protocol);
+        Listener listener = new Listener(socket, protocol, kaenLogFraming);
         synchronized (this) {
             if (closed) {
                 socket.close();

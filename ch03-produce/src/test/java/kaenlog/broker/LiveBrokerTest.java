@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.cli.Klog;
 import kaenlog.client.ProduceCommand;
@@ -89,6 +91,56 @@ class LiveBrokerTest {
                 .as("with a clock (klog serve's wall clock) the ticker moves the broker's time to it; a clock set"
                         + " back must not move the broker's time back")
                 .isEqualTo(NOW_MS + 5_000);
+    }
+
+    @Test
+    void aTickWaitingForABusyPartitionHoldsUpNoRequestForAnother() throws Exception {
+        broker = Broker.start(BrokerConfig.of(tmp.resolve("data")).withTickMs(0).withStartNowMs(NOW_MS), log);
+        Partition busy = broker.partition("busy-0");
+        broker.partition(PARTITION);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread append = new Thread(() -> {
+            try {
+                busy.locked(l -> {
+                    holding.countDown();
+                    try {
+                        return release.await(Waits.SECONDS, TimeUnit.SECONDS); // a long write, under the lock
+                    } catch (InterruptedException e) {
+                        return false;
+                    }
+                });
+            } catch (IOException ignored) {
+                // the test ends either way
+            }
+        }, "test: a long append to busy-0");
+        Thread tick = new Thread(() -> {
+            try {
+                broker.advanceTime(10);
+            } catch (IOException ignored) {
+                // the test ends either way
+            }
+        }, "test: the ticker");
+        try {
+            append.start();
+            holding.await();
+            tick.start();
+            for (int i = 0; i < 1_000 && tick.getState() != Thread.State.WAITING; i++) {
+                Thread.sleep(5); // until the tick waits for busy-0's lock
+            }
+            assertThat(tick.getState()).as("the tick waits for busy-0, whose lock an append holds").isEqualTo(
+                    Thread.State.WAITING);
+
+            assertThat(Waits.within("a lookup of " + PARTITION + " while a tick waits for busy-0",
+                    "the broker ticks its partitions while holding the lock every request's partition lookup takes"
+                            + " (LogManager's): one slow append then holds up every request, every tick",
+                    () -> broker.existingPartition(PARTITION)))
+                    .as("a request for another partition is served while the tick waits").isPresent();
+        } finally {
+            release.countDown();
+            append.join();
+            tick.join();
+        }
     }
 
     @Test

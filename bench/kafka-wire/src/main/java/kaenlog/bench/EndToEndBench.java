@@ -256,9 +256,22 @@ public final class EndToEndBench {
     }
 
     static Broker startKlog(Path root, Path work) throws IOException {
-        Process p = new ProcessBuilder(root.resolve("klog").toString(), "serve", "--dir",
-                work.resolve("klog-data").toString(), "--port", "0", "--kafka-port", "0")
-                .redirectErrorStream(true).start();
+        return startKlog(root, work, List.of(), null);
+    }
+
+    /**
+     * {@code ./klog serve --kafka-port 0} with {@code serveArgs} more, and {@code javaOpts} as its
+     * KLOG_JAVA_OPTS when not null (else the caller's own, if any: a JFR recording, say).
+     */
+    static Broker startKlog(Path root, Path work, List<String> serveArgs, String javaOpts) throws IOException {
+        List<String> command = new ArrayList<>(List.of(root.resolve("klog").toString(), "serve", "--dir",
+                work.resolve("klog-data").toString(), "--port", "0", "--kafka-port", "0"));
+        command.addAll(serveArgs);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        if (javaOpts != null && !javaOpts.isBlank()) {
+            builder.environment().put("KLOG_JAVA_OPTS", javaOpts);
+        }
+        Process p = builder.start();
         String line = awaitLine(p, "kafka protocol on ", work.resolve("klog.out"));
         return new Broker("kaen-log", line.substring("kafka protocol on ".length()).trim(), p);
     }
@@ -269,10 +282,22 @@ public final class EndToEndBench {
 
     /** Kafka 4.1.1 as a process of its own ({@link KafkaBrokerMain}) with {@code brokers} brokers; its bootstrap. */
     static Broker startKafka(String classpath, Path work, int brokers) throws IOException {
-        Process p = new ProcessBuilder("java", "-Xmx1G", "-Xms1G", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-                "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-cp", classpath,
-                KafkaBrokerMain.class.getName(), work.resolve("kafka-data").toString(), Integer.toString(brokers))
-                .redirectErrorStream(true).start();
+        return startKafka(classpath, work, brokers, List.of(), List.of());
+    }
+
+    /**
+     * As {@link #startKafka(String, Path, int)}, with broker configs ({@code key=value}, e.g. a
+     * retention) and more JVM options (a GC log) after kafka-server-start.sh's own.
+     */
+    static Broker startKafka(String classpath, Path work, int brokers, List<String> configs, List<String> jvmOptions)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of("java", "-Xmx1G", "-Xms1G", "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classpath, KafkaBrokerMain.class.getName(), work.resolve("kafka-data").toString(),
+                Integer.toString(brokers)));
+        command.addAll(configs);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String line = awaitLine(p, "bootstrap ", work.resolve("kafka.out"));
         return new Broker("Kafka", line.substring("bootstrap ".length()).trim(), p);
     }
@@ -307,7 +332,7 @@ public final class EndToEndBench {
     }
 
     /** Runs a client to its end and returns its output; fails on a non-zero exit. */
-    private static String output(List<String> command, Path stdout) throws Exception {
+    static String output(List<String> command, Path stdout) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(stdout == null);
         if (stdout != null) {
             builder.redirectOutput(stdout.toFile()).redirectError(ProcessBuilder.Redirect.PIPE);
@@ -358,11 +383,11 @@ public final class EndToEndBench {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    private static double loadAverage() throws IOException {
+    static double loadAverage() throws IOException {
         return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
     }
 
-    private static String uptime() throws IOException {
+    static String uptime() throws IOException {
         return Files.readString(Path.of("/proc/loadavg")).trim() + " (1, 5, 15 min; runnable/all; last pid)";
     }
 

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 import kaenlog.broker.Broker;
@@ -86,11 +87,17 @@ public final class KafkaWireBench {
      * {@code server.properties} says by setting it to 1).
      */
     static KafkaClusterTestKit startKafka(Path dir, int brokers) throws Exception {
-        KafkaClusterTestKit kafka = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true)
-                .setNumBrokerNodes(brokers).setNumControllerNodes(1).setBaseDirectory(dir).build())
+        return startKafka(dir, brokers, Map.of());
+    }
+
+    /** As {@link #startKafka(Path, int)}, with more broker configs. */
+    static KafkaClusterTestKit startKafka(Path dir, int brokers, Map<String, String> configs) throws Exception {
+        KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                .setCombined(true).setNumBrokerNodes(brokers).setNumControllerNodes(1).setBaseDirectory(dir).build())
                 .setConfigProp("log.flush.interval.messages", Long.MAX_VALUE)
-                .setConfigProp("offsets.topic.replication.factor", (short) Math.min(3, brokers))
-                .build();
+                .setConfigProp("offsets.topic.replication.factor", (short) Math.min(3, brokers));
+        configs.forEach(builder::setConfigProp);
+        KafkaClusterTestKit kafka = builder.build();
         kafka.format();
         kafka.startup();
         kafka.waitForReadyBrokers();

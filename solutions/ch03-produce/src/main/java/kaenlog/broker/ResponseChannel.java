@@ -47,7 +47,10 @@ public final class ResponseChannel {
         CURRENT.remove();
     }
 
-    /** True on the broker's own port (kaen-log's framing), false on a port a later chapter added. */
+    /**
+     * True on a port that speaks kaen-log's framing: the broker's own, and chapter 10's inter-broker
+     * listener; false on a port of another protocol a later chapter added (chapter 9's Kafka port).
+     */
     public boolean servesKaenLog() {
         return kaenLogPort;
     }

@@ -29,10 +29,13 @@ public final class InterBrokerListener {
     private InterBrokerListener() {
     }
 
-    /** Opens the listener on {@code host}:{@code port} (0: any free port); it closes with the broker. */
+    /**
+     * Opens the listener on {@code host}:{@code port} (0: any free port); it closes with the broker. A
+     * follower's fetch is answered as on the client port, its records sent from the segment files.
+     */
     public static SocketServer.Listener start(Broker broker, String host, int port) throws IOException {
         SocketServer.ConnectionProtocol kaenLog = broker.kaenLogProtocol();
-        return broker.listen(host, port, (in, out) -> {
+        return broker.listenKaenLog(host, port, (in, out) -> {
             SERVING.set(Boolean.TRUE);
             try {
                 kaenLog.serve(in, out);
