@@ -341,23 +341,15 @@ public final class ClassicGroups {
 
     private CompletableFuture<JoinResult> doJoin(JoinRequest request, long nowMs) {
         String memberId = request.memberId();
-        if (request.groupId().isEmpty()) {
-            return done(JoinResult.error(KafkaErrors.INVALID_GROUP_ID, memberId));
-        }
-        if (request.sessionMs() < limits.minSessionMs() || request.sessionMs() > limits.maxSessionMs()) {
-            // group.min.session.timeout.ms bounds how fast failures are detected (and how often members
-            // heartbeat); group.max.session.timeout.ms how long a dead member may hold its partitions.
-            return done(JoinResult.error(KafkaErrors.INVALID_SESSION_TIMEOUT, memberId));
+        short refused = refusal(request);
+        if (refused != KafkaErrors.NONE) {
+            return done(JoinResult.error(refused, memberId));
         }
         Group group = groups.get(request.groupId());
         if (group == null) {
-            if (!memberId.isEmpty()) {
-                return done(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, memberId));
-            }
-            if (groups.size() >= limits.maxGroups()) {
-                troubles.println("max-groups", "kafka: group " + LogText.quote(request.groupId()) + " refused: "
-                        + groups.size() + " groups already (" + GroupConfigKeys.MAX_GROUPS + ")", nowMs);
-                return done(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, memberId));
+            refused = memberId.isEmpty() ? roomForANewGroup(request.groupId(), nowMs) : KafkaErrors.UNKNOWN_MEMBER_ID;
+            if (refused != KafkaErrors.NONE) {
+                return done(JoinResult.error(refused, memberId));
             }
             group = new Group(request.groupId());
             group.stateSinceMs = nowMs;
@@ -373,19 +365,51 @@ public final class ClassicGroups {
             return joinNew(group, request, nowMs);
         }
         if (group.pending.containsKey(memberId)) {
-            if (request.groupInstanceId() != null) {
-                // a pending id was handed to a dynamic member: Kafka's coordinator throws an
-                // IllegalStateException here, which its client reads as UNKNOWN_SERVER_ERROR
-                return done(JoinResult.error(KafkaErrors.UNKNOWN_SERVER_ERROR, memberId));
-            }
-            group.pending.remove(memberId);
-            return addAndRebalance(group, newMember(memberId, request), nowMs);
+            return joinPending(group, request, nowMs);
         }
         short known = checkMember(group, memberId, request.groupInstanceId());
         if (known != KafkaErrors.NONE) {
             return done(JoinResult.error(known, memberId));
         }
-        Member member = group.members.get(memberId);
+        return rejoin(group, group.members.get(memberId), request, nowMs);
+    }
+
+    /** What a JoinGroup is refused for before its group is looked at: NONE when nothing. */
+    private short refusal(JoinRequest request) {
+        if (request.groupId().isEmpty()) {
+            return KafkaErrors.INVALID_GROUP_ID;
+        }
+        if (request.sessionMs() < limits.minSessionMs() || request.sessionMs() > limits.maxSessionMs()) {
+            // group.min.session.timeout.ms bounds how fast failures are detected (and how often members
+            // heartbeat); group.max.session.timeout.ms how long a dead member may hold its partitions.
+            return KafkaErrors.INVALID_SESSION_TIMEOUT;
+        }
+        return KafkaErrors.NONE;
+    }
+
+    /** NONE when one more group fits under max.groups; else the refusal, logged. */
+    private short roomForANewGroup(String groupId, long nowMs) {
+        if (groups.size() < limits.maxGroups()) {
+            return KafkaErrors.NONE;
+        }
+        troubles.println("max-groups", "kafka: group " + LogText.quote(groupId) + " refused: " + groups.size()
+                + " groups already (" + GroupConfigKeys.MAX_GROUPS + ")", nowMs);
+        return KafkaErrors.COORDINATOR_NOT_AVAILABLE;
+    }
+
+    /** The second JoinGroup of a member that was handed its id (KIP-394): it joins now. */
+    private CompletableFuture<JoinResult> joinPending(Group group, JoinRequest request, long nowMs) {
+        if (request.groupInstanceId() != null) {
+            // a pending id was handed to a dynamic member: Kafka's coordinator throws an
+            // IllegalStateException here, which its client reads as UNKNOWN_SERVER_ERROR
+            return done(JoinResult.error(KafkaErrors.UNKNOWN_SERVER_ERROR, request.memberId()));
+        }
+        group.pending.remove(request.memberId());
+        return addAndRebalance(group, newMember(request.memberId(), request), nowMs);
+    }
+
+    /** A known member joins again: it waits for the rebalance under way, gets its answer again, or starts one. */
+    private CompletableFuture<JoinResult> rejoin(Group group, Member member, JoinRequest request, long nowMs) {
         boolean sameMetadata = sameProtocols(member.protocols, request.protocols());
         member.sessionMs = request.sessionMs();
         member.rebalanceMs = request.rebalanceMs();
@@ -399,7 +423,7 @@ public final class ClassicGroups {
             case COMPLETING_REBALANCE, STABLE -> {
                 // A follower that lost its JoinGroup answer gets it again; the leader, or a member whose
                 // subscription changed, starts a new rebalance.
-                if (sameMetadata && !(group.state == GroupState.STABLE && memberId.equals(group.leader))) {
+                if (sameMetadata && !(group.state == GroupState.STABLE && member.id.equals(group.leader))) {
                     return done(joinResult(group, member));
                 }
                 CompletableFuture<JoinResult> answer = park(member);
@@ -407,7 +431,7 @@ public final class ClassicGroups {
                 return answer;
             }
             default -> {
-                return done(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, memberId));
+                return done(JoinResult.error(KafkaErrors.UNKNOWN_MEMBER_ID, member.id));
             }
         }
     }
