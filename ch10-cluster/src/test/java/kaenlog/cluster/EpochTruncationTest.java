@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import kaenlog.replication.EpochEndOffset;
 import kaenlog.replication.LeaderEpochCache.EpochEntry;
 import kaenlog.testkit.property.Gen;
@@ -213,27 +212,28 @@ class EpochTruncationTest {
     };
 
     @Test
-    void everyTruncationAgreesWithKafkasLeaderEpochFileCacheAndGetOffsetTruncationState() {
-        AtomicInteger tries = new AtomicInteger();
-        Property.forAll(DIVERGENCES).tries(30).shrinkBudget(300).check(d -> {
-            Path at = dir.resolve("try-" + tries.incrementAndGet());
-            LeaderEpochFileCache leader = KafkaZk.epochCache(java.nio.file.Files.createDirectories(at.resolve("leader")),
-                    d.leader().entries(d.unstamped()));
-            long leaderLeo = d.leader().end(d.unstamped());
-            List<Integer> asked = new ArrayList<>();
-            EpochTruncation.Result result;
-            try (Replica f = follower(at, d)) {
-                result = EpochTruncation.truncate(f, epoch -> {
-                    asked.add(epoch);
-                    Map.Entry<Integer, Long> answer = leader.endOffsetFor(epoch, leaderLeo);
-                    return EpochEndOffset.fromWire(answer.getKey(), answer.getValue());
-                });
-            }
-            Kafkas kafkas = kafkasTruncation(at, d, leader, leaderLeo);
-            Judge.agree(d.toString(), "truncation", "truncated to " + result.truncatedTo() + " after asking about epochs "
-                    + asked, kafkas.oracle(), "truncated to " + kafkas.truncatedTo() + " after asking about epochs "
-                    + kafkas.asked(), TRUNCATION_RULE);
-        });
+    void everyTruncationAgreesWithKafkasLeaderEpochFileCacheAndGetOffsetTruncationState() throws IOException {
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(DIVERGENCES).tries(60).shrinkBudget(300).check(d -> {
+                Path at = scratch.newDir();
+                LeaderEpochFileCache leader = KafkaZk.epochCache(java.nio.file.Files.createDirectories(at.resolve("leader")),
+                        d.leader().entries(d.unstamped()));
+                long leaderLeo = d.leader().end(d.unstamped());
+                List<Integer> asked = new ArrayList<>();
+                EpochTruncation.Result result;
+                try (Replica f = follower(at, d)) {
+                    result = EpochTruncation.truncate(f, epoch -> {
+                        asked.add(epoch);
+                        Map.Entry<Integer, Long> answer = leader.endOffsetFor(epoch, leaderLeo);
+                        return EpochEndOffset.fromWire(answer.getKey(), answer.getValue());
+                    });
+                }
+                Kafkas kafkas = kafkasTruncation(at, d, leader, leaderLeo);
+                Judge.agree(d.toString(), "truncation", "truncated to " + result.truncatedTo() + " after asking about epochs "
+                        + asked, kafkas.oracle(), "truncated to " + kafkas.truncatedTo() + " after asking about epochs "
+                        + kafkas.asked(), TRUNCATION_RULE);
+            });
+        }
     }
 
     record Kafkas(long truncatedTo, List<Integer> asked, String oracle) {
