@@ -111,6 +111,7 @@ class LeaderIsrTest {
         public String toString() {
             return switch (kind) {
                 case "fetch" -> "follower " + follower + " fetches at +" + afterMs + " ms";
+                case "silent" -> "every follower but " + follower + " fetches at +" + afterMs + " ms";
                 case "shrink" -> "the isr-expiration tick at +" + afterMs + " ms";
                 case "expand" -> "follower " + follower + " fetches from " + fetchOffset + ", the HW 5";
                 case "moved" -> "another writes the state (its zkVersion moves)";
@@ -119,11 +120,12 @@ class LeaderIsrTest {
         }
     }
 
-    static final Gen<List<IsrStep>> ISR_STEPS = Gens.lists(c -> switch (Gens.elements("fetch", "shrink", "shrink", "expand",
-            "moved", "reread").generate(c)) {
-        case "fetch" -> new IsrStep("fetch", Gens.ints(2, 3).generate(c), Gens.elements(0L, LAG / 2, LAG + 1).generate(c), 0);
+    static final Gen<List<IsrStep>> ISR_STEPS = Gens.lists(c -> switch (Gens.elements("fetch", "silent", "shrink", "shrink",
+            "expand", "moved", "reread").generate(c)) {
+        case "fetch" -> new IsrStep("fetch", Gens.ints(2, 4).generate(c), Gens.elements(0L, LAG / 2, LAG + 1).generate(c), 0);
+        case "silent" -> new IsrStep("silent", Gens.ints(2, 4).generate(c), Gens.elements(LAG / 2, LAG + 1).generate(c), 0);
         case "shrink" -> new IsrStep("shrink", 0, Gens.elements(0L, 1L, LAG / 2, LAG, LAG + 1).generate(c), 0);
-        case "expand" -> new IsrStep("expand", Gens.ints(2, 3).generate(c), 0, Gens.longs(3, 7).generate(c));
+        case "expand" -> new IsrStep("expand", Gens.ints(2, 4).generate(c), 0, Gens.longs(3, 7).generate(c));
         case "moved" -> new IsrStep("moved", 0, 0, 0);
         default -> new IsrStep("reread", 0, 0, 0);
     }, 1, 8);
@@ -131,11 +133,12 @@ class LeaderIsrTest {
     record IsrLife(List<Integer> isr, List<IsrStep> steps) {
     }
 
+    /** The ISR as the controller wrote it: the leader first, then its followers in any order (not sorted). */
     static final Gen<IsrLife> ISR_LIVES = c -> {
         List<Integer> isr = new ArrayList<>(List.of(1));
-        for (int follower : List.of(3, 2)) {
-            if (Gens.booleans().generate(c)) {
-                isr.add(follower);
+        for (int follower : List.of(4, 2, 3)) {
+            if (!c.oneIn(4)) {
+                isr.add(Gens.ints(1, isr.size()).generate(c), follower);
             }
         }
         return new IsrLife(isr, ISR_STEPS.generate(c));
@@ -146,11 +149,11 @@ class LeaderIsrTest {
         ZkClient zk = ZK.connect();
         ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
         AtomicInteger topics = new AtomicInteger();
-        Property.forAll(ISR_LIVES).tries(25).shrinkBudget(200).check(life -> {
+        Property.forAll(ISR_LIVES).tries(40).shrinkBudget(200).check(life -> {
             String topic = "t" + topics.incrementAndGet();
-            PartitionStateStore.createAssignment(zk, topic, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
+            PartitionStateStore.createAssignment(zk, topic, new TreeMap<>(Map.of(0, List.of(1, 2, 3, 4))), Map.of());
             PartitionStateStore.createStates(zk, controller, topic, Map.of(0, new PartitionState(1, 0, life.isr(), 1)));
-            IsrState lag = new IsrState(1, List.of(2, 3), 2, LAG, T0);
+            IsrState lag = new IsrState(1, List.of(2, 3, 4), 2, LAG, T0);
             LeaderIsr leader = new LeaderIsr(zk, topic, 0, PartitionStateStore.read(zk, topic, 0).orElseThrow(), lag);
             // the model: the ISR as written and the version held, the state in ZooKeeper, the maximal ISR, fenced
             List<Integer> written = new ArrayList<>(life.isr());
@@ -159,7 +162,7 @@ class LeaderIsrTest {
             int zkVersion = 0;
             TreeSet<Integer> maximal = new TreeSet<>(life.isr());
             boolean fenced = false;
-            Map<Integer, Long> heard = new HashMap<>(Map.of(2, T0, 3, T0));
+            Map<Integer, Long> heard = new HashMap<>(Map.of(2, T0, 3, T0, 4, T0));
             long now = T0;
             for (int i = 0; i < life.steps().size(); i++) {
                 IsrStep step = life.steps().get(i);
@@ -170,6 +173,14 @@ class LeaderIsrTest {
                     case "fetch" -> {
                         lag.observe(step.follower(), 0, now);
                         heard.put(step.follower(), now);
+                    }
+                    case "silent" -> {
+                        for (int follower : List.of(2, 3, 4)) {
+                            if (follower != step.follower()) {
+                                lag.observe(follower, 0, now);
+                                heard.put(follower, now);
+                            }
+                        }
                     }
                     case "shrink" -> {
                         yours = leader.maybeShrink(now);

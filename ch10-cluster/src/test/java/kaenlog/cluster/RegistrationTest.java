@@ -161,7 +161,7 @@ class RegistrationTest {
             + " registration does not parse, is a broker that is absent, and told";
 
     /** A child of /brokers/ids: its name, and what it holds (a registration, Kafka's, damaged, or none at all). */
-    record Child(String name, String kind, BrokerInfo broker, Gens.Faults faults) {
+    record Child(String name, String kind, BrokerInfo broker, Gens.Faults faults, boolean rewritten) {
         byte[] data() {
             byte[] ours = ZNodes.encodeBroker(broker, NOW_MS);
             return switch (kind) {
@@ -176,7 +176,8 @@ class RegistrationTest {
 
         @Override
         public String toString() {
-            return name + " (" + kind + (kind.equals("damaged") ? " " + faults.faults() : "") + ")";
+            return name + " (" + kind + (kind.equals("damaged") ? " " + faults.faults() : "")
+                    + (rewritten ? ", written again since its creation" : "") + ")";
         }
     }
 
@@ -188,7 +189,7 @@ class RegistrationTest {
             int id = BrokerRegistration.brokerId(name).orElse(0);
             BrokerInfo broker = new BrokerInfo(id, KafkaZk.hosts().generate(c), KafkaZk.ports().generate(c), 9_002, 9_001);
             children.put(name, new Child(name, Gens.elements("ours", "ours", "kafka's", "no KAENLOG listener", "damaged")
-                    .generate(c), broker, Gens.faults().generate(c)));
+                    .generate(c), broker, Gens.faults().generate(c), c.oneIn(3)));
         }
         return new ArrayList<>(children.values());
     };
@@ -201,6 +202,11 @@ class RegistrationTest {
             admin.ensurePersistent(ZNodes.BROKER_IDS);
             for (Child child : children) {
                 admin.create(ZNodes.BROKER_IDS + "/" + child.name(), child.data(), CreateMode.PERSISTENT);
+            }
+            for (Child child : children) { // written again: its mzxid moves on, its czxid (the epoch) stays
+                if (child.rewritten()) {
+                    admin.setData(ZNodes.BROKER_IDS + "/" + child.name(), child.data(), -1);
+                }
             }
             Map<String, String> refused = new TreeMap<>();
             Judge.Outcome yours = Judge.Outcome.of(() -> BrokerRegistration.liveBrokers(admin, refused::put));
