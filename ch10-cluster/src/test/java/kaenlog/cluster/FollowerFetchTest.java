@@ -294,7 +294,8 @@ class FollowerFetchTest {
                     KafkasLeader kafka = new KafkasLeader(l);
                     for (int i = 0; i < l.fetches().size(); i++) {
                         long[] f = l.fetches().get(i);
-                        ErrorCode yours = leader.onFollowerFetch((int) f[0], f[1], (int) f[2], T0);
+                        Judge.Outcome answer = Judge.Outcome.of(() -> leader.onFollowerFetch((int) f[0], f[1], (int) f[2], T0));
+                        Object yours = answer.refused() ? answer : answer.value();
                         ErrorCode kafkas = kafka.fetch((int) f[0], f[1], (int) f[2]);
                         String after = "fetch " + (i + 1) + " (replica " + f[0] + ", offset " + f[1] + ", epoch " + f[2]
                                 + ") of " + l;
