@@ -65,13 +65,14 @@ public final class PartitionLeader implements ReplicaGate, IsrView {
 
     /**
      * Kafka's check of the leader epoch a request names against the one this broker last learnt
-     * ({@code Partition.checkCurrentLeaderEpoch}, on a leader and a follower alike): -1 is not
-     * checked (a consumer); an older epoch than the local one is FENCED_LEADER_EPOCH (the one who
+     * ({@code Partition.checkCurrentLeaderEpoch}, on a leader and a follower alike): a negative epoch
+     * is not checked (-1, a consumer's: Kafka's {@code FetchRequest.optionalEpoch} reads any negative
+     * epoch as none); an older epoch than the local one is FENCED_LEADER_EPOCH (the one who
      * asks missed a leader change); a newer one is UNKNOWN_LEADER_EPOCH (this broker has not learnt
      * the newer state yet: ask again soon); the same epoch is NONE.
      */
     public static ErrorCode checkLeaderEpoch(int currentLeaderEpoch, int localLeaderEpoch) {
-        throw new Todo("ch10 task 9: older is fenced, newer is unknown, -1 is not checked (FollowerFetchTest)");
+        throw new Todo("ch10 task 9: older is fenced, newer is unknown, a negative epoch is not checked (FollowerFetchTest)");
     }
 
     /**

@@ -6,8 +6,15 @@ import static kaenlog.cluster.LeaderFixture.TOPIC;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
 import kaenlog.wire.ErrorCode;
@@ -136,5 +143,107 @@ class AcksAllTest {
 
     private static PartitionLeader leader(Replica replica, List<Integer> isr, int minIsr) throws Exception {
         return LeaderFixture.leader(ZK.connect(), replica, EPOCH, isr, minIsr);
+    }
+
+    // ---- Kafka judges: models of Partition.appendRecordsToLeader and checkEnoughReplicasReachOffset ----
+
+    static final String ACKS_RULE = "before the append, acks=all (-1) is NOT_ENOUGH_REPLICAS while the ISR as WRITTEN is"
+            + " under min.insync.replicas, other acks never; after it, a write the HW covers is answered NONE, or"
+            + " NOT_ENOUGH_REPLICAS_AFTER_APPEND when the MAXIMAL ISR is under min.insync.replicas, one it does not cover"
+            + " waits; a leader that stopped answers NOT_LEADER_OR_FOLLOWER";
+
+    /** One step in a leader's life: a follower's fetch, the isr-expiration tick, a write by someone else, the end. */
+    record Step(String kind, int replica, long offset, long afterMs) {
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case "fetch" -> "follower " + replica + " fetches from " + offset + " at +" + afterMs + " ms";
+                case "shrink" -> "the isr-expiration tick at +" + afterMs + " ms";
+                case "moved" -> "the state written by another (its zkVersion moves)";
+                default -> "the leader stops leading";
+            };
+        }
+    }
+
+    record Life(int records, List<Integer> isr, int minIsr, List<Step> steps) {
+    }
+
+    static final Gen<Life> LIVES = c -> {
+        int records = Gens.ints(0, 4).generate(c);
+        List<Integer> isr = new ArrayList<>(List.of(1));
+        for (int follower : List.of(2, 3)) {
+            if (Gens.booleans().generate(c)) {
+                isr.add(follower);
+            }
+        }
+        Gen<Step> step = d -> switch (Gens.elements("fetch", "fetch", "fetch", "shrink", "moved", "stop").generate(d)) {
+            case "fetch" -> new Step("fetch", Gens.elements(2, 3).generate(d), Gens.longs(0, records).generate(d),
+                    Gens.elements(0L, LAG / 2, LAG + 1).generate(d));
+            case "shrink" -> new Step("shrink", 0, 0, Gens.elements(0L, LAG / 2, LAG + 1).generate(d));
+            case "moved" -> new Step("moved", 0, 0, 0);
+            default -> new Step("stop", 0, 0, 0);
+        };
+        return new Life(records, isr, Gens.ints(1, 3).generate(c), Gens.lists(step, 0, 7).generate(c));
+    };
+
+    @Test
+    void everyAnswerBeforeAndAfterTheAppendAgreesWithKafkasPartition() throws Exception {
+        ZkClient zk = ZK.connect();
+        ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
+        AtomicInteger topics = new AtomicInteger();
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(LIVES).tries(20).shrinkBudget(200).check(life -> {
+                String topic = "t" + topics.incrementAndGet();
+                try (Replica replica = LeaderFixture.leaderWith(scratch.newDir(), EPOCH, life.records())) {
+                    PartitionLeader leader = LeaderFixture.leaderOfNewTopic(zk, controller, topic, replica, EPOCH,
+                            life.isr(), life.minIsr(), broker -> true);
+                    long now = T0;
+                    judge(leader, replica, life, "the leader's start");
+                    for (int i = 0; i < life.steps().size(); i++) {
+                        Step step = life.steps().get(i);
+                        now += step.afterMs();
+                        switch (step.kind()) {
+                            case "fetch" -> leader.onFollowerFetch(step.replica(), step.offset(), EPOCH, now);
+                            case "shrink" -> leader.maybeShrinkIsr(now);
+                            case "moved" -> {
+                                Versioned<PartitionState> read = PartitionStateStore.read(zk, topic, 0).orElseThrow();
+                                PartitionStateStore.updateAsLeader(zk, topic, 0, read.value(), read.zkVersion());
+                            }
+                            default -> leader.stop();
+                        }
+                        judge(leader, replica, life, "step " + (i + 1) + " (" + step + ") of " + life.steps());
+                    }
+                }
+            });
+        }
+    }
+
+    /** Every acks before the append and every required offset after it, asked of the leader as it stands. */
+    private static void judge(PartitionLeader leader, Replica replica, Life life, String after) {
+        List<Integer> written = leader.committedIsr();
+        int maximal = leader.maximalIsr().size();
+        long hw = replica.highWatermark();
+        String state = "a leader of " + life.records() + " records (ISR as written " + written + ", maximal ISR "
+                + leader.maximalIsr() + ", HW " + hw + ", min.insync.replicas " + life.minIsr()
+                + (leader.stopped() ? ", stopped" : "") + ") after " + after;
+        for (short acks : new short[] {ProduceRequest.ACKS_ALL, ProduceRequest.ACKS_LEADER, ProduceRequest.ACKS_NONE}) {
+            // appendRecordsToLeader: no local leader log -> NOT_LEADER_OR_FOLLOWER; then
+            // if (inSyncSize < minIsr && requiredAcks == -1) throw NotEnoughReplicasException, inSyncSize the written ISR's
+            ErrorCode kafkas = leader.stopped() ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+                    : acks == ProduceRequest.ACKS_ALL && written.size() < life.minIsr() ? ErrorCode.NOT_ENOUGH_REPLICAS
+                    : ErrorCode.NONE;
+            Judge.agree("a produce with acks=" + acks + " to " + state, "answer before the append",
+                    leader.produceRefusal(acks), "Partition.appendRecordsToLeader answers", kafkas, ACKS_RULE);
+        }
+        for (long required = 0; required <= life.records() + 1; required++) {
+            // checkEnoughReplicasReachOffset: no local leader -> (false, NOT_LEADER_OR_FOLLOWER); HW >= requiredOffset ->
+            // (true, minIsr <= curMaximalIsr.size ? NONE : NOT_ENOUGH_REPLICAS_AFTER_APPEND); else (false, NONE): it waits
+            Optional<ErrorCode> kafkas = leader.stopped() ? Optional.of(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+                    : hw >= required ? Optional.of(life.minIsr() <= maximal ? ErrorCode.NONE
+                    : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) : Optional.empty();
+            Judge.agree("an acks=all write ending before offset " + required + " to " + state, "answer after the append",
+                    leader.answer(required), "Partition.checkEnoughReplicasReachOffset answers (empty: it waits)", kafkas,
+                    ACKS_RULE);
+        }
     }
 }

@@ -4,10 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import kaenlog.replication.EpochEndOffset;
+import kaenlog.replication.LeaderEpochCache.EpochEntry;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
@@ -133,5 +142,180 @@ class EpochTruncationTest {
         ByteBuffer batches = leader.partition().locked(log -> log.read(from, 1 << 20, FetchIsolation.LOG_END));
         assertThat(RecordBatch.decodeAll(batches.duplicate())).as("the leader has batches to copy").isNotEmpty();
         follower.appendAsFollower(batches);
+    }
+
+    // ---- Kafka judges: LeaderEpochFileCache on both sides, AbstractFetcherThread.getOffsetTruncationState ----
+
+    static final String TRUNCATION_RULE = "ask about your latest epoch; the leader's epoch answered held by you too:"
+            + " cut to the smaller of the two ends and stop; an epoch you never held: cut to where yours below it end"
+            + " and ask again; no epoch at all, or an undefined answer: the high watermark";
+
+    /** A log's history: (epoch, records) runs, epochs rising, each run at least one record. */
+    record History(List<int[]> runs) {
+        List<EpochEntry> entries(long from) {
+            List<EpochEntry> entries = new ArrayList<>();
+            long at = from;
+            for (int[] run : runs) {
+                entries.add(new EpochEntry(run[0], at));
+                at += run[1];
+            }
+            return entries;
+        }
+
+        long end(long from) {
+            return from + runs.stream().mapToLong(run -> run[1]).sum();
+        }
+
+        @Override
+        public String toString() {
+            return runs.stream().map(run -> "epoch " + run[0] + " x" + run[1]).toList().toString();
+        }
+    }
+
+    /** Runs of epochs above {@code above}: a few epochs close together, so that leader and follower share some. */
+    private static Gen<List<int[]>> runs(int above) {
+        return c -> {
+            List<int[]> runs = new ArrayList<>();
+            int epoch = above;
+            for (int n = Gens.ints(0, 3).generate(c); n > 0; n--) {
+                epoch += Gens.ints(1, 3).generate(c);
+                runs.add(new int[] {epoch, Gens.ints(1, 3).generate(c)});
+            }
+            return runs;
+        };
+    }
+
+    /** A follower and a leader after failovers: a shared past, then each its own epochs; the follower's HW and records without an epoch. */
+    record Divergence(int unstamped, History follower, History leader, long followerHw) {
+        @Override
+        public String toString() {
+            return "follower " + (unstamped > 0 ? unstamped + " records without an epoch, then " : "") + follower
+                    + " (HW " + followerHw + "), leader " + leader;
+        }
+    }
+
+    static final Gen<Divergence> DIVERGENCES = c -> {
+        int unstamped = Gens.elements(0, 0, 0, 1, 2).generate(c);
+        List<int[]> shared = runs(-1).generate(c);
+        int last = shared.isEmpty() ? -1 : shared.get(shared.size() - 1)[0];
+        List<int[]> follower = new ArrayList<>(shared);
+        List<int[]> leader = new ArrayList<>();
+        shared.forEach(run -> leader.add(run.clone()));
+        if (!leader.isEmpty() && !c.oneIn(4)) { // the last shared epoch ended elsewhere on each side
+            leader.get(leader.size() - 1)[1] = Gens.ints(1, 3).generate(c);
+        }
+        follower.addAll(runs(last).generate(c));
+        leader.addAll(runs(last).generate(c));
+        History f = new History(follower);
+        long hw = Gens.longs(0, f.end(unstamped)).generate(c);
+        return new Divergence(unstamped, f, new History(leader), hw);
+    };
+
+    @Test
+    void everyTruncationAgreesWithKafkasLeaderEpochFileCacheAndGetOffsetTruncationState() throws IOException {
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(DIVERGENCES).tries(150).shrinkBudget(300).check(d -> {
+                Path at = scratch.newDir();
+                LeaderEpochFileCache leader = KafkaZk.epochCache(java.nio.file.Files.createDirectories(at.resolve("leader")),
+                        d.leader().entries(d.unstamped()));
+                long leaderLeo = d.leader().end(d.unstamped());
+                List<Integer> asked = new ArrayList<>();
+                Judge.Outcome result;
+                try (Replica f = follower(at, d)) {
+                    result = Judge.Outcome.of(() -> EpochTruncation.truncate(f, epoch -> {
+                        asked.add(epoch);
+                        Map.Entry<Integer, Long> answer = leader.endOffsetFor(epoch, leaderLeo);
+                        return EpochEndOffset.fromWire(answer.getKey(), answer.getValue());
+                    }));
+                }
+                Kafkas kafkas = kafkasTruncation(at, d, leader, leaderLeo);
+                String yours = result.refused() ? result + " after asking about epochs "
+                        + asked.subList(0, Math.min(asked.size(), 10)) : "truncated to "
+                        + ((EpochTruncation.Result) result.value()).truncatedTo() + " after asking about epochs " + asked;
+                Judge.agree(d.toString(), "truncation", yours, kafkas.oracle(), "truncated to " + kafkas.truncatedTo()
+                        + " after asking about epochs " + kafkas.asked(), TRUNCATION_RULE);
+            });
+        }
+    }
+
+    record Kafkas(long truncatedTo, List<Integer> asked, String oracle) {
+    }
+
+    /**
+     * Kafka 4.1.1's follower: {@code AbstractFetcherThread.maybeTruncate} (no latest epoch: the high
+     * watermark) and {@code getOffsetTruncationState} in rounds, the leader's answer and the follower's
+     * own lookup both kafka-storage's {@code LeaderEpochFileCache.endOffsetFor}. One documented
+     * difference applied (chapter 8's guide): asked about an epoch below its first, kaen-log's follower
+     * finds none and falls back to its high watermark, where Kafka's finds the requested epoch ending
+     * at its first start offset.
+     */
+    private static Kafkas kafkasTruncation(Path at, Divergence d, LeaderEpochFileCache leader, long leaderLeo)
+            throws IOException {
+        String oracle = "follower (AbstractFetcherThread.getOffsetTruncationState, each end from LeaderEpochFileCache"
+                + ".endOffsetFor) gives";
+        long leo = d.follower().end(d.unstamped());
+        long hw = d.followerHw();
+        List<EpochEntry> entries = new ArrayList<>(d.follower().entries(d.unstamped()));
+        List<Integer> asked = new ArrayList<>();
+        for (int round = 0; round < 100; round++) {
+            if (entries.isEmpty()) {
+                return new Kafkas(Math.min(hw, leo), asked, oracle);
+            }
+            int latest = entries.get(entries.size() - 1).epoch();
+            asked.add(latest);
+            Map.Entry<Integer, Long> answer = leader.endOffsetFor(latest, leaderLeo);
+            if (answer.getValue() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET) {
+                return new Kafkas(Math.min(hw, leo), asked, oracle);
+            }
+            int answered = answer.getKey();
+            if (answered < entries.get(0).epoch()) {
+                return new Kafkas(Math.min(hw, leo), asked, oracle.replace(" gives", ", with kaen-log's documented"
+                        + " difference for an epoch below the follower's first (its HW), gives"));
+            }
+            Map.Entry<Integer, Long> mine = KafkaZk.epochCache(Files.createDirectories(at.resolve("follower-" + round)),
+                    entries).endOffsetFor(answered, leo);
+            if (mine.getValue() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET) {
+                return new Kafkas(Math.min(answer.getValue(), leo), asked, oracle);
+            }
+            if (mine.getKey() != answered) {
+                leo = Math.min(mine.getValue(), leo);
+                hw = Math.min(hw, leo);
+                long cut = leo;
+                entries.removeIf(e -> e.startOffset() >= cut);
+                continue;
+            }
+            return new Kafkas(Math.min(Math.min(mine.getValue(), answer.getValue()), leo), asked, oracle);
+        }
+        throw new AssertionError("the model asked 100 times");
+    }
+
+    /** The follower's log as {@code d} says: unstamped records, then one batch per epoch run; its HW. */
+    private static Replica follower(Path at, Divergence d) throws IOException {
+        Replica f = Replica.open(1, Role.FOLLOWER, at.resolve("follower/orders-0"));
+        f.stopEagerHighWatermark();
+        long offset = 0;
+        if (d.unstamped() > 0) {
+            f.appendAsFollower(batch(-1, offset, d.unstamped()));
+            offset += d.unstamped();
+        }
+        for (int[] run : d.follower().runs()) {
+            f.appendAsFollower(batch(run[0], offset, run[1]));
+            offset += run[1];
+        }
+        f.updateHighWatermark(d.followerHw());
+        return f;
+    }
+
+    /** {@code records} one-record batches from {@code baseOffset}: a cut falls between any two records, as in the model. */
+    private static ByteBuffer batch(int epoch, long baseOffset, int records) {
+        ByteBuffer all = ByteBuffer.allocate(records * 256);
+        for (int i = 0; i < records; i++) {
+            BatchBuilder builder = new BatchBuilder();
+            if (epoch >= 0) {
+                builder.partitionLeaderEpoch(epoch);
+            }
+            all.put(builder.append(NOW_MS, "k", "v" + i).build(baseOffset + i));
+        }
+        return all.flip();
     }
 }

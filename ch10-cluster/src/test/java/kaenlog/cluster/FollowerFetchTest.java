@@ -6,8 +6,17 @@ import static kaenlog.cluster.LeaderFixture.TOPIC;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
 import kaenlog.wire.ErrorCode;
@@ -48,6 +57,17 @@ class FollowerFetchTest {
                 .as("-1 means 'no epoch to check' (a consumer's fetch), never an old epoch").isEqualTo(ErrorCode.NONE);
         assertThat(PartitionLeader.checkLeaderEpoch(0, 4))
                 .as("epoch 0 is an epoch like any other: older than 4").isEqualTo(ErrorCode.FENCED_LEADER_EPOCH);
+    }
+
+    @Test
+    void anyNegativeEpochNamesNoEpoch() {
+        assertThat(PartitionLeader.checkLeaderEpoch(-2, 4))
+                .as("-2 is no epoch either: Kafka's FetchRequest.optionalEpoch reads every negative epoch as none, so"
+                        + " Partition.checkCurrentLeaderEpoch does not check it (a Kafka client's request reaches this"
+                        + " check through chapter 9's port): NONE, never FENCED_LEADER_EPOCH")
+                .isEqualTo(ErrorCode.NONE);
+        assertThat(PartitionLeader.checkLeaderEpoch(Integer.MIN_VALUE, 0)).as("nor the smallest int")
+                .isEqualTo(ErrorCode.NONE);
     }
 
     @Test
@@ -191,5 +211,150 @@ class FollowerFetchTest {
 
     private static PartitionLeader leader(Replica replica, List<Integer> isr) throws Exception {
         return LeaderFixture.leader(ZK.connect(), replica, EPOCH, isr, 2);
+    }
+
+    // ---- Kafka judges: a model of Partition.fetchRecords for a follower, over generated fetches ----
+
+    static final String EPOCH_RULE = "a negative epoch (-1, a consumer's) names no epoch and is not checked; older than"
+            + " the leader's is FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH, the same NONE";
+
+    @Test
+    void everyEpochCheckAgreesWithKafkasCheckCurrentLeaderEpoch() {
+        Gen<int[]> pairs = c -> new int[] {Gens.ints().generate(c), Gens.ints(0, Integer.MAX_VALUE).generate(c)};
+        Property.forAll(pairs).tries(300).check(p -> {
+            // FetchRequest.optionalEpoch: a negative epoch is Optional.empty(); Partition.checkCurrentLeaderEpoch then:
+            // empty -> NONE, localLeaderEpoch > remote -> FENCED_LEADER_EPOCH, < remote -> UNKNOWN_LEADER_EPOCH
+            ErrorCode kafkas = p[0] < 0 ? ErrorCode.NONE : p[1] > p[0] ? ErrorCode.FENCED_LEADER_EPOCH
+                    : p[1] < p[0] ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.NONE;
+            Judge.agree("a request naming leader epoch " + p[0] + " at a broker of leader epoch " + p[1], "answer",
+                    PartitionLeader.checkLeaderEpoch(p[0], p[1]),
+                    "Partition.checkCurrentLeaderEpoch (with FetchRequest.optionalEpoch) answers", kafkas, EPOCH_RULE);
+        });
+    }
+
+    static final String FETCH_RULE = "the epoch first, then the replica's word (a follower of the assignment, an offset"
+            + " inside the leader's log), and a refused fetch teaches nothing; then the fetch offset is the follower's"
+            + " LEO, a live follower out of the ISR whose offset reaches the HW and this leader's epoch start joins it,"
+            + " and the HW moves to the smallest LEO of the ISR (not under min.insync.replicas)";
+
+    /** A leader's log and state: records before this leader's epoch and in it, its HW, the ISR, the live brokers. */
+    record Leadership(int before, int during, long hw, List<Integer> isr, Set<Integer> live, int minIsr,
+                      List<long[]> fetches) {
+        long leo() {
+            return before + during;
+        }
+
+        @Override
+        public String toString() {
+            return "a leader at epoch " + EPOCH + " (epoch " + EPOCH + " from offset " + before + ", LEO " + leo() + ", HW "
+                    + hw + ", ISR " + isr + ", min.insync.replicas " + minIsr + ", live followers " + live
+                    + ") fetched by " + fetches.stream().map(f -> "(replica " + f[0] + ", offset " + f[1] + ", epoch "
+                    + f[2] + ")").toList();
+        }
+    }
+
+    static final Gen<Leadership> LEADERSHIPS = c -> {
+        int before = Gens.ints(0, 3).generate(c);
+        int during = Gens.ints(0, 3).generate(c);
+        long hw = Gens.longs(0, before).generate(c);
+        List<Integer> isr = new ArrayList<>(List.of(1));
+        for (int follower : List.of(2, 3)) {
+            if (c.oneIn(3)) {
+                isr.add(follower);
+            }
+        }
+        Set<Integer> live = new TreeSet<>();
+        for (int follower : List.of(2, 3)) {
+            if (!c.oneIn(4)) {
+                live.add(follower);
+            }
+        }
+        int leo = before + during;
+        Gen<long[]> fetch = d -> new long[] {Gens.elements(2, 3, 2, 3, 4, 1).generate(d),
+            Gens.oneOf(Gens.longs(0, leo), Gens.longs(before, leo), Gens.elements(-1L, (long) leo + 1, 1L << 40)).generate(d),
+            Gens.elements(EPOCH, EPOCH, EPOCH, -1, EPOCH - 1, EPOCH + 1, -2).generate(d)};
+        return new Leadership(before, during, hw, isr, live, Gens.ints(1, 3).generate(c), Gens.lists(fetch, 1, 8).generate(c));
+    };
+
+    @Test
+    void everySequenceOfFetchesAgreesWithKafkasFetchRecords() throws Exception {
+        ZkClient zk = ZK.connect();
+        ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
+        AtomicInteger topics = new AtomicInteger();
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(LEADERSHIPS).tries(50).shrinkBudget(200).check(l -> {
+                try (Replica replica = LeaderFixture.leaderWith(scratch.newDir(), EPOCH - 1, l.before())) {
+                    replica.becomeLeader(EPOCH);
+                    for (int i = 0; i < l.during(); i++) {
+                        replica.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + i).build());
+                    }
+                    replica.updateHighWatermark(l.hw());
+                    PartitionLeader leader = LeaderFixture.leaderOfNewTopic(zk, controller, "t" + topics.incrementAndGet(),
+                            replica, EPOCH, l.isr(), l.minIsr(), l.live()::contains);
+                    KafkasLeader kafka = new KafkasLeader(l);
+                    for (int i = 0; i < l.fetches().size(); i++) {
+                        long[] f = l.fetches().get(i);
+                        Judge.Outcome answer = Judge.Outcome.of(() -> leader.onFollowerFetch((int) f[0], f[1], (int) f[2], T0));
+                        Object yours = answer.refused() ? answer : answer.value();
+                        ErrorCode kafkas = kafka.fetch((int) f[0], f[1], (int) f[2]);
+                        String after = "fetch " + (i + 1) + " (replica " + f[0] + ", offset " + f[1] + ", epoch " + f[2]
+                                + ") of " + l;
+                        Judge.agree(after, "answer, follower LEOs, ISR and HW", List.of(yours,
+                                new TreeMap<>(leader.followerLeos()), List.copyOf(leader.maximalIsr()), replica.highWatermark()),
+                                "Partition.fetchRecords, updateFollowerFetchState, maybeExpandIsr and maybeIncrementLeaderHW give",
+                                List.of(kafkas, kafka.leos, List.copyOf(kafka.isr), kafka.hw), FETCH_RULE);
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * Kafka 3.9.1's leader of one partition, as {@code kafka.cluster.Partition} takes a follower's fetch:
+     * {@code checkCurrentLeaderEpoch}, {@code followerReplicaOrThrow} (NOT_LEADER_OR_FOLLOWER), the read's
+     * offset checks (OFFSET_OUT_OF_RANGE below the log start or past the log end), then
+     * {@code updateFollowerFetchState} (the fetch offset is the LEO), {@code maybeExpandIsr}
+     * ({@code isFollowerInSync}: LEO at least the HW and at least {@code leaderEpochStartOffsetOpt};
+     * {@code isReplicaIsrEligible}: {@code hasAliveBroker}) and {@code maybeIncrementLeaderHW} (nothing under
+     * min.insync.replicas; else the smallest LEO of the ISR, -1 for a follower not heard from). Chapter 8's
+     * documented difference: only ISR members hold the HW back.
+     */
+    private static final class KafkasLeader {
+        final Leadership l;
+        final TreeMap<Integer, Long> leos = new TreeMap<>();
+        final Set<Integer> isr;
+        long hw;
+
+        KafkasLeader(Leadership l) {
+            this.l = l;
+            this.isr = new TreeSet<>(l.isr());
+            this.hw = l.hw();
+        }
+
+        ErrorCode fetch(int replicaId, long offset, int epoch) {
+            if (epoch >= 0 && epoch != EPOCH) {
+                return epoch < EPOCH ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
+            }
+            if (replicaId != 2 && replicaId != 3) {
+                return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+            }
+            if (offset < 0 || offset > l.leo()) {
+                return ErrorCode.OFFSET_OUT_OF_RANGE;
+            }
+            leos.put(replicaId, offset);
+            if (!isr.contains(replicaId) && l.live().contains(replicaId) && offset >= hw && offset >= l.before()) {
+                isr.add(replicaId);
+            }
+            if (isr.size() >= l.minIsr()) {
+                long candidate = l.leo();
+                for (int member : isr) {
+                    if (member != 1) {
+                        candidate = Math.min(candidate, leos.getOrDefault(member, -1L));
+                    }
+                }
+                hw = Math.max(hw, candidate);
+            }
+            return ErrorCode.NONE;
+        }
     }
 }

@@ -43,9 +43,19 @@ final class LeaderFixture {
     static PartitionLeader leader(ZkClient zk, Replica replica, int epoch, List<Integer> isr, int minIsr,
                                   IntPredicate alive) throws Exception {
         ControllerEpoch controller = ControllerElection.elect(zk, 1, T0).orElseThrow();
-        PartitionStateStore.createAssignment(zk, TOPIC, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
-        PartitionStateStore.createStates(zk, controller, TOPIC, Map.of(0, new PartitionState(1, epoch, isr, 1)));
-        return new PartitionLeader(zk, TOPIC, 0, replica, PartitionStateStore.read(zk, TOPIC, 0).orElseThrow(),
+        return leaderOfNewTopic(zk, controller, TOPIC, replica, epoch, isr, minIsr, alive);
+    }
+
+    /**
+     * The same on {@code topic}-0, a topic not created yet, by a controller already elected: a property
+     * makes one topic per try, and ZooKeeper is not emptied between them.
+     */
+    static PartitionLeader leaderOfNewTopic(ZkClient zk, ControllerEpoch controller, String topic, Replica replica,
+                                            int epoch, List<Integer> isr, int minIsr, IntPredicate alive)
+            throws Exception {
+        PartitionStateStore.createAssignment(zk, topic, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
+        PartitionStateStore.createStates(zk, controller, topic, Map.of(0, new PartitionState(1, epoch, isr, 1)));
+        return new PartitionLeader(zk, topic, 0, replica, PartitionStateStore.read(zk, topic, 0).orElseThrow(),
                 List.of(1, 2, 3), minIsr, LAG, alive, T0);
     }
 }

@@ -3,8 +3,16 @@ package kaenlog.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import kafka.controller.PartitionLeaderElectionAlgorithms;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import scala.jdk.javaapi.CollectionConverters;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -101,5 +109,83 @@ class OfflineElectionTest {
         assertThat(LeaderElection.elect(ASSIGNMENT, current, Set.of(2, 3), 5))
                 .as("leader and ISR all live (broker 1, outside the ISR, is dead anyway): no new state, no new epoch")
                 .isSameAs(current);
+    }
+
+    // ---- Kafka judges: PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection, over generated states ----
+
+    static final String ELECTION_RULE = "keep the ISR's live members in the ISR's order; a live leader stays; else the"
+            + " first replica IN ASSIGNMENT ORDER that is live and in the ISR leads (no unclean election); no live ISR"
+            + " member: leader -1, the ISR kept; every change is epoch + 1 and never wraps; no change is the same state";
+
+    /** What the controller reads: an assignment, a state Kafka's controller could have written, the live brokers. */
+    record Election(List<Integer> assignment, PartitionState current, Set<Integer> live) {
+    }
+
+    static final Gen<Election> ELECTIONS = c -> {
+        List<Integer> assignment = new ArrayList<>(new java.util.LinkedHashSet<>(
+                Gens.lists(Gens.ints(0, 5), 1, 5).generate(c)));
+        List<Integer> isr = new ArrayList<>();
+        for (int replica : assignment) {
+            if (Gens.booleans().generate(c)) {
+                isr.add(Gens.booleans().generate(c) ? isr.size() : 0, replica); // the ISR's own order is not the assignment's
+            }
+        }
+        if (isr.isEmpty()) {
+            isr.add(assignment.get(0));
+        }
+        int leader = Gens.booleans().generate(c) ? PartitionState.NO_LEADER : isr.get(Gens.ints(0, isr.size() - 1).generate(c));
+        Set<Integer> live = new TreeSet<>(Gens.lists(Gens.ints(0, 6), 0, 6).generate(c));
+        int epoch = Gens.ints(0, Integer.MAX_VALUE).generate(c);
+        return new Election(assignment, new PartitionState(leader, epoch, isr, 1), live);
+    };
+
+    @Test
+    void everyElectionAgreesWithKafkasOfflinePartitionLeaderElection() {
+        Property.forAll(ELECTIONS).tries(300).check(e -> {
+            String expected = kafkasElection(e);
+            Judge.Outcome yours = Judge.Outcome.of(() -> LeaderElection.elect(e.assignment(), e.current(), e.live(), 2));
+            String answer = yours.refused() ? "a refusal (" + yours.refusal().getClass().getSimpleName() + ")"
+                    : yours.value() == e.current() ? "the same state" : String.valueOf(yours.value());
+            Judge.agree("assignment " + e.assignment() + ", " + e.current() + ", live brokers " + e.live(), "next state",
+                    answer, "offlinePartitionLeaderElection with the ISR's dead members removed gives", expected,
+                    ELECTION_RULE);
+        });
+    }
+
+    /**
+     * Kafka 3.9.1's controller on a broker change, in one step as kaen-log writes it: a live leader stays
+     * (Kafka elects only for a partition whose leader is offline); else {@code offlinePartitionLeaderElection
+     * (assignment, isr, live, uncleanLeaderElectionEnabled = false)}; the dead leave the ISR
+     * ({@code removeReplicasFromIsr}); the leader epoch + 1 ({@code LeaderAndIsr.newLeaderAndIsr}). Two
+     * documented differences applied: with no live ISR member the ISR is kept whole (Kafka keeps its last
+     * member), and the epoch after 2^31-1 is refused (Kafka adds one unchecked).
+     */
+    private static String kafkasElection(Election e) {
+        PartitionState current = e.current();
+        List<Integer> liveIsr = current.isr().stream().filter(e.live()::contains).toList();
+        if (liveIsr.size() == current.isr().size() && e.live().contains(current.leader())) {
+            return "the same state";
+        }
+        if (liveIsr.isEmpty() && current.leader() == PartitionState.NO_LEADER) {
+            return "the same state";
+        }
+        if (current.leaderEpoch() == Integer.MAX_VALUE) {
+            return "a refusal (EpochOverflowException)";
+        }
+        if (liveIsr.isEmpty()) {
+            return new PartitionState(PartitionState.NO_LEADER, current.leaderEpoch() + 1, current.isr(), 2).toString();
+        }
+        int leader = current.leader();
+        if (!e.live().contains(leader)) {
+            scala.Option<Object> elected = PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection(
+                    seq(e.assignment()), seq(current.isr()), CollectionConverters.asScala(Set.<Object>copyOf(e.live())).toSet(),
+                    false, null);
+            leader = elected.isDefined() ? (Integer) elected.get() : PartitionState.NO_LEADER;
+        }
+        return new PartitionState(leader, current.leaderEpoch() + 1, liveIsr, 2).toString();
+    }
+
+    private static scala.collection.immutable.Seq<Object> seq(List<Integer> ints) {
+        return CollectionConverters.asScala(new ArrayList<Object>(ints)).toSeq();
     }
 }

@@ -10,6 +10,10 @@ import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.RecordBatch;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,5 +86,52 @@ class PartitionRoleTest {
 
     private static ByteBuffer batch() {
         return new BatchBuilder().append(1_700_000_000_000L, "k", "v").build();
+    }
+
+    // ---- Kafka judges: a model of ReplicaManager.becomeLeaderOrFollower, over generated state histories ----
+
+    static final String ROLE_RULE = "only a state whose leader epoch is above the last one acted on moves the role"
+            + " (a late watch, a read that raced a newer write, the leader's own ISR write are ignored); it names this"
+            + " broker: lead at its epoch; another broker: follow it; no leader: take no writes";
+
+    /** States as a broker reads them, late and repeated: leaders 2 (this broker), 1, 3 or none, epochs up and down. */
+    static final Gen<List<PartitionState>> HISTORIES = Gens.lists(c -> new PartitionState(
+            Gens.elements(2, 1, PartitionState.NO_LEADER, 3).generate(c), Gens.ints(0, 6).generate(c),
+            List.of(2), 1), 1, 8);
+
+    @Test
+    void everyHistoryOfStatesAgreesWithKafkasBecomeLeaderOrFollower() throws Exception {
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(HISTORIES).tries(40).shrinkBudget(300).check(states -> {
+                try (Replica replica = Replica.open(2, Role.FOLLOWER, scratch.newDir().resolve("orders-0"))) {
+                    PartitionRole role = new PartitionRole(2, replica);
+                    int actedOn = PartitionRole.NO_EPOCH;
+                    int leader = PartitionState.NO_LEADER;
+                    Role kafkasRole = Role.FOLLOWER;
+                    for (int i = 0; i < states.size(); i++) {
+                        PartitionState state = states.get(i);
+                        // becomeLeaderOrFollower: if (requestLeaderEpoch > currentLeaderEpoch) makeLeaders (the state
+                        // names this broker) or makeFollowers (any other leader, or none); else the state is ignored
+                        boolean newer = state.leaderEpoch() > actedOn;
+                        PartitionRole.Decision kafkas = !newer ? PartitionRole.Decision.IGNORED
+                                : state.leader() == 2 ? PartitionRole.Decision.LEADER
+                                : state.leader() == PartitionState.NO_LEADER ? PartitionRole.Decision.OFFLINE
+                                : PartitionRole.Decision.FOLLOWER;
+                        if (newer) {
+                            actedOn = state.leaderEpoch();
+                            leader = state.leader();
+                            kafkasRole = state.leader() == 2 ? Role.LEADER : Role.FOLLOWER;
+                        }
+                        boolean asked = role.isNewer(state);
+                        PartitionRole.Decision yours = role.onState(state);
+                        Judge.agree("state " + (i + 1) + " (" + state + ") of " + states + ", read by broker 2",
+                                "newer?, decision, leader, epoch and replica role",
+                                List.of(asked, yours, role.leader(), role.leaderEpoch(), replica.role()),
+                                "ReplicaManager.becomeLeaderOrFollower gives",
+                                List.of(newer, kafkas, leader, actedOn, kafkasRole), ROLE_RULE);
+                    }
+                }
+            });
+        }
     }
 }

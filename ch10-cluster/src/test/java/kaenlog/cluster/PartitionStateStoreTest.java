@@ -7,6 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -83,5 +88,73 @@ class PartitionStateStoreTest {
         PartitionStateStore.createAssignment(session, TOPIC, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
         PartitionStateStore.createStates(session, epoch, TOPIC, Map.of(0, FIRST));
         return epoch;
+    }
+
+    // ---- Kafka judges: TopicPartitionStateZNode reads every state; a model of the conditional writes ----
+
+    static final String STORE_RULE = "a state is read with the znode's version, its partition epoch (not the leader"
+            + " epoch in the JSON); every write names the version its writer read and lands only on it (empty when the"
+            + " state moved); the controller's write is fenced by its epoch too (ControllerMovedException once another"
+            + " won)";
+
+    /** A write to the state znode: by the leader or a controller (the current one, or one a newer election fenced). */
+    record Write(String writer, PartitionState state, int versionBack) {
+        @Override
+        public String toString() {
+            return writer + " writes " + state + " on the version read " + versionBack + " write(s) ago";
+        }
+    }
+
+    static final Gen<List<Write>> WRITES = Gens.lists(c -> new Write(
+            Gens.elements("the leader", "the controller", "a fenced controller").generate(c),
+            ZNodeCodecsTest.STATES.generate(c), Gens.elements(0, 0, 0, 1, 2).generate(c)), 1, 8);
+
+    @Test
+    void everySequenceOfWritesAgreesWithKafkasConditionalUpdates() throws Exception {
+        ZkClient oldSession = ZK.connect();
+        ZkClient session = ZK.connect();
+        ControllerEpoch fenced = ControllerElection.elect(oldSession, 1, NOW_MS).orElseThrow();
+        session.delete(ZNodes.CONTROLLER);
+        ControllerEpoch current = ControllerElection.elect(session, 2, NOW_MS).orElseThrow();
+        AtomicInteger topics = new AtomicInteger();
+        Property.forAll(WRITES).tries(15).shrinkBudget(200).check(writes -> {
+            String topic = "t" + topics.incrementAndGet();
+            PartitionStateStore.createAssignment(session, topic, new TreeMap<>(Map.of(0, List.of(1, 2, 3))), Map.of());
+            PartitionStateStore.createStates(session, current, topic, Map.of(0, FIRST));
+            PartitionState kafkasState = FIRST;
+            int kafkasVersion = 0;
+            for (int i = 0; i < writes.size(); i++) {
+                Write w = writes.get(i);
+                int expected = Math.max(0, kafkasVersion - w.versionBack());
+                Judge.Outcome yours = Judge.Outcome.of(() -> switch (w.writer()) {
+                    case "the leader" -> PartitionStateStore.updateAsLeader(session, topic, 0, w.state(), expected);
+                    case "the controller" -> PartitionStateStore.updateAsController(session, current, topic, 0, w.state(),
+                            expected);
+                    default -> PartitionStateStore.updateAsController(oldSession, fenced, topic, 0, w.state(), expected);
+                });
+                String kafkas;
+                if (w.writer().equals("a fenced controller")) {
+                    kafkas = "a refusal (ControllerMovedException)";
+                } else if (expected != kafkasVersion) {
+                    kafkas = String.valueOf(OptionalInt.empty());
+                } else {
+                    kafkasVersion++;
+                    kafkasState = w.state();
+                    kafkas = String.valueOf(OptionalInt.of(kafkasVersion));
+                }
+                String answer = yours.refused() ? "a refusal (" + yours.refusal().getClass().getSimpleName() + ")"
+                        : String.valueOf(yours.value());
+                ZkClient.Node node = session.get(ZNodes.statePath(topic, 0)).orElseThrow();
+                KafkaZk.KafkaState kafkaReads = KafkaZk.kafkaReadsState(node.data(), node.stat());
+                Judge.Outcome read = Judge.Outcome.of(() -> PartitionStateStore.read(session, topic, 0).orElseThrow());
+                Judge.agree("write " + (i + 1) + " (" + w + ") of " + writes, "answer, then the state read",
+                        List.of(answer, read.refused() ? read : read.value()), "conditional setData (KafkaZkClient.updateLeaderAndIsr, fenced by"
+                                + " checkControllerAndEpoch), then TopicPartitionStateZNode.decode, give",
+                        List.of(kafkas, new Versioned<>(kafkaReads.state(), kafkaReads.partitionEpoch())), STORE_RULE);
+                Judge.agree("write " + (i + 1) + " (" + w + ") of " + writes, "state as written",
+                        List.of(kafkaReads.state(), kafkaReads.partitionEpoch()), "model of the conditional writes holds",
+                        List.of(kafkasState, kafkasVersion), STORE_RULE);
+            }
+        });
     }
 }

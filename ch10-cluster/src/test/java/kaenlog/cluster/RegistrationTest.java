@@ -4,9 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.SortedMap;
 import java.util.TreeMap;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Order;
@@ -142,5 +152,167 @@ class RegistrationTest {
     void aClusterNobodyJoinedHasNoLiveBroker() throws Exception {
         assertThat(BrokerRegistration.liveBrokers(ZK.connect())).as("no /brokers/ids yet: no live broker, not an error")
                 .isEmpty();
+    }
+
+    // ---- Kafka judges: models of KafkaZkClient.registerBroker and getAllBrokerAndEpochsInCluster ----
+
+    static final String LIVE_RULE = "the live brokers are the children of /brokers/ids that are broker ids, by NUMBER,"
+            + " each with the czxid of its registration as its broker epoch; a child that is no id, or whose"
+            + " registration does not parse, is a broker that is absent, and told";
+
+    /** A child of /brokers/ids: its name, and what it holds (a registration, Kafka's, damaged, or none at all). */
+    record Child(String name, String kind, BrokerInfo broker, Gens.Faults faults, boolean rewritten) {
+        byte[] data() {
+            byte[] ours = ZNodes.encodeBroker(broker, NOW_MS);
+            return switch (kind) {
+                case "ours" -> ours;
+                case "kafka's" -> KafkaZk.kafkaWritesBroker(broker.host(), new LinkedHashMap<>(Map.of(
+                        BrokerInfo.REPLICATION_LISTENER, 9_001, BrokerInfo.KAENLOG_LISTENER, broker.port())), null, -1);
+                case "no KAENLOG listener" -> KafkaZk.kafkaWritesBroker(broker.host(),
+                        new LinkedHashMap<>(Map.of(BrokerInfo.KAFKA_LISTENER, broker.port())), null, -1);
+                default -> faults.apply(ours);
+            };
+        }
+
+        @Override
+        public String toString() {
+            return name + " (" + kind + (kind.equals("damaged") ? " " + faults.faults() : "")
+                    + (rewritten ? ", written again since its creation" : "") + ")";
+        }
+    }
+
+    static final Gen<List<Child>> CHILDREN = c -> {
+        Map<String, Child> children = new LinkedHashMap<>();
+        for (int n = Gens.ints(0, 5).generate(c); n > 0; n--) {
+            String name = Gens.oneOf(Gens.ints(0, 12).map(String::valueOf),
+                    Gens.elements("07", "-1", "x", "99999999999", "2147483647", "2147483648", " 3")).generate(c);
+            int id = BrokerRegistration.brokerId(name).orElse(0);
+            BrokerInfo broker = new BrokerInfo(id, KafkaZk.hosts().generate(c), KafkaZk.ports().generate(c), 9_002, 9_001);
+            children.put(name, new Child(name, Gens.elements("ours", "ours", "kafka's", "no KAENLOG listener", "damaged")
+                    .generate(c), broker, Gens.faults().generate(c), c.oneIn(3)));
+        }
+        return new ArrayList<>(children.values());
+    };
+
+    @Test
+    void everyClusterOfRegistrationsIsListedAsKafkasGetAllBrokerAndEpochsInClusterListsIt() throws Exception {
+        ZkClient admin = ZK.connect();
+        Property.forAll(CHILDREN).tries(12).shrinkBudget(200).check(children -> {
+            admin.deleteRecursive("/brokers");
+            admin.ensurePersistent(ZNodes.BROKER_IDS);
+            for (Child child : children) {
+                admin.create(ZNodes.BROKER_IDS + "/" + child.name(), child.data(), CreateMode.PERSISTENT);
+            }
+            for (Child child : children) { // written again: its mzxid moves on, its czxid (the epoch) stays
+                if (child.rewritten()) {
+                    admin.setData(ZNodes.BROKER_IDS + "/" + child.name(), child.data(), -1);
+                }
+            }
+            Map<String, String> refused = new TreeMap<>();
+            Judge.Outcome yours = Judge.Outcome.of(() -> BrokerRegistration.liveBrokers(admin, refused::put));
+            // getAllBrokerAndEpochsInCluster: each child of /brokers/ids read with its stat, BrokerIdZNode.decode'd,
+            // its epoch the stat's czxid, sorted by broker id; kaen-log's documented difference: a child that is no
+            // id or a registration that does not parse (ZNodes.decodeBroker, task 1 (ZNodeCodecsTest)) is absent
+            SortedMap<Integer, Long> live = new TreeMap<>();
+            List<String> absent = new ArrayList<>();
+            for (Child child : children) {
+                String path = ZNodes.BROKER_IDS + "/" + child.name();
+                OptionalInt id = BrokerRegistration.brokerId(child.name());
+                Optional<ZkClient.Node> node = admin.get(path);
+                if (id.isEmpty() || !parses(id.getAsInt(), node.orElseThrow().data())) {
+                    absent.add(path);
+                } else {
+                    live.put(id.getAsInt(), node.orElseThrow().stat().getCzxid());
+                }
+            }
+            absent.sort(null);
+            Judge.agree("/brokers/ids holding " + children, "live brokers (id to epoch), and the znodes told absent",
+                    List.of(yours.refused() ? yours : yours.value(), List.copyOf(refused.keySet())),
+                    "KafkaZkClient.getAllBrokerAndEpochsInCluster (with kaen-log's refusal of what does not parse) gives",
+                    List.of(live, absent), LIVE_RULE);
+        });
+    }
+
+    private static boolean parses(int id, byte[] data) {
+        try {
+            ZNodes.decodeBroker(id, data);
+            return true;
+        } catch (ZNodeFormatException e) {
+            return false;
+        }
+    }
+
+    static final String REGISTER_RULE = "a broker registers with an EPHEMERAL /brokers/ids/N, owned by its session, its"
+            + " epoch the czxid (larger at each new registration); a znode its own session owns is the same"
+            + " registration; one another live session owns is refused with NodeExistsException, never taken over";
+
+    /** A broker (1 or 2) registers on one of three sessions, or a registration's znode goes. */
+    record Registration(int session, int broker, boolean gone) {
+        @Override
+        public String toString() {
+            return gone ? "/brokers/ids/" + broker + " goes (its session ended)"
+                    : "broker " + broker + " registers on session " + session;
+        }
+    }
+
+    @Test
+    void everySequenceOfRegistrationsAgreesWithKafkasRegisterBroker() throws Exception {
+        List<ZkClient> sessions = List.of(ZK.connect(), ZK.connect(), ZK.connect());
+        ZkClient admin = ZK.connect();
+        Gen<List<Registration>> histories = Gens.lists(c -> new Registration(Gens.ints(0, 2).generate(c),
+                Gens.ints(1, 2).generate(c), c.oneIn(4)), 1, 8);
+        Property.forAll(histories).tries(12).shrinkBudget(200).check(history -> {
+            admin.deleteRecursive("/brokers");
+            long latest = 0;
+            for (int i = 0; i < history.size(); i++) {
+                Registration r = history.get(i);
+                String path = ZNodes.brokerPath(r.broker());
+                Optional<org.apache.zookeeper.data.Stat> before = admin.exists(path);
+                if (r.gone()) {
+                    if (before.isPresent()) {
+                        admin.delete(path);
+                    }
+                    continue;
+                }
+                ZkClient session = sessions.get(r.session());
+                Judge.Outcome yours = Judge.Outcome.of(() -> BrokerRegistration.register(session,
+                        new BrokerInfo(r.broker(), "h", 9_000 + r.broker(), 9_500, 9_700), NOW_MS));
+                Optional<org.apache.zookeeper.data.Stat> after = admin.exists(path);
+                // registerBroker: createOrSet of an EPHEMERAL znode (KafkaZkClient.checkedEphemeralCreate: on
+                // NodeExists, the znode is ours when its ephemeralOwner is this session, else NodeExistsException);
+                // the broker epoch is the znode's czxid
+                String kafkas;
+                String mine;
+                if (before.isEmpty()) {
+                    kafkas = "a new registration: ephemeral, owned by session " + r.session() + ", its epoch the czxid,"
+                            + " above " + latest;
+                    mine = after.isPresent() && !yours.refused() && after.get().getEphemeralOwner() == session.sessionId()
+                            && yours.value().equals(after.get().getCzxid()) && after.get().getCzxid() > latest
+                            ? kafkas : "epoch " + yours + ", znode " + (after.isEmpty() ? "absent" : "owned by "
+                            + owner(sessions, after.get().getEphemeralOwner()) + " with czxid " + after.get().getCzxid());
+                    latest = after.map(org.apache.zookeeper.data.Stat::getCzxid).orElse(latest);
+                } else if (before.get().getEphemeralOwner() == session.sessionId()) {
+                    kafkas = "the same registration, epoch " + before.get().getCzxid();
+                    mine = yours.refused() ? String.valueOf(yours) : "the same registration, epoch " + yours.value();
+                } else {
+                    kafkas = "a refusal (NodeExistsException), the znode still owned by "
+                            + owner(sessions, before.get().getEphemeralOwner());
+                    mine = (yours.refused() ? "a refusal (" + yours.refusal().getClass().getSimpleName() + ")"
+                            : "epoch " + yours.value()) + ", the znode " + (after.isEmpty() ? "gone"
+                            : "still owned by " + owner(sessions, after.get().getEphemeralOwner()));
+                }
+                Judge.agree("step " + (i + 1) + " (" + r + ") of " + history, "registration", mine,
+                        "KafkaZkClient.registerBroker gives", kafkas, REGISTER_RULE);
+            }
+        });
+    }
+
+    private static String owner(List<ZkClient> sessions, long owner) {
+        for (int i = 0; i < sessions.size(); i++) {
+            if (sessions.get(i).sessionId() == owner) {
+                return "session " + i;
+            }
+        }
+        return owner == 0 ? "no session (persistent)" : "session id " + owner;
     }
 }

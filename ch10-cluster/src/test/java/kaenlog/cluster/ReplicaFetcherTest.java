@@ -8,6 +8,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.log.FetchIsolation;
 import kaenlog.replication.Replica;
@@ -157,5 +161,99 @@ class ReplicaFetcherTest {
         Replica replica = Replica.open(2, Role.FOLLOWER, dir.resolve("broker-2").resolve("orders-0"));
         replica.stopEagerHighWatermark();
         return replica;
+    }
+
+    // ---- Kafka judges: a model of AbstractFetcherThread.processFetchRequest and ReplicaFetcherThread ----
+
+    static final String FETCHER_RULE = "fetch from your own LEO naming your broker id and the leader epoch you follow;"
+            + " NONE: append the records as they are and take the response's HW (at most your LEO, never backwards);"
+            + " FENCED_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER: stop until a newer state; OFFSET_OUT_OF_RANGE: truncate"
+            + " by epoch again; any other error: retry after a pause, nothing appended";
+
+    /** One step of a follower's life: the leader appends records, or answers one fetch (with an error, or its HW). */
+    record FetchStep(int append, ErrorCode error, long leaderHw) {
+        @Override
+        public String toString() {
+            return append > 0 ? "the leader appends " + append : "the leader answers " + error
+                    + (error == ErrorCode.NONE ? " with HW at " + leaderHw + " of its LEO" : "");
+        }
+    }
+
+    static final Gen<List<FetchStep>> FETCH_STEPS = Gens.lists(c -> Gens.booleans().generate(c) && c.oneIn(2)
+            ? new FetchStep(Gens.ints(1, 3).generate(c), ErrorCode.NONE, 0)
+            : new FetchStep(0, Gens.oneOf(Gens.constant(ErrorCode.NONE), Gens.elements(ErrorCode.values())).generate(c),
+                    Gens.longs(0, 100).generate(c)), 1, 8);
+
+    @Test
+    void everyFetchAgreesWithKafkasFetcherThread() throws Exception {
+        try (Scratch scratch = Scratch.in(dir)) {
+            Property.forAll(FETCH_STEPS).tries(30).shrinkBudget(300).check(steps -> {
+                Path at = scratch.newDir();
+                try (Replica leaderLog = Replica.open(1, Role.FOLLOWER, at.resolve("broker-1/orders-0"));
+                     Replica follower = Replica.open(2, Role.FOLLOWER, at.resolve("broker-2/orders-0"))) {
+                    leaderLog.stopEagerHighWatermark();
+                    leaderLog.becomeLeader(EPOCH);
+                    follower.stopEagerHighWatermark();
+                    FakeLeader leader = new FakeLeader(leaderLog);
+                    ReplicaFetcher fetcher = fetcher(follower);
+                    long leo = 0;
+                    long hw = 0;
+                    for (int i = 0; i < steps.size(); i++) {
+                        FetchStep step = steps.get(i);
+                        if (step.append() > 0) {
+                            for (int r = 0; r < step.append(); r++) {
+                                leaderLog.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + r).build());
+                            }
+                            continue;
+                        }
+                        long leaderHw = Math.min(step.leaderHw(), leaderLog.leo());
+                        leaderLog.updateHighWatermark(leaderHw);
+                        leader.error = step.error();
+                        ReplicaFetcher.Outcome outcome = fetcher.fetchOnce(leader);
+                        FetchRequest asked = leader.asked.get(leader.asked.size() - 1);
+                        String kafkas = kafkasOutcome(step.error());
+                        String oracle = "AbstractFetcherThread.processFetchRequest (ReplicaFetcherThread.processPartitionData"
+                                + " for NONE) gives";
+                        if (step.error() == ErrorCode.NOT_LEADER_OR_FOLLOWER || step.error() == ErrorCode.OFFSET_OUT_OF_RANGE) {
+                            oracle = "AbstractFetcherThread retries NOT_LEADER_OR_FOLLOWER after a backoff and answers"
+                                    + " OFFSET_OUT_OF_RANGE with fetchOffsetAndTruncate; by kaen-log's documented"
+                                    + " differences (a fetcher per leader epoch, truncation by epoch) it gives";
+                        }
+                        long fetchOffset = leo;
+                        if (step.error() == ErrorCode.NONE && leaderHw < hw) {
+                            oracle = "ReplicaFetcherThread takes the leader's lower HW (UnifiedLog.maybeUpdateHighWatermark"
+                                    + " sets it within the log, lower or not); by kaen-log's documented difference (a"
+                                    + " follower's HW never moves back) it gives";
+                        }
+                        if (step.error() == ErrorCode.NONE) {
+                            leo = leaderLog.leo();
+                            hw = Math.max(hw, Math.min(leaderHw, leo));
+                        }
+                        Judge.agree("step " + (i + 1) + " (" + step + ") of " + steps, "request, outcome, LEO and HW",
+                                List.of(List.of(asked.replicaId(), asked.partition(), asked.fetchOffset(), asked.maxBytes(),
+                                        asked.maxWaitMs(), asked.currentLeaderEpoch()), outcome.name(), follower.leo(),
+                                        follower.highWatermark()), oracle,
+                                List.of(List.of(2, "orders-0", fetchOffset, CONFIG.maxBytes(), CONFIG.maxWaitMs(), EPOCH),
+                                        kafkas, leo, hw), FETCHER_RULE);
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * What Kafka's fetcher thread does with a partition's answer: NONE is processed; FENCED_LEADER_EPOCH (the
+     * request's epoch is the fetcher's) marks the partition failed until a newer LeaderAndIsr; every other
+     * error puts it back after {@code replica.fetch.backoff.ms}. Two documented differences: kaen-log's fetcher
+     * belongs to one leader epoch and stops on NOT_LEADER_OR_FOLLOWER too (a newer state starts another), and it
+     * answers OFFSET_OUT_OF_RANGE by truncating by epoch again.
+     */
+    private static String kafkasOutcome(ErrorCode error) {
+        return switch (error) {
+            case NONE -> ReplicaFetcher.Outcome.FETCHED.name();
+            case FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER -> ReplicaFetcher.Outcome.STOP.name();
+            case OFFSET_OUT_OF_RANGE -> ReplicaFetcher.Outcome.TRUNCATE.name();
+            default -> ReplicaFetcher.Outcome.RETRY.name();
+        };
     }
 }

@@ -4,10 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import kafka.zk.ControllerEpochZNode;
+import kafka.zk.ControllerZNode;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -156,5 +164,127 @@ class ZNodeCodecsTest {
                 .as("read by name: leader_epoch 7 (the leader's, chapter 8's) is not controller_epoch 4 (the writer's);"
                         + " the ISR keeps its order")
                 .isEqualTo(state);
+    }
+
+    // ---- Kafka judges: Kafka 3.9.1's kafka.zk codecs, on generated znodes, both ways ----
+
+    static final String BROKER_RULE = "a registration is BrokerIdZNode v5: every listener as NAME://host:port in"
+            + " endpoints, each name in listener_security_protocol_map, jmx_port -1";
+    static final String LISTENER_RULE = "read every port from the endpoint whose listener has its name (KAENLOG,"
+            + " PLAINTEXT, REPLICATION), never from the top-level port or the endpoints' order; other listeners are not"
+            + " kaen-log's";
+
+    @Test
+    void everyRegistrationIsReadByKafkasBrokerIdZNode() {
+        Property.forAll(KafkaZk.brokers()).tries(100).check(broker -> {
+            byte[] ours = ZNodes.encodeBroker(broker, NOW_MS);
+            kafka.zk.BrokerInfo read = kafka.zk.BrokerIdZNode.decode(broker.id(), ours);
+            String kafkaReads = "version " + read.version() + ", jmx_port " + read.jmxPort() + ", endpoints "
+                    + KafkaZk.kafkaReadsEndpoints(broker.id(), ours);
+            String registered = "version 5, jmx_port -1, endpoints " + KafkaZk.endpoints(broker).stream().sorted().toList();
+            Judge.agree("the registration of " + broker, "registration as Kafka reads it", kafkaReads,
+                    "BrokerIdZNode.decode of the same broker expects", registered, BROKER_RULE);
+        });
+    }
+
+    @Test
+    void everyRegistrationKafkaWritesIsReadByItsListenerNames() {
+        Gen<List<String>> others = Gens.lists(Gens.elements("SSL", "CONTROLLER", "INTERNAL", "SASL_PLAINTEXT"), 0, 3);
+        Gen<Object[]> cases = c -> new Object[] {KafkaZk.brokers().generate(c), others.generate(c),
+            Gens.lists(Gens.ints(0, 1000), 6, 6).generate(c), KafkaZk.hosts().generate(c),
+            Gens.ints(-1, 65_535).generate(c), KafkaZk.ports().generate(c)};
+        Property.forAll(cases).tries(100).check(input -> {
+            BrokerInfo broker = (BrokerInfo) input[0];
+            @SuppressWarnings("unchecked") List<String> otherListeners = (List<String>) input[1];
+            @SuppressWarnings("unchecked") List<Integer> order = (List<Integer>) input[2];
+            List<Map.Entry<String, Integer>> listeners = new ArrayList<>();
+            listeners.add(Map.entry(BrokerInfo.KAENLOG_LISTENER, broker.port()));
+            if (broker.kafkaPort() != BrokerInfo.NO_PORT) {
+                listeners.add(Map.entry(BrokerInfo.KAFKA_LISTENER, broker.kafkaPort()));
+            }
+            if (broker.replicationPort() != BrokerInfo.NO_PORT) {
+                listeners.add(Map.entry(BrokerInfo.REPLICATION_LISTENER, broker.replicationPort()));
+            }
+            otherListeners.stream().distinct().forEach(name -> listeners.add(Map.entry(name, (int) input[5])));
+            List<Map.Entry<String, Integer>> shuffled = new ArrayList<>(listeners);
+            shuffled.sort((a, b) -> Integer.compare(order.get(listeners.indexOf(a)), order.get(listeners.indexOf(b))));
+            Map<String, Integer> endpoints = new LinkedHashMap<>();
+            shuffled.forEach(e -> endpoints.put(e.getKey(), e.getValue()));
+            byte[] kafkas = KafkaZk.kafkaWritesBroker(broker.host(), endpoints, (String) input[3], (int) input[4]);
+            Judge.agree("the registration Kafka's BrokerIdZNode.encode writes with endpoints " + endpoints + " on "
+                    + broker.host() + " (top-level " + input[3] + ":" + input[4] + ")", "broker",
+                    (Judge.ThrowingSupplier<?>) () -> ZNodes.decodeBroker(broker.id(), kafkas), "registration holds", broker, LISTENER_RULE);
+        });
+    }
+
+    @Test
+    void everyControllerZNodeAgreesWithKafkasControllerZNode() {
+        Gen<long[]> cases = c -> new long[] {Gens.ints(0, Integer.MAX_VALUE).generate(c), Gens.longs().generate(c)};
+        Property.forAll(cases).tries(100).check(input -> {
+            int id = (int) input[0];
+            byte[] ours = ZNodes.encodeController(id, input[1]);
+            String kafkaReads = "brokerid " + ControllerZNode.decode(ours).get() + ", kraftControllerEpoch "
+                    + ControllerZNode.decodeController(ours, 0).kraftEpoch().get();
+            Judge.agree("/controller of broker " + id + " at " + input[1], "znode as Kafka reads it", kafkaReads,
+                    "ControllerZNode.decode expects", "brokerid " + id + ", kraftControllerEpoch -1",
+                    "/controller is ControllerZNode v2: version, brokerid, a timestamp string, kraftControllerEpoch -1");
+            byte[] kafkas = ControllerZNode.encode(id, input[1], -1);
+            Judge.agree("/controller as Kafka's ControllerZNode.encode writes it for broker " + id, "controller",
+                    (Judge.ThrowingSupplier<?>) () -> ZNodes.decodeController(kafkas), "znode names", id, "the controller is the brokerid field");
+        });
+    }
+
+    @Test
+    void everyControllerEpochIsKafkasBareDigits() {
+        Property.forAll(Gens.ints()).tries(200).check(epoch -> {
+            Judge.agree("/controller_epoch " + epoch, "bytes", ZNodes.encodeControllerEpoch(epoch),
+                    "ControllerEpochZNode.encode writes", ControllerEpochZNode.encode(epoch),
+                    "/controller_epoch is not JSON at all, just digits");
+            Judge.agree("the bytes Kafka writes for /controller_epoch " + epoch, "epoch",
+                    (Judge.ThrowingSupplier<?>) () -> ZNodes.decodeControllerEpoch(ControllerEpochZNode.encode(epoch)), "ControllerEpochZNode holds",
+                    epoch, "/controller_epoch is not JSON at all, just digits");
+        });
+    }
+
+    /** Assignments as topics have them: partitions by number (some missing), replicas in assignment order. */
+    static final Gen<SortedMap<Integer, List<Integer>>> ASSIGNMENTS = c -> {
+        SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
+        for (int p : Gens.lists(Gens.ints(0, 1_000), 0, 14).generate(c)) {
+            assignment.put(p, Gens.lists(Gens.ints(0, Integer.MAX_VALUE), 0, 4).generate(c));
+        }
+        return assignment;
+    };
+
+    @Test
+    void everyAssignmentAgreesWithKafkasTopicZNode() {
+        Property.forAll(ASSIGNMENTS).tries(100).check(assignment -> {
+            String rule = "a topic is TopicZNode v3: partitions keyed by the partition number as a string, read back by"
+                    + " NUMBER (10 after 9), each to its replicas in assignment order";
+            Judge.agree("the assignment " + assignment, "topic as Kafka reads it",
+                    KafkaZk.kafkaReadsTopic(ZNodes.encodeTopic(assignment)), "TopicZNode.decode expects", assignment, rule);
+            byte[] kafkas = KafkaZk.kafkaWritesTopic(assignment);
+            Judge.agree("the assignment Kafka's TopicZNode.encode writes for " + assignment, "assignment",
+                    (Judge.ThrowingSupplier<?>) () -> new ArrayList<>(ZNodes.decodeTopic(kafkas).entrySet()), "topic holds",
+                    new ArrayList<>(assignment.entrySet()), rule);
+        });
+    }
+
+    /** Partition states of every shape: any leader, both epochs over every int, any ISR. */
+    static final Gen<PartitionState> STATES = c -> new PartitionState(Gens.ints(-1, Integer.MAX_VALUE).generate(c),
+            Gens.ints().generate(c), Gens.lists(Gens.ints(0, Integer.MAX_VALUE), 0, 5).generate(c), Gens.ints().generate(c));
+
+    @Test
+    void everyPartitionStateAgreesWithKafkasTopicPartitionStateZNode() {
+        Property.forAll(STATES).tries(100).check(state -> {
+            String rule = "a state is TopicPartitionStateZNode v1, every field read by its name: leader_epoch (the"
+                    + " leader's) is not controller_epoch (the writer's), the ISR keeps its order";
+            int zkVersion = Math.abs(state.leaderEpoch() % 1000);
+            KafkaZk.KafkaState kafkaReads = KafkaZk.kafkaReadsState(ZNodes.encodeState(state), KafkaZk.version(zkVersion));
+            Judge.agree("the state " + state, "state as Kafka reads it", kafkaReads.state(),
+                    "TopicPartitionStateZNode.decode expects", state, rule);
+            byte[] kafkas = KafkaZk.kafkaWritesState(state);
+            Judge.agree("the state Kafka's TopicPartitionStateZNode.encode writes for " + state, "state",
+                    (Judge.ThrowingSupplier<?>) () -> ZNodes.decodeState(kafkas), "state holds", state, rule);
+        });
     }
 }
