@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
+import kaenlog.testkit.property.Scratch;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;

@@ -22,6 +22,7 @@ import kaenlog.compaction.LogShapes.LogShape;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
+import kaenlog.testkit.property.Scratch;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -18,6 +18,7 @@ import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
+import kaenlog.testkit.property.Scratch;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

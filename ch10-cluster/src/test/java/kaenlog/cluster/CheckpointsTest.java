@@ -17,6 +17,7 @@ import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
+import kaenlog.testkit.property.Scratch;
 import org.apache.kafka.server.common.CheckpointFile;
 import kafka.server.checkpoints.OffsetCheckpointFile;
 import kaenlog.replication.LeaderEpochCache.EpochEntry;
@@ -210,7 +211,7 @@ class CheckpointsTest {
                         .read()).forEach((tp, hw) -> kafkaReads.put(tp.topic() + "-" + tp.partition(), (Long) hw));
                 Judge.agree("the high watermarks " + hws, "replication-offset-checkpoint as Kafka reads it", kafkaReads,
                         "OffsetCheckpointFile.read expects", hws, FORMAT_RULE + "; an entry is 'topic partition offset'");
-                Path back = scratch.newDir();
+                Path back = scratch.anotherDir();
                 Map<TopicPartition, Object> written = new java.util.HashMap<>();
                 hws.forEach((name, hw) -> {
                     int dash = name.lastIndexOf('-');
@@ -246,7 +247,7 @@ class CheckpointsTest {
                         .read().stream().map(e -> new EpochEntry(e.epoch, e.startOffset)).toList();
                 Judge.agree("the leader epochs " + epochs, "leader-epoch-checkpoint as Kafka reads it", kafkaReads,
                         "LeaderEpochCheckpointFile.read expects", epochs, FORMAT_RULE + "; an entry is 'epoch startOffset'");
-                Path back = scratch.newDir();
+                Path back = scratch.anotherDir();
                 new LeaderEpochCheckpointFile(back.resolve(Checkpoints.LEADER_EPOCHS).toFile(), null).write(epochs.stream()
                         .map(e -> new org.apache.kafka.storage.internals.log.EpochEntry(e.epoch(), e.startOffset())).toList());
                 Judge.agree("the leader epochs Kafka's LeaderEpochCheckpointFile.write writes for " + epochs, "leader epochs",

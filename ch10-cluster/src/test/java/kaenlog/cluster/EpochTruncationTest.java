@@ -16,6 +16,7 @@ import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
+import kaenlog.testkit.property.Scratch;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.RecordBatch;

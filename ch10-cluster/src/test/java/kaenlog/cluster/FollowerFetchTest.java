@@ -19,6 +19,7 @@ import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.replication.Replica;
+import kaenlog.testkit.property.Scratch;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import org.junit.jupiter.api.Order;

@@ -16,6 +16,7 @@ import kaenlog.batch.BatchBuilder;
 import kaenlog.log.FetchIsolation;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
+import kaenlog.testkit.property.Scratch;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;

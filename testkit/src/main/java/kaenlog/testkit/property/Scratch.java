@@ -1,24 +1,28 @@
-package kaenlog.compaction;
+package kaenlog.testkit.property;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Where a property puts the small logs of its tries: on a tmpfs ({@code /dev/shm}) when the machine has one,
- * else in the test's own temporary directory. A kaen-log log forces its files to disk at every roll, and a
- * property builds dozens of logs: on tmpfs a force costs nothing, so the tries take a second instead of
- * several on a busy disk. The property's judgement does not depend on where the files are.
+ * Where a property puts the files of its tries (small logs, checkpoints): on a tmpfs
+ * ({@code /dev/shm}) when the machine has one, else in the test's own temporary directory. A
+ * kaen-log log forces its files to disk at every roll and a checkpoint at every write, and a
+ * property makes dozens of them: on tmpfs a force costs nothing, so the tries take a second instead
+ * of several on a busy disk. The property's judgement does not depend on where the files are.
  */
 public final class Scratch implements AutoCloseable {
     private static final Path TMPFS = Path.of("/dev/shm");
 
     private final Path root;
     private final boolean own;
-    private Path current;
+    private final List<Path> thisTry = new ArrayList<>();
+    private int made;
 
     private Scratch(Path root, boolean own) {
         this.root = root;
@@ -33,16 +37,24 @@ public final class Scratch implements AutoCloseable {
         return new Scratch(Files.createTempDirectory(tempDir, "property-"), false);
     }
 
-    /** A fresh, empty directory for one try; the previous try's goes (a shrinking property makes thousands). */
+    /**
+     * A fresh, empty directory for a new try; the previous try's directories go (a shrinking
+     * property makes thousands, and tmpfs is memory).
+     */
     public Path newDir() throws IOException {
-        if (current != null) {
-            delete(current);
-        }
-        current = root.resolve("try");
-        return Files.createDirectories(current);
+        thisTry.forEach(Scratch::delete);
+        thisTry.clear();
+        return anotherDir();
     }
 
-    /** A directory with this name (Kafka's log wants {@code topic-partition}). */
+    /** One more fresh, empty directory for the same try (a file written in one, read back in another). */
+    public Path anotherDir() throws IOException {
+        Path dir = Files.createDirectories(root.resolve("try-" + ++made));
+        thisTry.add(dir);
+        return dir;
+    }
+
+    /** A directory with this name, kept until the scratch closes (Kafka's log wants {@code topic-partition}). */
     public Path dir(String name) throws IOException {
         return Files.createDirectories(root.resolve(name));
     }
