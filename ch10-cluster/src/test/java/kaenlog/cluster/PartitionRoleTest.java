@@ -8,6 +8,9 @@ import java.nio.file.Path;
 import java.util.List;
 import kaenlog.batch.BatchBuilder;
 import kaenlog.batch.RecordBatch;
+import kaenlog.broker.Partition;
+import kaenlog.log.LogConfig;
+import kaenlog.replication.LeaderEpochCache;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
 import kaenlog.testkit.property.Gen;
@@ -68,6 +71,32 @@ class PartitionRoleTest {
                     .isEqualTo(PartitionRole.Decision.IGNORED);
             assertThat(replica.role()).as("broker 2 still leads").isEqualTo(Role.LEADER);
             assertThat(role.leader()).as("and still knows itself the leader").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aLeaderRestartedBeforeAnyControllerSawItGoLeadsAgainAtTheEpochItsLogEndsWith() throws Exception {
+        List<LeaderEpochCache.EpochEntry> checkpointed;
+        try (Replica before = Replica.open(1, Role.FOLLOWER, dir.resolve("orders-0"))) {
+            new PartitionRole(1, before).onState(new PartitionState(1, 0, List.of(1), 1));
+            before.appendAsLeader(batch());
+            checkpointed = before.epochs().entries(); // what its leader-epoch-checkpoint holds
+        }
+        // Killed and restarted while no controller was in office: the state still names it at epoch 0, and no
+        // controller bumps an epoch for a leader that is live (Kafka's neither: its restarted broker takes
+        // LeaderAndIsr at epoch 0, a new Partition starting at no epoch).
+        try (Replica after = Replica.of(1, Role.FOLLOWER,
+                Partition.open("orders-0", dir.resolve("orders-0"), LogConfig.defaults()), checkpointed)) {
+            PartitionRole role = new PartitionRole(1, after);
+            PartitionRole.Decision[] decided = new PartitionRole.Decision[1];
+            Throwable failed = catchThrowable(() -> decided[0] = role.onState(new PartitionState(1, 0, List.of(1), 1)));
+            assertThat(failed == null ? decided[0] : failed)
+                    .as("the restarted broker's first state names it leader at epoch 0, the epoch its log ends with: it"
+                            + " leads (refusing it leaves the partition without a leader for good: every fetch answered"
+                            + " NOT_LEADER_OR_FOLLOWER, every acknowledged record unreadable)")
+                    .isEqualTo(PartitionRole.Decision.LEADER);
+            after.appendAsLeader(batch());
+            assertThat(after.leo()).as("and takes writes after the records it had").isEqualTo(2);
         }
     }
 

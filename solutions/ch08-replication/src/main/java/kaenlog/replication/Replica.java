@@ -79,13 +79,17 @@ public final class Replica implements Closeable {
     /**
      * Takes over as leader at {@code epoch}: from now on every batch it appends carries the epoch,
      * and the epoch starts at the current log end offset (Kafka's leader adds that entry to its
-     * cache as it becomes leader, so it can answer for the epoch even before writing to it).
+     * cache as it becomes leader, so it can answer for the epoch even before writing to it). Within one
+     * life of the replica the epoch only grows; a replica opened again may take up the epoch its log
+     * ends with (a leader restarted before any controller saw it go: nothing bumped the epoch), as
+     * Kafka's new {@code Partition} starts at no epoch and {@code LeaderEpochFileCache.assign} keeps
+     * an epoch it already holds at its first offset.
      */
     public void becomeLeader(int epoch) {
-        int latest = Math.max(leaderEpoch, epochs.latestEpoch().orElse(-1));
-        if (epoch <= latest) {
-            throw new IllegalArgumentException("a new leader epoch must be above every epoch this replica has seen ("
-                    + latest + "), got " + epoch);
+        int latest = epochs.latestEpoch().orElse(-1);
+        if (epoch <= leaderEpoch || epoch < latest) {
+            throw new IllegalArgumentException("a new leader epoch must be above the one this replica led ("
+                    + leaderEpoch + ") and not below any its log holds (" + latest + "), got " + epoch);
         }
         role = Role.LEADER;
         leaderEpoch = epoch;
