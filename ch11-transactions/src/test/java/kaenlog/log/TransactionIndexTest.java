@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TransactionIndexTest {
     private static final long A = 1000;
     private static final long B = 2000;
+    private static final long C = 3000;
 
     @TempDir
     Path dir;
@@ -203,6 +204,26 @@ class TransactionIndexTest {
         try (Log log = TransactionalLogs.open(dir, 1024)) {
             assertThat(orphan).as("a .txnindex without its segment's .log is removed when the log is opened").doesNotExist();
             assertThat(log.openEvents()).as("and the log says so").anyMatch(e -> e.contains(orphan.getFileName().toString()));
+        }
+    }
+
+    @Test
+    void aFollowerThatCopiesTheLeadersBatchesLearnsTheSameTransactions() throws Exception {
+        TransactionalLogs producers = new TransactionalLogs();
+        try (Log leader = TransactionalLogs.open(dir.resolve("leader"), 1 << 20);
+             Log follower = TransactionalLogs.open(dir.resolve("follower"), 1 << 20)) {
+            producers.data(leader, A, 2);
+            producers.data(leader, B, 1);
+            TransactionalLogs.marker(leader, A, true);
+            follower.appendAsFollower(leader.read(0, 1 << 20, FetchIsolation.LOG_END));
+            producers.data(leader, C, 1);
+            TransactionalLogs.marker(leader, B, true);
+            follower.appendAsFollower(leader.read(4, 1 << 20, FetchIsolation.LOG_END));
+            assertThat(hex(follower.activeSegment().txnIndexFile())).as("the follower's .txnindex, learnt from the"
+                    + " batches it copied, is the leader's byte for byte")
+                    .isEqualTo(hex(leader.activeSegment().txnIndexFile()));
+            assertThat(follower.lastStableOffset()).as("and C's transaction, open from 4, holds its last stable offset"
+                    + " as the leader's").isEqualTo(leader.lastStableOffset()).isEqualTo(4);
         }
     }
 

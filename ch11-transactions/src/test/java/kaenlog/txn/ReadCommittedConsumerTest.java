@@ -40,8 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  * appended to the partitions' logs through chapter 7's producer state. The Kafka port does not take a
  * transactional producer's requests yet (part C), so the producer's side is driven through the
  * chapter's API; the consumer's side is Kafka's consumer, unchanged: read_committed reads exactly the
- * committed records, read_uncommitted all, and an open transaction holds read_committed's end offset
- * and position at its first offset until it commits.
+ * committed records, read_uncommitted all, an open transaction holds read_committed's end offset
+ * and position at its first offset until it commits, and one left open by a restart stays hidden until
+ * the coordinator aborts it at its timeout.
  */
 @Order(22)
 class ReadCommittedConsumerTest {
@@ -79,14 +80,19 @@ class ReadCommittedConsumerTest {
 
     private void start() throws Exception {
         preflight();
+        startBroker();
+        producer = coordinator.initProducerId(new InitProducerIdRequest("orders-app", 60_000), broker.nowMs());
+        assertThat(producer.error()).isEqualTo(TxnError.NONE);
+    }
+
+    /** The broker, its Kafka port, the topic's partitions and the coordinator of every transactional id, loaded. */
+    private void startBroker() throws Exception {
         broker = Broker.start(BrokerConfig.of(dir.resolve("data")), new PrintStream(brokerLog, true, StandardCharsets.UTF_8));
         listener = KafkaListener.start(broker, "127.0.0.1", 0, new PrintStream(brokerLog, true, StandardCharsets.UTF_8));
         for (int p = 0; p < PARTITIONS; p++) {
             broker.partition(TOPIC + "-" + p);
         }
         coordinator = LocalTransactions.start(broker, TxnConfig.defaults());
-        producer = coordinator.initProducerId(new InitProducerIdRequest("orders-app", 60_000), broker.nowMs());
-        assertThat(producer.error()).isEqualTo(TxnError.NONE);
     }
 
     private Set<TopicPartition> allPartitions() {
@@ -189,6 +195,31 @@ class ReadCommittedConsumerTest {
                     .hasSize(1_000).containsExactlyInAnyOrderElementsOf(committed);
             assertThat(readToEnd(readUncommitted)).as("read_uncommitted reads all 1,500 records, aborted ones too")
                     .hasSize(1_500).containsExactlyInAnyOrderElementsOf(all);
+        }
+    }
+
+    @Test
+    void aTransactionLeftOpenByARestartStaysHiddenUntilItsTimeoutAbortsIt() throws Exception {
+        start();
+        List<String> committed = transaction("before", 6, TransactionResult.COMMIT);
+        long firstOfOpen = broker.partition(TOPIC + "-0").locked(Log::logEndOffset);
+        List<String> half = transaction("half", 6, null);
+        listener.close();
+        broker.close(); // the producer gone and the broker restarted mid-transaction (after a crash the rebuild is the same)
+        startBroker();
+        var p0 = new org.apache.kafka.common.TopicPartition(TOPIC, 0);
+        try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
+            assertThat(consumer.endOffsets(Set.of(p0)).get(p0)).as("after the restart the partition rebuilt its open"
+                    + " transaction from its segments: the last stable offset is still its first offset")
+                    .isEqualTo(firstOfOpen);
+            assertThat(readToEnd(consumer)).as("read_committed reads only what was committed before")
+                    .containsExactlyInAnyOrderElementsOf(committed);
+            coordinator.abortTimedOutTransactions(broker.nowMs() + 60_001);
+            List<String> after = readToEnd(consumer);
+            assertThat(after).as("the coordinator aborted the transaction at its timeout: the partial transaction's %s"
+                    + " records are never read, and the end offset moves past its ABORT marker", half.size()).isEmpty();
+            assertThat(consumer.position(p0)).as("the consumer's position is past the ABORT marker")
+                    .isEqualTo(broker.partition(TOPIC + "-0").locked(Log::highWatermark));
         }
     }
 
