@@ -4,19 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.broker.TransactionalLogs;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
+import kaenlog.txn.DumpLogSegments;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -236,11 +235,7 @@ class TransactionIndexTest {
             TransactionalLogs.marker(log, A, true);
             file = log.activeSegment().txnIndexFile();
         }
-        Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "kafka.tools.DumpLogSegments", "--files", file.toString())
-                .redirectErrorStream(true).start();
-        String output = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(dump.waitFor(120, TimeUnit.SECONDS)).as("DumpLogSegments finished").isTrue();
+        String output = DumpLogSegments.run(file);
         assertThat(output).as("DumpLogSegments on our .txnindex:%n%s", output)
                 .contains("producerId: 1000 firstOffset: 0 lastOffset: 3 lastStableOffset: 4")
                 .doesNotContain("Exception");
