@@ -42,6 +42,15 @@ public interface BrokerExtension {
     }
 
     /**
+     * A later chapter's step around the one {@link #appendHook} gave {@code partition} (chapter 11:
+     * transactions on top of chapter 7's producer state), or empty to leave it as it is. At most one
+     * extension on the classpath wraps a partition's hook.
+     */
+    default Optional<Log.AppendHook> wrapAppendHook(String partition, Log.AppendHook inner) {
+        return Optional.empty();
+    }
+
+    /**
      * Files this chapter keeps in the data directory itself, beside the partitions' directories
      * (chapter 10: {@code replication-offset-checkpoint}), so the broker does not report them as
      * strays. Their {@code .tmp} twins (a checkpoint being replaced) are the chapter's too.

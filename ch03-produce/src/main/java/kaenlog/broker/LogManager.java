@@ -302,14 +302,26 @@ final class LogManager implements SocketServer.ConnectionScope {
         }
     }
 
-    /** The later chapters' step in front of the partition's appends ({@link BrokerExtension#appendHook}), if any. */
+    /**
+     * The later chapters' step in front of the partition's appends ({@link BrokerExtension#appendHook}), if any,
+     * wrapped by the one extension that wraps it ({@link BrokerExtension#wrapAppendHook}).
+     */
     private Optional<Log.AppendHook> appendHook(String name) {
         List<Log.AppendHook> hooks = extensions.stream().flatMap(e -> e.appendHook(name).stream()).toList();
         if (hooks.size() > 1) {
             throw new IllegalStateException("two extensions put a step in front of " + name + "'s appends: "
                     + hooks.stream().map(h -> h.getClass().getName()).toList() + "; at most one may");
         }
-        return hooks.stream().findFirst();
+        if (hooks.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Log.AppendHook> wrapped = extensions.stream()
+                .flatMap(e -> e.wrapAppendHook(name, hooks.get(0)).stream()).toList();
+        if (wrapped.size() > 1) {
+            throw new IllegalStateException("two extensions wrap the step in front of " + name + "'s appends: "
+                    + wrapped.stream().map(h -> h.getClass().getName()).toList() + "; at most one may");
+        }
+        return Optional.of(wrapped.isEmpty() ? hooks.get(0) : wrapped.get(0));
     }
 
     /** With the monitor held: counts a use, and the request running on this thread as a user until it is answered. */

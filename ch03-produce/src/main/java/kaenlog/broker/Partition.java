@@ -13,9 +13,11 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
+import kaenlog.log.AbortedTransaction;
 import kaenlog.log.AppendInfo;
 import kaenlog.log.BatchTooLargeException;
 import kaenlog.log.CorruptRecordException;
+import kaenlog.log.FetchIsolation;
 import kaenlog.log.FileSlice;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
@@ -395,7 +397,20 @@ public final class Partition implements Closeable {
         try {
             FileSlice records = FileSlice.read(log, request.fetchOffset(), request.maxBytes(), request.isolation(),
                     minOneMessage);
-            return new FetchSlice(name, ErrorCode.NONE, log.highWatermark(), log.logStartOffset(), records, null);
+            // Chapter 11: a read_committed fetch gets the aborted transactions of what it read (Kafka's
+            // LocalLog.read with includeAbortedTxns), the range ending after its last batch.
+            List<AbortedTransaction> aborted = null;
+            try {
+                if (request.isolation() == FetchIsolation.TXN_COMMITTED) {
+                    aborted = records.nextOffset() < 0 ? List.of()
+                            : log.abortedTransactions(request.fetchOffset(), records.nextOffset());
+                }
+            } catch (IOException | RuntimeException e) {
+                records.close();
+                throw e;
+            }
+            return new FetchSlice(name, ErrorCode.NONE, log.highWatermark(), log.logStartOffset(), records, null,
+                    log.lastStableOffset(), aborted);
         } catch (OffsetOutOfRangeException e) {
             return new FetchSlice(name, ErrorCode.OFFSET_OUT_OF_RANGE, log.highWatermark(), log.logStartOffset(),
                     FileSlice.EMPTY, null);

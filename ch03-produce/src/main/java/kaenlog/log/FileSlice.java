@@ -31,7 +31,7 @@ import kaenlog.batch.BatchHeader;
  * connection must be closed (a wrong length would desynchronise the client's framing).
  */
 public final class FileSlice implements Closeable {
-    public static final FileSlice EMPTY = new FileSlice(List.of(), 0);
+    public static final FileSlice EMPTY = new FileSlice(List.of(), 0, -1);
     /** A transferTo moves at most this much at a time, so the caller sees progress (write timeouts). */
     static final int TRANSFER_CHUNK_BYTES = 256 * 1024;
 
@@ -46,15 +46,25 @@ public final class FileSlice implements Closeable {
 
     private final List<Region> regions;
     private final int sizeInBytes;
+    private final long nextOffset;
     private boolean closed;
 
-    private FileSlice(List<Region> regions, int sizeInBytes) {
+    private FileSlice(List<Region> regions, int sizeInBytes, long nextOffset) {
         this.regions = regions;
         this.sizeInBytes = sizeInBytes;
+        this.nextOffset = nextOffset;
     }
 
     public int sizeInBytes() {
         return sizeInBytes;
+    }
+
+    /**
+     * The offset after the slice's last batch, -1 for an empty slice: where the range a
+     * read_committed fetch collects aborted transactions for ends (chapter 11).
+     */
+    public long nextOffset() {
+        return nextOffset;
     }
 
     /**
@@ -73,7 +83,7 @@ public final class FileSlice implements Closeable {
         if (maxBytes <= 0 && !minOneMessage) {
             return EMPTY;
         }
-        long bound = isolation == FetchIsolation.LOG_END ? log.logEndOffset() : log.highWatermark();
+        long bound = log.upperBound(isolation);
         Scan scan = Scan.take();
         List<Region> regions = new ArrayList<>(2);
         try {
@@ -92,7 +102,7 @@ public final class FileSlice implements Closeable {
                     break;
                 }
             }
-            return regions.isEmpty() ? EMPTY : new FileSlice(regions, total);
+            return regions.isEmpty() ? EMPTY : new FileSlice(regions, total, scan.nextOffset);
         } catch (IOException | RuntimeException e) {
             regions.forEach(r -> r.segment().file().releaseSend());
             throw e;
@@ -172,6 +182,8 @@ public final class FileSlice implements Closeable {
         private FileChannel windowChannel;
         /** The last walk ended before the segment's end: no later segment is read. */
         boolean stopped;
+        /** The offset after the last batch any walk of this read took. */
+        long nextOffset = -1;
 
         static Scan take() {
             Scan scan = IDLE.poll();
@@ -180,6 +192,7 @@ public final class FileSlice implements Closeable {
 
         static void give(Scan scan) {
             scan.windowChannel = null;
+            scan.nextOffset = -1;
             scan.window = scan.direct; // not the segment's bytes: they may go
             if (IDLE.size() < KEPT) {
                 IDLE.offer(scan);
@@ -226,6 +239,7 @@ public final class FileSlice implements Closeable {
                 }
                 lastBatch = batchBytes;
                 position += batchBytes;
+                nextOffset = lastOffset + 1;
             }
             stopped = false;
             return position;

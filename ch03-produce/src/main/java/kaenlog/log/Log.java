@@ -181,11 +181,43 @@ public final class Log implements Closeable {
      * Reads whole batches from the one holding {@code fetchOffset}: at most {@code maxBytes}, but
      * always at least one batch (a batch larger than maxBytes must not stall a reader forever), and
      * nothing at or past the isolation's bound: the log end for a follower, the high watermark for
-     * a consumer. Below the log start offset or past the log end offset is an error.
+     * a consumer (the last stable offset for a read_committed one, chapter 11: given code around
+     * this task). Below the log start offset or past the log end offset is an error.
      */
     public ByteBuffer read(long fetchOffset, int maxBytes, FetchIsolation isolation) throws IOException {
         local.ensureOnline();
+        if (isolation == FetchIsolation.TXN_COMMITTED) {
+            // Chapter 11's read_committed: what a read to the high watermark returns, cut at the last
+            // stable offset (whole batches, so the same as a read bounded there).
+            return below(read(fetchOffset, maxBytes, FetchIsolation.HIGH_WATERMARK), lastStableOffset());
+        }
         throw new Todo("ch03 task 4: read whole batches up to the isolation's bound (LogReadTest)");
+    }
+
+    /** The whole batches of {@code batches} (one read's answer) that end below {@code bound}. */
+    private static ByteBuffer below(ByteBuffer batches, long bound) {
+        int end = batches.position();
+        while (batches.limit() - end >= BatchHeader.SIZE) {
+            BatchHeader header = BatchHeader.readFrom(batches.duplicate().position(end));
+            if (header.lastOffset() >= bound) {
+                break;
+            }
+            end += header.sizeInBytes();
+        }
+        return batches.limit(end);
+    }
+
+    /**
+     * How far a reader of {@code isolation} may read (exclusive): the log end offset for a follower,
+     * the high watermark for a consumer, the last stable offset for a read_committed one (Kafka's
+     * {@code UnifiedLog.read}: {@code maxOffsetMetadata} by isolation).
+     */
+    public long upperBound(FetchIsolation isolation) throws IOException {
+        return switch (isolation) {
+            case LOG_END -> logEndOffset();
+            case HIGH_WATERMARK -> highWatermark;
+            case TXN_COMMITTED -> lastStableOffset();
+        };
     }
 
     private static ByteBuffer concat(List<ByteBuffer> batches, int total) {
@@ -237,6 +269,26 @@ public final class Log implements Closeable {
 
     public long highWatermark() {
         return highWatermark;
+    }
+
+    /**
+     * The last stable offset (LSO): a read_committed consumer reads below it. Without transactions it
+     * is the high watermark; chapter 11's producer state holds it back at the first offset of the
+     * oldest transaction still open (Kafka's {@code UnifiedLog.lastStableOffset}), through the
+     * {@link AppendHook}.
+     */
+    public long lastStableOffset() throws IOException {
+        return appendHook == null ? highWatermark : appendHook.lastStableOffset(this);
+    }
+
+    /**
+     * The aborted transactions a read_committed fetch of {@code [fetchOffset, upperBoundOffset)}
+     * answers with, oldest first (Kafka's {@code LocalLog.collectAbortedTransactions}): none without
+     * chapter 11's producer state.
+     */
+    public List<AbortedTransaction> abortedTransactions(long fetchOffset, long upperBoundOffset) throws IOException {
+        local.ensureOnline();
+        return appendHook == null ? List.of() : appendHook.abortedTransactions(this, fetchOffset, upperBoundOffset);
     }
 
     public Segment activeSegment() {
@@ -309,7 +361,8 @@ public final class Log implements Closeable {
     // The seams the later chapters extend the log through.
 
     /**
-     * Chapter 7's producer state and its step in front of every leader append. Kafka's
+     * Chapter 7's producer state and its step in front of every leader append (and chapter 11's
+     * transactions: the last stable offset and the aborted transactions a read_committed fetch needs). Kafka's
      * {@code UnifiedLog} owns its {@code ProducerStateManager} the same way: it judges a producer's
      * batch before {@code LocalLog.append}, answers a duplicate with the first write's offsets
      * without writing, learns every batch a follower copies and forgets what a truncation cuts.
@@ -333,6 +386,20 @@ public final class Log implements Closeable {
 
         /** The log was cut back ({@link #truncateTo}): what the hook kept of the cut batches must go too. */
         default void truncated(Log log) throws IOException {
+        }
+
+        /**
+         * Chapter 11: the last stable offset ({@link Log#lastStableOffset}); without transactions the
+         * high watermark.
+         */
+        default long lastStableOffset(Log log) throws IOException {
+            return log.highWatermark();
+        }
+
+        /** Chapter 11: the aborted transactions of a read_committed fetch ({@link Log#abortedTransactions}). */
+        default List<AbortedTransaction> abortedTransactions(Log log, long fetchOffset, long upperBoundOffset)
+                throws IOException {
+            return List.of();
         }
     }
 

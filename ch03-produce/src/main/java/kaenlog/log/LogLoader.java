@@ -306,7 +306,8 @@ final class LogLoader {
     private void removeOrphanIndexes() throws IOException {
         List<Path> orphans;
         try (Stream<Path> files = Files.list(dir)) {
-            orphans = files.filter(p -> orphanIndex(p, Segment.INDEX_SUFFIX) || orphanIndex(p, Segment.TIME_INDEX_SUFFIX))
+            orphans = files.filter(p -> orphanIndex(p, Segment.INDEX_SUFFIX) || orphanIndex(p, Segment.TIME_INDEX_SUFFIX)
+                            || orphanIndex(p, Segment.TXN_INDEX_SUFFIX))
                     .sorted().toList();
         }
         for (Path orphan : orphans) {

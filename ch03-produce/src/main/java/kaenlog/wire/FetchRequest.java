@@ -14,9 +14,13 @@ import kaenlog.log.FetchIsolation;
  * (FENCED_LEADER_EPOCH) or a newer one (UNKNOWN_LEADER_EPOCH). {@value #NO_LEADER_EPOCH} means "not
  * checked", what a consumer sends; it is left off the wire, so a consumer's fetch is the five
  * fields chapter 3 defined.
+ *
+ * <p>{@code isolationLevel} is Kafka's (0 read_uncommitted, 1 read_committed): only Kafka's port
+ * sends read_committed (chapter 11: a consumer that reads only up to the last stable offset); it is
+ * not on kaen-log's wire, whose consumers read up to the high watermark.
  */
 public record FetchRequest(int replicaId, String partition, long fetchOffset, int maxBytes, int maxWaitMs,
-                           int currentLeaderEpoch) {
+                           int currentLeaderEpoch, byte isolationLevel) {
     /** No leader epoch to check (Kafka's -1 in current_leader_epoch). */
     public static final int NO_LEADER_EPOCH = -1;
 
@@ -28,6 +32,16 @@ public record FetchRequest(int replicaId, String partition, long fetchOffset, in
             throw new MalformedMessageException("currentLeaderEpoch must be -1 (not checked) or an epoch, not "
                     + currentLeaderEpoch);
         }
+        if (isolationLevel != FetchIsolation.READ_UNCOMMITTED && isolationLevel != FetchIsolation.READ_COMMITTED) {
+            throw new MalformedMessageException("isolation level must be 0 (read_uncommitted) or 1 (read_committed), not "
+                    + isolationLevel);
+        }
+    }
+
+    /** A fetch that reads what is not yet committed to a transaction too (read_uncommitted). */
+    public FetchRequest(int replicaId, String partition, long fetchOffset, int maxBytes, int maxWaitMs,
+                        int currentLeaderEpoch) {
+        this(replicaId, partition, fetchOffset, maxBytes, maxWaitMs, currentLeaderEpoch, FetchIsolation.READ_UNCOMMITTED);
     }
 
     /** Chapter 3's fetch: no leader epoch to check. */
@@ -40,12 +54,13 @@ public record FetchRequest(int replicaId, String partition, long fetchOffset, in
     }
 
     public FetchIsolation isolation() {
-        return FetchIsolation.of(replicaId);
+        return FetchIsolation.of(replicaId, isolationLevel);
     }
 
     /** The same fetch reading at most {@code newMaxBytes}. */
     public FetchRequest withMaxBytes(int newMaxBytes) {
-        return new FetchRequest(replicaId, partition, fetchOffset, newMaxBytes, maxWaitMs, currentLeaderEpoch);
+        return new FetchRequest(replicaId, partition, fetchOffset, newMaxBytes, maxWaitMs, currentLeaderEpoch,
+                isolationLevel);
     }
 
     public byte[] encode() {

@@ -6,22 +6,24 @@ import java.util.List;
 import java.util.Optional;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.Partition;
+import kaenlog.log.FetchIsolation;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
 import kaenlog.log.StorageException;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
+import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.PartitionNames;
 
 /**
  * ListOffsets (key 2), v1..v7: where a consumer starts. Timestamp -2 (EARLIEST) is the log start
- * offset; -1 (LATEST) is the high watermark, the end a consumer can read to (Kafka answers the
- * high watermark for read_uncommitted and the last stable offset for read_committed: with no
- * transactions the two are the same here). Any other timestamp is a lookup by time, through
+ * offset; -1 (LATEST) is the end a consumer can read to: the high watermark for read_uncommitted,
+ * the last stable offset for read_committed (chapter 11; Kafka's Partition.fetchOffsetForTimestamp,
+ * its lastFetchableOffset). Any other timestamp is a lookup by time, through
  * chapter 3's time index: the earliest offset whose record's timestamp is at or after it, answered
  * with that record's timestamp and its batch's leader epoch; -3 (MAX_TIMESTAMP, KIP-734, from
- * version 7 on) is the first record holding the largest timestamp. A record found at or past the
- * high watermark, or none found, is answered offset -1 and timestamp -1 with no error (Kafka's
+ * version 7 on) is the first record holding the largest timestamp. A record found at or past that
+ * end, or none found, is answered offset -1 and timestamp -1 with no error (Kafka's
  * ReplicaManager: a consumer is never told of an offset it cannot fetch yet). Version 6 is the
  * first flexible one (compact strings and arrays, tagged fields).
  */
@@ -40,6 +42,10 @@ public final class ListOffsets {
     public record TopicRequest(String name, List<PartitionRequest> partitions) {
     }
 
+    /** {@code isolationLevel}: 0 read_uncommitted, 1 read_committed (sent from version 2 on; 0 before). */
+    public record Request(byte isolationLevel, List<TopicRequest> topics) {
+    }
+
     public record PartitionResponse(int partition, short errorCode, long timestamp, long offset, int leaderEpoch) {
         /** An answer without a timestamp (EARLIEST, LATEST, errors): leader epoch 0 when it is no error, else -1. */
         public PartitionResponse(int partition, short errorCode, long offset) {
@@ -53,11 +59,16 @@ public final class ListOffsets {
     private ListOffsets() {
     }
 
-    public static List<TopicRequest> parse(KafkaReader in, short version) {
+    public static Request parse(KafkaReader in, short version) {
         boolean flexible = ApiKey.LIST_OFFSETS.isFlexible(version);
         in.int32("replica_id");
+        byte isolationLevel = FetchIsolation.READ_UNCOMMITTED;
         if (version >= 2) {
-            in.int8("isolation_level");
+            isolationLevel = in.int8("isolation_level");
+            if (isolationLevel != FetchIsolation.READ_UNCOMMITTED && isolationLevel != FetchIsolation.READ_COMMITTED) {
+                throw new MalformedMessageException("isolation_level: 0 (read_uncommitted) or 1 (read_committed), not "
+                        + isolationLevel);
+            }
         }
         int topicCount = flexible ? in.compactArrayLength("topics") : in.arrayLength("topics");
         List<TopicRequest> topics = new ArrayList<>();
@@ -83,15 +94,16 @@ public final class ListOffsets {
             in.skipTaggedFields("ListOffsets request");
         }
         in.end("ListOffsets v" + version + " request");
-        return topics;
+        return new Request(isolationLevel, topics);
     }
 
-    public static List<TopicResponse> answer(List<TopicRequest> request, Backend backend) throws IOException {
+    public static List<TopicResponse> answer(Request request, Backend backend) throws IOException {
+        boolean readCommitted = request.isolationLevel() == FetchIsolation.READ_COMMITTED;
         List<TopicResponse> topics = new ArrayList<>();
-        for (TopicRequest topic : request) {
+        for (TopicRequest topic : request.topics()) {
             List<PartitionResponse> partitions = new ArrayList<>();
             for (PartitionRequest p : topic.partitions()) {
-                partitions.add(answerOne(topic.name(), p, backend));
+                partitions.add(answerOne(topic.name(), p, readCommitted, backend));
             }
             topics.add(new TopicResponse(topic.name(), partitions));
         }
@@ -106,7 +118,8 @@ public final class ListOffsets {
      * {@code KafkaApis.handleListOffsetRequest} catches a KafkaStorageException per partition
      * ({@code Errors.forException(e)}), it never closes the connection for one partition's trouble.
      */
-    private static PartitionResponse answerOne(String topic, PartitionRequest p, Backend backend) throws IOException {
+    private static PartitionResponse answerOne(String topic, PartitionRequest p, boolean readCommitted, Backend backend)
+            throws IOException {
         if (PartitionNames.problem(topic, p.partition()) != null) {
             return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1);
         }
@@ -121,7 +134,7 @@ public final class ListOffsets {
             if (partition.isEmpty()) {
                 return new PartitionResponse(p.partition(), KafkaErrors.of(leadership.missingPartition(name)), -1);
             }
-            return partition.get().locked(log -> lookUp(p, name, log, leadership));
+            return partition.get().locked(log -> lookUp(p, name, log, readCommitted, leadership));
         } catch (StorageException offline) {
             return new PartitionResponse(p.partition(), KafkaErrors.KAFKA_STORAGE_ERROR, -1);
         } finally {
@@ -131,21 +144,23 @@ public final class ListOffsets {
 
     /**
      * EARLIEST: the log start offset, with the epoch of its batch (Kafka: the leader-epoch cache's
-     * first); LATEST: the high watermark with the leader's epoch; else a lookup by time below the
-     * high watermark, with the found batch's epoch.
+     * first); LATEST: the last offset a consumer of this isolation may fetch (the high watermark, or
+     * the last stable offset for read_committed) with the leader's epoch; else a lookup by time below
+     * that offset, with the found batch's epoch.
      */
-    private static PartitionResponse lookUp(PartitionRequest p, String name, Log log, Leadership leadership)
-            throws IOException {
+    private static PartitionResponse lookUp(PartitionRequest p, String name, Log log, boolean readCommitted,
+                                            Leadership leadership) throws IOException {
+        long lastFetchable = readCommitted ? log.lastStableOffset() : log.highWatermark();
         if (p.timestamp() == EARLIEST) {
             return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, log.logStartOffset(),
                     leadership.earliestLeaderEpoch(log));
         }
         if (p.timestamp() == LATEST) {
-            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, log.highWatermark(),
+            return new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, lastFetchable,
                     leadership.leaderEpoch(name));
         }
         Optional<Segment.TimestampAndOffset> found = (p.timestamp() == MAX_TIMESTAMP ? log.largestTimestamp()
-                : log.offsetForTimestamp(p.timestamp())).filter(f -> f.offset() < log.highWatermark());
+                : log.offsetForTimestamp(p.timestamp())).filter(f -> f.offset() < lastFetchable);
         return found.map(f -> new PartitionResponse(p.partition(), KafkaErrors.NONE, f.timestamp(), f.offset(),
                         f.leaderEpoch()))
                 .orElse(new PartitionResponse(p.partition(), KafkaErrors.NONE, UNKNOWN, UNKNOWN, -1));

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.ControlRecordType;
 import kaenlog.batch.CorruptBatchException;
@@ -249,21 +247,11 @@ class EndTransactionMarkerTest {
             log.flush();
             return null;
         });
-        String output = dumpLogSegments(dir.resolve("orders-0").resolve("00000000000000000000.log"));
+        String output = DumpLogSegments.run(dir.resolve("orders-0").resolve("00000000000000000000.log"),
+                "--deep-iteration");
         assertThat(output).as("DumpLogSegments --deep-iteration on our segment:%n%s", output)
                 .contains("isTransactional: true isControl: true")
                 .contains("endTxnMarker: ABORT coordinatorEpoch: 3")
                 .doesNotContain("Exception");
     }
-
-    /** kafka.tools.DumpLogSegments in its own JVM (it prints with Scala's Console). */
-    private static String dumpLogSegments(Path file) throws Exception {
-        Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "kafka.tools.DumpLogSegments", "--deep-iteration",
-                "--files", file.toString()).redirectErrorStream(true).start();
-        byte[] out = dump.getInputStream().readAllBytes();
-        assertThat(dump.waitFor(120, TimeUnit.SECONDS)).as("DumpLogSegments finished").isTrue();
-        return new String(out, StandardCharsets.UTF_8);
-    }
-
 }

@@ -35,7 +35,7 @@ class QuizTest {
             "ch07-idem", List.of("b", "c", "a"),
             "ch08-replication", List.of("b", "a", "c"),
             "ch09-kafka-wire", List.of("b", "a", "c", "a"),
-            "ch11-transactions", List.of("b", "b", "a")));
+            "ch11-transactions", List.of("b", "b", "a", "b")));
 
     @TempDir
     static Path classes;

@@ -28,6 +28,8 @@ public final class Segment implements Closeable {
     public static final String LOG_SUFFIX = ".log";
     public static final String INDEX_SUFFIX = ".index";
     public static final String TIME_INDEX_SUFFIX = ".timeindex";
+    /** Chapter 11's aborted transactions index, Kafka's name: deleted with the segment, written by chapter 11. */
+    public static final String TXN_INDEX_SUFFIX = ".txnindex";
 
     private final Path dir;
     private final long baseOffset;
@@ -404,6 +406,10 @@ public final class Segment implements Closeable {
         return dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
     }
 
+    public Path txnIndexFile() {
+        return dir.resolve(fileName(baseOffset, TXN_INDEX_SUFFIX));
+    }
+
     /**
      * The segment stops being the active one (a roll, or a later segment found at open): its time
      * index gets a last entry holding its largest timestamp, when it has none yet (Kafka's
@@ -526,11 +532,12 @@ public final class Segment implements Closeable {
         }
     }
 
-    /** Closes and removes its three files. */
+    /** Closes and removes its files (chapter 11's {@code .txnindex} too, when it has one). */
     void delete() throws IOException {
         close();
         Files.deleteIfExists(logFile());
         Files.deleteIfExists(indexFile());
         Files.deleteIfExists(timeIndexFile());
+        Files.deleteIfExists(txnIndexFile());
     }
 }

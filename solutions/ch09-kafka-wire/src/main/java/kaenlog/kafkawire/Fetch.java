@@ -10,16 +10,20 @@ import java.util.Optional;
 import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Send;
+import kaenlog.log.AbortedTransaction;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.FileSlice;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
+import kaenlog.wire.MalformedMessageException;
 import kaenlog.wire.PartitionNames;
 
 /**
  * Fetch (key 1), v4..v11. Each partition becomes one kaen-log consumer fetch (replica id -1: up to
- * the high watermark, chapter 3's FetchIsolation). Fetch sessions (KIP-227, v7+) are not kept: the
- * answer's session_id 0 tells the client so, and it sends full fetches from then on.
+ * the high watermark, chapter 3's FetchIsolation; with isolation level read_committed up to the last
+ * stable offset, and the answer names the aborted transactions of what it read, chapter 11). Fetch
+ * sessions (KIP-227, v7+) are not kept: the answer's session_id 0 tells the client so, and it sends
+ * full fetches from then on.
  */
 public final class Fetch {
 
@@ -30,15 +34,23 @@ public final class Fetch {
     public record TopicRequest(String topic, List<PartitionRequest> partitions) {
     }
 
-    public record Request(int maxWaitMs, int minBytes, int maxBytes, List<TopicRequest> topics) {
+    /** {@code isolationLevel}: 0 read_uncommitted, 1 read_committed (chapter 3's {@link FetchIsolation} ids). */
+    public record Request(int maxWaitMs, int minBytes, int maxBytes, byte isolationLevel, List<TopicRequest> topics) {
+        public Request(int maxWaitMs, int minBytes, int maxBytes, List<TopicRequest> topics) {
+            this(maxWaitMs, minBytes, maxBytes, FetchIsolation.READ_UNCOMMITTED, topics);
+        }
     }
 
-    /** One partition's answer: its records in memory ({@code records}) or as a file range ({@code file}). */
+    /**
+     * One partition's answer: its records in memory ({@code records}) or as a file range ({@code file});
+     * the last stable offset, and the aborted transactions of a read_committed fetch (null otherwise).
+     */
     public record PartitionResponse(int partition, short errorCode, long highWatermark, long logStartOffset,
-                                    ByteBuffer records, FileSlice file) {
+                                    ByteBuffer records, FileSlice file, long lastStableOffset,
+                                    List<AbortedTransaction> abortedTransactions) {
         public PartitionResponse(int partition, short errorCode, long highWatermark, long logStartOffset,
                                  ByteBuffer records) {
-            this(partition, errorCode, highWatermark, logStartOffset, records, null);
+            this(partition, errorCode, highWatermark, logStartOffset, records, null, highWatermark, null);
         }
 
         public int recordBytes() {
@@ -63,7 +75,11 @@ public final class Fetch {
         int maxWaitMs = in.int32("max_wait_ms");
         int minBytes = in.int32("min_bytes");
         int maxBytes = in.int32("max_bytes");
-        in.int8("isolation_level");
+        byte isolationLevel = in.int8("isolation_level");
+        if (isolationLevel != FetchIsolation.READ_UNCOMMITTED && isolationLevel != FetchIsolation.READ_COMMITTED) {
+            throw new MalformedMessageException("isolation_level: 0 (read_uncommitted) or 1 (read_committed), not "
+                    + isolationLevel);
+        }
         if (version >= 7) {
             in.int32("session_id");
             in.int32("session_epoch");
@@ -100,7 +116,7 @@ public final class Fetch {
             in.string("rack_id");
         }
         in.end("Fetch v" + version + " request");
-        return new Request(maxWaitMs, minBytes, maxBytes, topics);
+        return new Request(maxWaitMs, minBytes, maxBytes, isolationLevel, topics);
     }
 
     /**
@@ -136,8 +152,9 @@ public final class Fetch {
         if (PartitionNames.problem(topic.topic(), first.partition()) != null) {
             return Optional.empty();
         }
-        return Optional.of(FetchRequest.consumer(Backend.partitionName(topic.topic(), first.partition()),
-                first.fetchOffset(), 1, Math.max(0, request.maxWaitMs())));
+        return Optional.of(new FetchRequest(FetchIsolation.CONSUMER_REPLICA_ID,
+                Backend.partitionName(topic.topic(), first.partition()), first.fetchOffset(), 1,
+                Math.max(0, request.maxWaitMs()), FetchRequest.NO_LEADER_EPOCH, request.isolationLevel()));
     }
 
     /** Every partition read at once: it may wait when no partition has records and the first had no error. */
@@ -202,7 +219,7 @@ public final class Fetch {
                     int maxBytes = (int) Math.max(0, Math.min(limitBytes, p.partitionMaxBytes()));
                     boolean room = withRecords < MAX_PARTITIONS_WITH_RECORDS;
                     PartitionResponse read = readOne(topic.topic(), p, room ? maxBytes : 0, room && minOneMessage,
-                            backend);
+                            request.isolationLevel(), backend);
                     partitions.add(read);
                     int bytes = read.recordBytes();
                     if (bytes > 0) {
@@ -228,7 +245,7 @@ public final class Fetch {
      * ranges.
      */
     private static PartitionResponse readOne(String topic, PartitionRequest p, int maxBytes, boolean minOneMessage,
-                                             Backend backend) throws IOException {
+                                             byte isolationLevel, Backend backend) throws IOException {
         if (PartitionNames.problem(topic, p.partition()) != null) {
             // no directory can hold it: topic 'alias' partition -5 is never 'alias-' partition 5
             return new PartitionResponse(p.partition(), KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1,
@@ -236,7 +253,7 @@ public final class Fetch {
         }
         FetchRequest request = new FetchRequest(FetchIsolation.CONSUMER_REPLICA_ID,
                 Backend.partitionName(topic, p.partition()), p.fetchOffset(), maxBytes, 0,
-                Math.max(p.currentLeaderEpoch(), FetchRequest.NO_LEADER_EPOCH));
+                Math.max(p.currentLeaderEpoch(), FetchRequest.NO_LEADER_EPOCH), isolationLevel);
         FetchSlice r = backend.read(request, minOneMessage);
         if (r.error() != ErrorCode.NONE) {
             r.close();
@@ -244,7 +261,7 @@ public final class Fetch {
                     r.logStartOffset(), ByteBuffer.allocate(0));
         }
         return new PartitionResponse(p.partition(), KafkaErrors.NONE, r.highWatermark(), r.logStartOffset(), null,
-                r.records());
+                r.records(), r.lastStableOffset(), r.abortedTransactions());
     }
 
     private static int totalBytes(List<TopicResponse> topics) {
@@ -285,11 +302,16 @@ public final class Fetch {
 
     private static void partitionFields(KafkaWriter out, PartitionResponse p, short version) {
         out.int32(p.partition()).int16(p.errorCode()).int64(p.highWatermark());
-        out.int64(p.highWatermark()); // last_stable_offset: no transactions, so the high watermark
+        out.int64(p.lastStableOffset());
         if (version >= 5) {
             out.int64(p.logStartOffset());
         }
-        out.arrayLength(-1); // aborted_transactions: null
+        // aborted_transactions: null but for a read_committed fetch (Kafka's FetchDataInfo.abortedTransactions)
+        List<AbortedTransaction> aborted = p.abortedTransactions();
+        out.arrayLength(aborted == null ? -1 : aborted.size());
+        if (aborted != null) {
+            aborted.forEach(a -> out.int64(a.producerId()).int64(a.firstOffset()));
+        }
         if (version >= 11) {
             out.int32(-1); // preferred_read_replica: read from the leader
         }

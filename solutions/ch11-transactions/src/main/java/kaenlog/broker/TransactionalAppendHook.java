@@ -1,0 +1,198 @@
+package kaenlog.broker;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.ControlRecordType;
+import kaenlog.batch.EndTransactionMarker;
+import kaenlog.batch.RecordBatch;
+import kaenlog.idem.CompletedTxn;
+import kaenlog.idem.OngoingTransactions;
+import kaenlog.log.AbortedTransaction;
+import kaenlog.log.AbortedTxn;
+import kaenlog.log.AppendInfo;
+import kaenlog.log.FetchIsolation;
+import kaenlog.log.Log;
+import kaenlog.log.Segment;
+import kaenlog.log.TransactionIndex;
+
+/**
+ * Chapter 11's log side, around chapter 7's producer state ({@code inner}, which still judges and
+ * writes every batch): what the log learns from each batch written, as Kafka's {@code UnifiedLog.append}
+ * learns it after {@code localLog.append}. A transactional data batch opens its producer's transaction
+ * ({@link OngoingTransactions}); a COMMIT or ABORT marker ends it, and an ABORT puts an entry in the
+ * {@code .txnindex} of the segment the marker went to. From these the log answers the last stable
+ * offset and, for a read_committed fetch, the aborted transactions of the range read.
+ *
+ * <p>Everything is rebuilt at the first use after the partition is opened (or cut back), from every
+ * segment's batch headers, oldest first, and every {@code .txnindex} is written again from them: a
+ * broker that crashed finds the same entries a broker that never stopped wrote. Kafka reads a
+ * producer-state snapshot and recovers only from the recovery point; kaen-log has no snapshot.
+ */
+public final class TransactionalAppendHook implements Log.AppendHook {
+    private final Log.AppendHook inner;
+    /** Null until the first use: then rebuilt from the log ({@link #loaded}). */
+    private OngoingTransactions transactions;
+    /** Each segment's aborted transactions, by base offset. */
+    private final TreeMap<Long, TransactionIndex> indexes = new TreeMap<>();
+
+    public TransactionalAppendHook(Log.AppendHook inner) {
+        this.inner = inner;
+    }
+
+    /**
+     * The batch goes through chapter 7's step; only when it was written (not a duplicate, whose first
+     * write was learnt already) does the transaction state learn it, at the offsets it was given.
+     */
+    @Override
+    public AppendInfo append(Log log, ByteBuffer batch) throws IOException {
+        OngoingTransactions state = loaded(log);
+        BatchHeader header = batch.remaining() >= BatchHeader.SIZE ? BatchHeader.readFrom(batch.duplicate()) : null;
+        long endBefore = log.logEndOffset();
+        AppendInfo written = inner.append(log, batch);
+        if (header != null && log.logEndOffset() > endBefore) {
+            learn(log.activeSegment(), state, header, written.firstOffset(), batch);
+        }
+        forgetDeletedSegments(log);
+        return written;
+    }
+
+    /** A follower copied a batch the leader wrote: learnt the same way, at the offsets it already has. */
+    @Override
+    public void appendedAsFollower(Log log, BatchHeader header) throws IOException {
+        inner.appendedAsFollower(log, header);
+        if (transactions == null) {
+            loaded(log); // the rebuild reads this batch too
+            return;
+        }
+        ByteBuffer batch = header.isControl() ? log.read(header.baseOffset(), 1, FetchIsolation.LOG_END) : null;
+        learn(log.activeSegment(), transactions, header, header.baseOffset(), batch);
+    }
+
+    /** The log was cut back: what was learnt is rebuilt from what it holds now, at the next use. */
+    @Override
+    public void truncated(Log log) throws IOException {
+        inner.truncated(log);
+        transactions = null;
+        indexes.clear();
+    }
+
+    @Override
+    public long lastStableOffset(Log log) throws IOException {
+        return loaded(log).lastStableOffset(log.logStartOffset(), log.highWatermark());
+    }
+
+    /**
+     * The aborted transactions of a read_committed fetch of {@code [fetchOffset, upperBoundOffset)}:
+     * each segment's index is asked, from the segment holding the fetch offset on (a transaction that
+     * began in it may have been aborted in a later one), until one says its search is complete
+     * (Kafka's {@code LocalLog.collectAbortedTransactions}).
+     */
+    @Override
+    public List<AbortedTransaction> abortedTransactions(Log log, long fetchOffset, long upperBoundOffset)
+            throws IOException {
+        loaded(log);
+        // BEGIN-SOLUTION ch11 task 10: ask each segment's index from the fetch offset's on, until complete (ReadCommittedTest)
+        List<AbortedTransaction> aborted = new ArrayList<>();
+        for (Segment segment : log.segmentsFrom(fetchOffset)) {
+            TransactionIndex index = indexes.get(segment.baseOffset());
+            if (index == null) {
+                continue;
+            }
+            TransactionIndex.Search search = index.collect(fetchOffset, upperBoundOffset);
+            search.found().forEach(txn -> aborted.add(txn.asAbortedTransaction()));
+            if (search.complete()) {
+                break;
+            }
+        }
+        return aborted;
+        // END-SOLUTION
+    }
+
+    /**
+     * A transaction ended: an aborted one gets its entry in the {@code .txnindex} of {@code segment},
+     * the segment its marker was written to, with the last stable offset of the moment it ended; a
+     * committed one gets none (a read_committed consumer keeps its records). Kafka's
+     * {@code LogSegment.updateTxnIndex}.
+     */
+    void recordCompleted(Segment segment, CompletedTxn txn) throws IOException {
+        // BEGIN-SOLUTION ch11 task 9: an ABORT's entry goes to the marker's segment (TransactionIndexTest)
+        if (txn.aborted()) {
+            indexOf(segment).append(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                    txn.lastStableOffset()));
+        }
+        // END-SOLUTION
+    }
+
+    /** The transaction state, rebuilt first if this is its first use since the partition was opened or cut. */
+    public OngoingTransactions transactions(Log log) throws IOException {
+        return loaded(log);
+    }
+
+    /** The indexes of segments retention deleted (their files went with them) are let go. */
+    private void forgetDeletedSegments(Log log) {
+        if (!indexes.isEmpty() && indexes.firstKey() < log.activeSegment().baseOffset()) {
+            indexes.headMap(log.segmentsFrom(log.logStartOffset()).iterator().next().baseOffset()).clear();
+        }
+    }
+
+    private TransactionIndex indexOf(Segment segment) throws IOException {
+        TransactionIndex index = indexes.get(segment.baseOffset());
+        if (index == null) {
+            index = TransactionIndex.empty(segment.txnIndexFile());
+            indexes.put(segment.baseOffset(), index);
+        }
+        return index;
+    }
+
+    /**
+     * What one written batch teaches: a data batch with a producer id and the transactional bit opens
+     * its producer's transaction at {@code firstOffset}; a control batch ({@code batch}, its one record
+     * a marker) ends it, in {@code segment}, the segment that holds it.
+     */
+    private void learn(Segment segment, OngoingTransactions state, BatchHeader header, long firstOffset,
+                       ByteBuffer batch) throws IOException {
+        if (!header.hasProducerId() || !header.isTransactional()) {
+            return;
+        }
+        if (!header.isControl()) {
+            state.appendData(header.producerId(), firstOffset);
+            return;
+        }
+        Optional<CompletedTxn> completed = state.appendMarker(header.producerId(), firstOffset,
+                markerType(batch) == ControlRecordType.ABORT);
+        if (completed.isPresent()) {
+            recordCompleted(segment, completed.get());
+        }
+    }
+
+    private static ControlRecordType markerType(ByteBuffer batch) {
+        return EndTransactionMarker.read(RecordBatch.decode(batch.duplicate()).records().get(0)).type();
+    }
+
+    /**
+     * The state, rebuilt at its first use: every segment from the log start, oldest first, each batch
+     * learnt as if it were being written, each segment's {@code .txnindex} written anew.
+     */
+    private OngoingTransactions loaded(Log log) throws IOException {
+        if (transactions != null) {
+            return transactions;
+        }
+        OngoingTransactions rebuilt = new OngoingTransactions();
+        indexes.clear();
+        for (Segment segment : log.segments()) {
+            TransactionIndex.empty(segment.txnIndexFile());
+            long position = 0;
+            for (BatchHeader header : segment.headers()) {
+                learn(segment, rebuilt, header, header.baseOffset(), header.isControl() ? segment.batchAt(position) : null);
+                position += header.sizeInBytes();
+            }
+        }
+        transactions = rebuilt;
+        return rebuilt;
+    }
+}
