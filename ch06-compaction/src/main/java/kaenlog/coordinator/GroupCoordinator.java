@@ -175,9 +175,14 @@ public final class GroupCoordinator implements BrokerExtension {
         });
     }
 
-    /** Forgets what was loaded of {@code partition}: the next use reads it again. */
+    /**
+     * Forgets what was loaded of {@code partition}: the next use reads it again. The groups' members
+     * of that partition go too (Kafka's {@code onGroupUnloaded}): another broker coordinates them now.
+     */
     public void unload(String partition) {
         loaded.remove(partition);
+        OffsetsPlacement where = placement;
+        membership.unloaded(group -> where.partitionFor(group).equals(partition));
     }
 
     // ---- commits ------------------------------------------------------------------------------------
