@@ -3,6 +3,7 @@ package kaenlog.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,10 +18,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import kaenlog.client.BrokerClient;
 import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.coordinator.OffsetsPlacement;
 import kaenlog.kafkawire.GroupState;
 import kaenlog.testkit.WaitsFor;
+import kaenlog.wire.ApiKeys;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.OffsetFetch;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -193,6 +198,14 @@ class CoordinatedGroupsTest {
                 assertThat(old.kafka.groups().describe(group).state()).as("the old coordinator let the group's"
                         + " members go (Kafka's onGroupUnloaded): a member waiting on it is told NOT_COORDINATOR,"
                         + " and none is left to expire there").isEqualTo(GroupState.DEAD);
+                try (BrokerClient oldPort = old.client(); BrokerClient nextPort = next.client()) {
+                    assertThat(offsetFetch(oldPort, group).error()).as("kaen-log's own port on the old coordinator:"
+                            + " an error, never \"no commit\" (which would send klog consume --group back to the"
+                            + " start)").isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+                    assertThat(offsetFetch(nextPort, group).offset()).as("kaen-log's own port on the new coordinator:"
+                            + " the commit it loaded").isEqualTo(consumer.committed(Set.of(new TopicPartition(TOPIC, 0)))
+                            .get(new TopicPartition(TOPIC, 0)).offset());
+                }
                 List<String> second = produce(cluster, "n", 60);
                 deadline = System.nanoTime() + Duration.ofMillis(WAIT_MS).toNanos();
                 while (System.nanoTime() < deadline && readCount.size() < first.size() + second.size()) {
@@ -208,6 +221,12 @@ class CoordinatedGroupsTest {
                             + " rejoin may be: kaen-log's new coordinator does not know the member, Kafka's does)")
                     .isEmpty();
         }
+    }
+
+    private static OffsetFetch.Response offsetFetch(BrokerClient client, String group)
+            throws IOException {
+        return OffsetFetch.Response.decode(client.call(ApiKeys.OFFSET_FETCH,
+                new OffsetFetch.Request(group, TOPIC + "-0").encode()));
     }
 
     private static OffsetsPlacement.Status status(TestCluster.Node node, String group) {
