@@ -89,7 +89,9 @@ public final class CoordinatorPartitions {
     /**
      * This broker leads {@code partition} from {@code leaderEpoch} on: its groups are loading until
      * their offsets are read, which happens on the loads' thread (the metadata thread that calls this
-     * must not read a log).
+     * must not read a log). A broker that coordinates the partition already (its leader epoch grew
+     * because its ISR changed, say) keeps its groups and reads nothing (Kafka's
+     * {@code addLoadingPartition}).
      */
     public void onElection(String partition, int leaderEpoch) {
         if (!isOffsetsPartition(partition)) {

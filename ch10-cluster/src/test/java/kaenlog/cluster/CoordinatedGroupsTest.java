@@ -1,6 +1,7 @@
 package kaenlog.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.stream.IntStream;
 import kaenlog.client.BrokerClient;
 import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.coordinator.OffsetsPlacement;
+import kaenlog.groups.OffsetCommitKey;
 import kaenlog.kafkawire.GroupState;
 import kaenlog.testkit.WaitsFor;
 import kaenlog.wire.ApiKeys;
@@ -32,6 +34,7 @@ import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -221,6 +224,45 @@ class CoordinatedGroupsTest {
                             + " rejoin may be: kaen-log's new coordinator does not know the member, Kafka's does)")
                     .isEmpty();
         }
+    }
+
+    @Test
+    void aCommitIsAnsweredOnlyOnceItsReplicasHoldItAndRememberedOnlyThen() throws Exception {
+        try (TestCluster cluster = start()) {
+            createTopic(cluster, 3);
+            String group = "careful";
+            int offsetsPartition = Utils.abs(group.hashCode()) % OFFSETS_PARTITIONS;
+            String offsets = "__consumer_offsets-" + offsetsPartition;
+            TopicPartition orders0 = new TopicPartition(TOPIC, 0);
+            try (KafkaConsumer<String, String> consumer = consumer(cluster, group, 100)) {
+                consumer.assign(List.of(orders0));
+                consumer.commitSync(Map.of(orders0, new OffsetAndMetadata(7)), Duration.ofSeconds(30));
+                TestCluster.Node coordinator = cluster.leaderOf(offsets).orElseThrow();
+                OffsetCommitKey key = new OffsetCommitKey(group, TOPIC, 0);
+                assertThat(committedOffset(coordinator, key)).as("a commit the ISR holds is answered and remembered")
+                        .isEqualTo(7L);
+                for (TestCluster.Node other : cluster.nodes()) {
+                    if (other != coordinator) {
+                        cluster.stop(other.id);
+                    }
+                }
+                assertThat(cluster.await(() -> coordinator.leadership.leaderOf(offsets)
+                        .map(l -> l.committedIsr().size() == 1).orElse(false), WAIT_MS))
+                        .as("both followers of %s gone: its ISR is the leader alone, below min.insync.replicas 2",
+                                offsets).isTrue();
+                assertThatThrownBy(() -> consumer.commitSync(Map.of(orders0, new OffsetAndMetadata(9)),
+                        Duration.ofSeconds(3))).as("a commit that no second replica can hold is never answered as"
+                                + " done (Kafka: NOT_ENOUGH_REPLICAS is COORDINATOR_NOT_AVAILABLE, and the client"
+                                + " retries until its time runs out)")
+                        .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+                assertThat(committedOffset(coordinator, key)).as("and never remembered: OffsetFetch must not answer"
+                        + " an offset that a failover could lose").isEqualTo(7L);
+            }
+        }
+    }
+
+    private static long committedOffset(TestCluster.Node node, OffsetCommitKey key) throws IOException {
+        return GroupCoordinator.of(node.broker).committed(node.broker, key).orElseThrow().value().offset();
     }
 
     private static OffsetFetch.Response offsetFetch(BrokerClient client, String group)

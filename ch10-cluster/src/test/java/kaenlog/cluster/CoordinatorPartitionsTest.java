@@ -133,6 +133,19 @@ class CoordinatorPartitionsTest {
     }
 
     @Test
+    void aCoordinatorElectedAgainAtANewerEpochKeepsItsGroupsAndReadsNothing() {
+        String partition = partitionOf("orders-app");
+        partitions.onElection(partition, 3);
+        runLoads();
+        partitions.onElection(partition, 4); // the controller shrank the ISR: same leader, leader epoch + 1
+        assertThat(partitions.status("orders-app")).as("still the leader, one epoch on: still the coordinator,"
+                + " never LOAD_IN_PROGRESS again (Kafka's addLoadingPartition refuses a partition it owns)")
+                .isEqualTo(Status.NONE);
+        runLoads();
+        assertThat(loaded).as("its offsets are in memory already: the log is not read again").containsExactly(partition);
+    }
+
+    @Test
     void aBrokerThatStopsLeadingForgetsTheOffsetsAndIsNotTheCoordinatorAnyMore() {
         String partition = partitionOf("orders-app");
         partitions.onElection(partition, 3);
