@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import kaenlog.broker.LogText;
 import kaenlog.broker.RateLimitedLog;
@@ -1159,7 +1160,35 @@ public final class ClassicGroups {
             public void offsetsExpired(String group) {
                 ClassicGroups.this.offsetsExpired(group, nowMs.getAsLong());
             }
+
+            @Override
+            public void unloaded(Predicate<String> unloaded) {
+                ClassicGroups.this.unload(unloaded, nowMs.getAsLong());
+            }
         };
+    }
+
+    /**
+     * Kafka's {@code onGroupUnloaded} for every group {@code unloaded} accepts (chapter 10: another
+     * broker leads its offsets partition now): each waiting JoinGroup and SyncGroup is answered
+     * NOT_COORDINATOR, so the member finds the new coordinator at once instead of waiting out its
+     * rebalance, and the group is forgotten here.
+     */
+    public synchronized void unload(Predicate<String> unloaded, long nowMs) {
+        for (Group group : List.copyOf(groups.values())) {
+            if (!unloaded.test(group.id)) {
+                continue;
+            }
+            for (Member m : group.members.values()) {
+                if (m.join != null) {
+                    m.join.complete(JoinResult.error(KafkaErrors.NOT_COORDINATOR, m.id));
+                }
+                if (m.sync != null) {
+                    m.sync.complete(new SyncResult(KafkaErrors.NOT_COORDINATOR, NOTHING));
+                }
+            }
+            forget(group, nowMs);
+        }
     }
 
     /** Answers every waiting request: the broker is going away. */

@@ -30,6 +30,8 @@ public final class ClusterCommand implements Subcommand {
     private static final int ELECTION_BASE_PORT = 3888;
     private static final int SESSION_MS = 6_000;
     private static final int STOP_WAIT_SECONDS = 10;
+    /** Kafka's offsets.topic.replication.factor default, which a cluster of fewer brokers lowers to its size. */
+    private static final int OFFSETS_REPLICATION_FACTOR = 3;
 
     @Override
     public String name() {
@@ -74,9 +76,16 @@ public final class ClusterCommand implements Subcommand {
             for (int id = 1; id <= brokers; id++) {
                 int port = basePort + 2 * (id - 1);
                 Path log = dir.resolve("broker-" + id + ".log");
-                Process process = startKlog(log, "serve", "--broker-id", Integer.toString(id), "--zookeeper",
-                        connectString, "--dir", dir.resolve("broker-" + id).toString(),
-                        "--port", Integer.toString(port), "--kafka-port", Integer.toString(port + 1));
+                List<String> serve = new ArrayList<>(List.of("serve", "--broker-id", Integer.toString(id),
+                        "--zookeeper", connectString, "--dir", dir.resolve("broker-" + id).toString(),
+                        "--port", Integer.toString(port), "--kafka-port", Integer.toString(port + 1)));
+                if (brokers < OFFSETS_REPLICATION_FACTOR) {
+                    // __consumer_offsets is not created while fewer brokers live than its replication
+                    // factor (3): a smaller cluster asks for as many as it has, as Kafka's own
+                    // config/server.properties asks for 1 on its one-broker quickstart
+                    serve.addAll(List.of("--config", ClusterConfigKeys.OFFSETS_TOPIC_REPLICATION_FACTOR + "=" + brokers));
+                }
+                Process process = startKlog(log, serve.toArray(String[]::new));
                 processes.add(process);
                 out.println("broker " + id + ": kaen-log port " + port + ", kafka port " + (port + 1) + ", pid "
                         + process.pid() + ", log " + log);

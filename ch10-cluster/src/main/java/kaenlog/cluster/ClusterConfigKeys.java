@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 import kaenlog.broker.BrokerExtension;
 import kaenlog.broker.ConfigKey;
+import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.replication.IsrState;
 
 /**
@@ -20,6 +21,10 @@ public final class ClusterConfigKeys implements BrokerExtension {
     public static final String REPLICA_FETCH_BACKOFF_MS = "replica.fetch.backoff.ms";
     public static final String REPLICA_SOCKET_TIMEOUT_MS = "replica.socket.timeout.ms";
     public static final String HW_CHECKPOINT_INTERVAL_MS = "replica.high.watermark.checkpoint.interval.ms";
+    /** Kafka's name and default (50): the partitions of the cluster's {@code __consumer_offsets}. */
+    public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
+    /** Kafka's name and default (3): the replicas of each; the topic is not created until as many brokers live. */
+    public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -38,7 +43,14 @@ public final class ClusterConfigKeys implements BrokerExtension {
                 ConfigKey.whole(REPLICA_SOCKET_TIMEOUT_MS, 30_000, 1, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 10,
                         "a follower gives up on a leader that answers nothing for this long"),
                 ConfigKey.whole(HW_CHECKPOINT_INTERVAL_MS, 5_000, 1, Integer.MAX_VALUE, ConfigKey.Scope.BROKER, 10,
-                        "how often the high watermarks are written to " + Checkpoints.HIGH_WATERMARKS));
+                        "how often the high watermarks are written to " + Checkpoints.HIGH_WATERMARKS),
+                ConfigKey.whole(OFFSETS_TOPIC_NUM_PARTITIONS, GroupCoordinator.DEFAULT_OFFSETS_PARTITIONS, 1,
+                        GroupCoordinator.DEFAULT_OFFSETS_PARTITIONS, ConfigKey.Scope.BROKER, 10,
+                        "partitions of __consumer_offsets, created at the first FindCoordinator (Kafka's default 50;"
+                                + " kaen-log's most, each declared compacted by chapter 6)"),
+                ConfigKey.whole(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1, Short.MAX_VALUE, ConfigKey.Scope.BROKER, 10,
+                        "replicas of each __consumer_offsets partition; no coordinator until this many brokers"
+                                + " live (Kafka's default 3)"));
     }
 
     @Override

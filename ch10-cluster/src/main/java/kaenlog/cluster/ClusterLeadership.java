@@ -63,7 +63,7 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
         return producerIds.wasIssued(session(), producerId);
     }
 
-    private ZkClient session() throws IOException {
+    ZkClient session() throws IOException {
         ZkClient session = zk;
         if (session == null) {
             throw new IOException("broker " + brokerId + " has not joined its cluster yet: no producer id to hand out");

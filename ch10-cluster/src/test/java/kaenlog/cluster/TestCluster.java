@@ -173,6 +173,25 @@ final class TestCluster implements AutoCloseable {
     }
 
     /**
+     * An administrator's leader election by hand (what a preferred-replica election would write): the
+     * state of {@code topic}-{@code partition} names {@code newLeader} at leader epoch + 1, conditional
+     * on the zkVersion read.
+     */
+    void moveLeadership(String topic, int partition, int newLeader) throws Exception {
+        try (ZkClient admin = ZkClient.connect(zookeeper, SESSION_MS)) {
+            for (int attempt = 0; attempt < 100; attempt++) {
+                Versioned<PartitionState> now = PartitionStateStore.read(admin, topic, partition).orElseThrow();
+                PartitionState next = new PartitionState(newLeader, now.value().leaderEpoch() + 1, now.value().isr(),
+                        now.value().controllerEpoch());
+                if (PartitionStateStore.updateAsLeader(admin, topic, partition, next, now.zkVersion()).isPresent()) {
+                    return;
+                }
+            }
+            throw new AssertionError("the state of " + topic + "-" + partition + " kept moving under the test");
+        }
+    }
+
+    /**
      * Waits until {@code condition} holds, at most {@code timeoutMs}; a failure in a member's thread
      * (a TODO, say) is thrown as soon as it happens. False when the time ran out.
      */

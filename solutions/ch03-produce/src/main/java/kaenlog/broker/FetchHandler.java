@@ -50,7 +50,8 @@ public final class FetchHandler implements RequestHandler {
     @Override
     public Optional<byte[]> handle(byte[] body, BrokerContext broker) throws IOException {
         FetchRequest request = capped(FetchRequest.decode(body));
-        ErrorCode refused = ClientRules.nameRefusal(request.partition());
+        ErrorCode refused = followerOfACluster(request, broker) ? ErrorCode.NONE
+                : ClientRules.nameRefusal(request.partition());
         if (refused != ErrorCode.NONE) {
             return Optional.of(FetchResponse.error(request.partition(), refused).encode());
         }
@@ -65,6 +66,16 @@ public final class FetchHandler implements RequestHandler {
         FetchSlice slice = readOrPark(() -> target.partition().slice(request, true), request, broker);
         connection.get().send(frame(connection.get().kaenLogCorrelationId(), slice));
         return Optional.empty();
+    }
+
+    /**
+     * A follower of a cluster (chapter 10) copies every partition it holds a replica of, the internal
+     * ones too ({@code __consumer_offsets}): only a client is refused those. Which fetch is a
+     * follower's the leadership checks next (chapter 10 takes a replica id on its replication port only).
+     */
+    private static boolean followerOfACluster(FetchRequest request, BrokerContext broker) {
+        return request.replicaId() >= 0 && broker.leadership().cluster().isPresent()
+                && PartitionNames.problem(request.partition()) == null;
     }
 
     /**

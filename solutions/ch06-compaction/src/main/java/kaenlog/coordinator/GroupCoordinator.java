@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import kaenlog.broker.BackgroundTask;
@@ -46,7 +47,15 @@ import kaenlog.wire.PartitionNames;
  * {@code offsets.retention.check.interval.ms} by a background task that writes their tombstones.
  */
 public final class GroupCoordinator implements BrokerExtension {
-    public static final String OFFSETS_PARTITION = "__consumer_offsets-0";
+    /** Kafka's internal topic of committed offsets. */
+    public static final String OFFSETS_TOPIC = "__consumer_offsets";
+    public static final String OFFSETS_PARTITION = OFFSETS_TOPIC + "-0";
+    /**
+     * Kafka's {@code offsets.topic.num.partitions} default: a broker alone uses partition 0 only;
+     * chapter 10's cluster spreads the groups over as many partitions as it is configured with, at
+     * most these, each one declared compacted here.
+     */
+    public static final int DEFAULT_OFFSETS_PARTITIONS = 50;
     /**
      * The offsets partition's segment.bytes. Kafka's {@code offsets.topic.segment.bytes} is 100 MiB;
      * kaen-log's is 1 MiB: its cleaner holds a segment's batches in memory while it rewrites it
@@ -66,6 +75,7 @@ public final class GroupCoordinator implements BrokerExtension {
     /** Offsets partition -> its committed offsets, loaded. */
     private final Map<String, CommittedOffsets> loaded = new ConcurrentHashMap<>();
     private volatile GroupMembership membership = GroupMembership.NONE;
+    private volatile OffsetsPlacement placement = OffsetsPlacement.ALONE;
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -83,8 +93,12 @@ public final class GroupCoordinator implements BrokerExtension {
 
     @Override
     public Map<String, Map<String, String>> internalPartitions() {
-        return Map.of(OFFSETS_PARTITION, Map.of(CleanupConfigs.CLEANUP_POLICY, CleanupConfigs.COMPACT,
-                "segment.bytes", OFFSETS_SEGMENT_BYTES));
+        Map<String, Map<String, String>> partitions = new TreeMap<>();
+        for (int n = 0; n < DEFAULT_OFFSETS_PARTITIONS; n++) {
+            partitions.put(OFFSETS_TOPIC + "-" + n, Map.of(CleanupConfigs.CLEANUP_POLICY, CleanupConfigs.COMPACT,
+                    "segment.bytes", OFFSETS_SEGMENT_BYTES));
+        }
+        return partitions;
     }
 
     @Override
@@ -112,6 +126,33 @@ public final class GroupCoordinator implements BrokerExtension {
         return partition.equals(OFFSETS_PARTITION);
     }
 
+    /**
+     * From now on the groups' offsets live where {@code where} says (chapter 10's cluster: the leader
+     * of the group's {@code __consumer_offsets} partition coordinates it).
+     */
+    public void placeIn(OffsetsPlacement where) {
+        this.placement = where;
+    }
+
+    /** Where the groups' offsets live: {@link OffsetsPlacement#ALONE} unless a cluster said otherwise. */
+    public OffsetsPlacement placement() {
+        return placement;
+    }
+
+    /** The offsets partition of {@code group}, as the placement says. */
+    private String offsetsPartition(String group) {
+        return placement.partitionFor(group);
+    }
+
+    /**
+     * Reads {@code partition} again from its log (chapter 10: this broker just became its leader, and
+     * what it held before may be stale); until it is read, a group of it is not answered.
+     */
+    public void reload(Partition partition) throws IOException {
+        loaded.remove(partition.name());
+        load(partition);
+    }
+
     /** From now on the groups' activity comes from {@code groups} (chapter 9's classic groups). */
     public void watch(GroupMembership groups) {
         this.membership = groups;
@@ -134,9 +175,14 @@ public final class GroupCoordinator implements BrokerExtension {
         });
     }
 
-    /** Forgets what was loaded of {@code partition}: the next use reads it again. */
+    /**
+     * Forgets what was loaded of {@code partition}: the next use reads it again. The groups' members
+     * of that partition go too (Kafka's {@code onGroupUnloaded}): another broker coordinates them now.
+     */
     public void unload(String partition) {
         loaded.remove(partition);
+        OffsetsPlacement where = placement;
+        membership.unloaded(group -> where.partitionFor(group).equals(partition));
     }
 
     // ---- commits ------------------------------------------------------------------------------------
@@ -195,15 +241,21 @@ public final class GroupCoordinator implements BrokerExtension {
     }
 
     private OffsetCommitError write(BrokerContext broker, String group, List<PartitionOffset> valid) {
-        String name = partitionFor(group);
+        String name = offsetsPartition(group);
         if (GroupOffsetsLog.commitBytes(group, valid) > MessageSizeLimit.maxMessageBytes(broker.configs(), name)) {
             return OffsetCommitError.BATCH_TOO_LARGE;
         }
         long maxBytes = broker.configs().brokerLong(MAX_OFFSET_BYTES);
         long nowMs = broker.nowMs();
+        if (placement.status(group) != OffsetsPlacement.Status.NONE) {
+            return OffsetCommitError.NOT_COORDINATOR; // looking the partition up would create it here
+        }
         try {
             Partition partition = broker.partition(name);
             CommittedOffsets offsets = load(partition);
+            if (!placement.alone()) {
+                return writeReplicated(broker, partition, offsets, group, valid, maxBytes, nowMs);
+            }
             return partition.locked(log -> {
                 if (offsets.heldBytes() + growth(offsets, group, valid) > maxBytes) {
                     return OffsetCommitError.COORDINATOR_FULL;
@@ -215,6 +267,29 @@ public final class GroupCoordinator implements BrokerExtension {
             broker.trouble(name, "a commit of group's offsets failed: " + name + ": " + e.getMessage());
             return OffsetCommitError.STORAGE_ERROR;
         }
+    }
+
+    /**
+     * A commit in chapter 10's cluster: appended by the offsets partition's leader through the
+     * placement, and remembered only once it is committed (Kafka's {@code storeOffsets}: the cache is
+     * updated in the append's callback), so that no OffsetFetch answers an offset a failover may lose.
+     */
+    private OffsetCommitError writeReplicated(BrokerContext broker, Partition partition, CommittedOffsets offsets,
+                                              String group, List<PartitionOffset> valid, long maxBytes, long nowMs)
+            throws IOException {
+        boolean full = partition.locked(log -> offsets.heldBytes() + growth(offsets, group, valid) > maxBytes);
+        if (full) {
+            return OffsetCommitError.COORDINATOR_FULL;
+        }
+        OffsetsPlacement.Appended appended = placement.append(broker, partition,
+                GroupOffsetsLog.commitBatch(group, valid, nowMs));
+        if (appended.error() == OffsetCommitError.NONE) {
+            partition.locked(log -> {
+                offsets.appended(group, valid, appended.firstOffset(), nowMs);
+                return null;
+            });
+        }
+        return appended.error();
     }
 
     /** How many more bytes memory holds once {@code valid} is remembered. */
@@ -238,7 +313,10 @@ public final class GroupCoordinator implements BrokerExtension {
 
     /** The latest commit of {@code key}, from memory. */
     public Optional<CommittedOffset> committed(BrokerContext broker, OffsetCommitKey key) throws IOException {
-        Partition partition = broker.partition(partitionFor(key.group()));
+        if (placement.status(key.group()) != OffsetsPlacement.Status.NONE) {
+            return Optional.empty(); // another broker coordinates it (chapter 9 answers NOT_COORDINATOR first)
+        }
+        Partition partition = broker.partition(offsetsPartition(key.group()));
         CommittedOffsets offsets = load(partition);
         return partition.locked(log -> offsets.get(key));
     }
@@ -246,22 +324,33 @@ public final class GroupCoordinator implements BrokerExtension {
     /** Every latest commit of {@code group}, from memory. */
     public SortedMap<OffsetCommitKey, CommittedOffset> committed(BrokerContext broker, String group)
             throws IOException {
-        Partition partition = broker.partition(partitionFor(group));
+        if (placement.status(group) != OffsetsPlacement.Status.NONE) {
+            return new TreeMap<>(); // another broker coordinates it (chapter 9 answers NOT_COORDINATOR first)
+        }
+        Partition partition = broker.partition(offsetsPartition(group));
         CommittedOffsets offsets = load(partition);
         return partition.locked(log -> offsets.ofGroup(group));
     }
 
     /** True when {@code group} has a committed offset (no lock once its partition is loaded). */
     public boolean hasOffsets(BrokerContext broker, String group) throws IOException {
-        CommittedOffsets offsets = loaded.get(partitionFor(group));
-        return (offsets != null ? offsets : load(broker.partition(partitionFor(group)))).hasOffsets(group);
+        String name = offsetsPartition(group);
+        if (!placement.owns(name)) {
+            return false; // another broker coordinates it: its offsets are not this broker's to answer for
+        }
+        CommittedOffsets offsets = loaded.get(name);
+        return (offsets != null ? offsets : load(broker.partition(name))).hasOffsets(group);
     }
 
     /** Every group with a committed offset, from memory (OffsetFetch's groups, and ListGroups' that only committed). */
     public SortedSet<String> groups(BrokerContext broker) throws IOException {
-        Partition partition = broker.partition(OFFSETS_PARTITION);
-        CommittedOffsets offsets = load(partition);
-        return partition.locked(log -> new TreeSet<>(offsets.groups()));
+        SortedSet<String> groups = new TreeSet<>();
+        for (String name : new TreeSet<>(placement.owned())) {
+            Partition partition = broker.partition(name);
+            CommittedOffsets offsets = load(partition);
+            partition.locked(log -> groups.addAll(offsets.groups()));
+        }
+        return groups;
     }
 
     // ---- deletions ----------------------------------------------------------------------------------
@@ -272,9 +361,30 @@ public final class GroupCoordinator implements BrokerExtension {
      * forgotten. A key the group never committed writes nothing. Returns how many it deleted.
      */
     public int deleteOffsets(BrokerContext broker, String group, Collection<OffsetCommitKey> keys) throws IOException {
-        Partition partition = broker.partition(partitionFor(group));
+        if (placement.status(group) != OffsetsPlacement.Status.NONE) {
+            throw new IOException("this broker does not coordinate group " + group + " now");
+        }
+        Partition partition = broker.partition(offsetsPartition(group));
         CommittedOffsets offsets = load(partition);
         long nowMs = broker.nowMs();
+        if (!placement.alone()) {
+            List<OffsetCommitKey> present = partition.locked(log -> new TreeSet<>(
+                    keys != null ? keys : offsets.ofGroup(group).keySet()).stream()
+                    .filter(key -> offsets.get(key).isPresent()).toList());
+            if (present.isEmpty()) {
+                return 0;
+            }
+            OffsetsPlacement.Appended appended = placement.append(broker, partition,
+                    GroupOffsetsLog.tombstoneBatch(present, nowMs));
+            if (appended.error() != OffsetCommitError.NONE) {
+                throw new IOException("the tombstones of " + group + "'s offsets were not replicated: " + appended.error());
+            }
+            partition.locked(log -> {
+                offsets.deleted(present);
+                return null;
+            });
+            return present.size();
+        }
         return partition.locked(log -> offsets.delete(new GroupOffsetsLog(log),
                 keys != null ? keys : offsets.ofGroup(group).keySet(), nowMs).size());
     }
@@ -288,6 +398,9 @@ public final class GroupCoordinator implements BrokerExtension {
      * the first time in between is left for the next round. Returns what it did, if anything.
      */
     Optional<String> expire(Partition partition, long nowMs, long retentionMs) throws IOException {
+        if (!placement.alone()) {
+            return Optional.empty(); // chapter 10: a cluster's offsets do not expire yet (their tombstones would need replicating)
+        }
         CommittedOffsets offsets = load(partition);
         List<String> groups = partition.locked(log -> new ArrayList<>(new TreeSet<>(offsets.groups())));
         Map<String, GroupActivity> activity = new HashMap<>();

@@ -1,5 +1,6 @@
 package kaenlog.coordinator;
 
+import java.util.function.Predicate;
 import kaenlog.groups.GroupActivity;
 
 /**
@@ -17,5 +18,12 @@ public interface GroupMembership {
 
     /** The last committed offset of {@code group} expired. */
     default void offsetsExpired(String group) {
+    }
+
+    /**
+     * The groups {@code unloaded} accepts are no longer this broker's to coordinate (chapter 10: it
+     * stopped leading their offsets partition): their members are forgotten too.
+     */
+    default void unloaded(Predicate<String> unloaded) {
     }
 }

@@ -17,5 +17,14 @@ public enum OffsetCommitError {
     /** The coordinator holds max.committed.offset.bytes already (kaen-log's own bound; Kafka has none). */
     COORDINATOR_FULL,
     /** The offsets partition cannot be written or read. */
-    STORAGE_ERROR
+    STORAGE_ERROR,
+    /**
+     * Chapter 10: this broker does not lead the group's offsets partition, or stopped leading it
+     * before the commit was replicated (Kafka: NOT_COORDINATOR; the client finds the coordinator again).
+     */
+    NOT_COORDINATOR,
+    /** Chapter 10: too few in-sync replicas of the offsets partition (Kafka: COORDINATOR_NOT_AVAILABLE). */
+    COORDINATOR_NOT_AVAILABLE,
+    /** Chapter 10: the commit was not replicated within the request's time (Kafka: REQUEST_TIMED_OUT). */
+    TIMED_OUT
 }

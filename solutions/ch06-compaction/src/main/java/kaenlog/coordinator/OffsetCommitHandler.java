@@ -43,8 +43,10 @@ public final class OffsetCommitHandler implements RequestHandler {
             case INVALID, METADATA_TOO_LARGE -> ErrorCode.INVALID_REQUEST;
             case UNKNOWN_PARTITION -> ErrorCode.UNKNOWN_PARTITION;
             case BATCH_TOO_LARGE -> ErrorCode.BATCH_TOO_LARGE;
-            case COORDINATOR_FULL -> ErrorCode.COORDINATOR_NOT_AVAILABLE;
+            case COORDINATOR_FULL, COORDINATOR_NOT_AVAILABLE -> ErrorCode.COORDINATOR_NOT_AVAILABLE;
             case STORAGE_ERROR -> ErrorCode.STORAGE_ERROR;
+            case NOT_COORDINATOR -> ErrorCode.NOT_LEADER_OR_FOLLOWER;
+            case TIMED_OUT -> ErrorCode.REQUEST_TIMED_OUT;
         };
     }
 }

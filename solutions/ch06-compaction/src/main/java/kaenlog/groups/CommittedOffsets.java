@@ -106,6 +106,29 @@ public final class CommittedOffsets {
         return present;
     }
 
+    /**
+     * Memory learns a commit that another path appended (chapter 10's coordinator: the offsets
+     * partition's leader, once the commit is replicated): {@code offsets}' records from log offset
+     * {@code firstLogOffset} on. A key whose remembered record is later keeps it, as in the replay:
+     * the later record wins, whichever commit was answered first.
+     */
+    public void appended(String group, List<PartitionOffset> offsets, long firstLogOffset, long nowMs) {
+        long logOffset = firstLogOffset;
+        for (PartitionOffset p : offsets) {
+            OffsetCommitKey key = new OffsetCommitKey(group, p.topic(), p.partition());
+            CommittedOffset before = committed.get(key);
+            if (before == null || before.logOffset() < logOffset) {
+                remember(key, new CommittedOffset(logOffset, new OffsetCommitValue(p.offset(), p.metadata(), nowMs)));
+            }
+            logOffset++;
+        }
+    }
+
+    /** Memory forgets {@code keys}, whose tombstones another path appended. */
+    public void deleted(Collection<OffsetCommitKey> keys) {
+        keys.forEach(this::forget);
+    }
+
     /** The latest commit of {@code key}, from memory. */
     public Optional<CommittedOffset> get(OffsetCommitKey key) {
         return Optional.ofNullable(committed.get(key));

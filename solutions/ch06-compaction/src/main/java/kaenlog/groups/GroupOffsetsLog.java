@@ -1,6 +1,7 @@
 package kaenlog.groups;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -34,6 +35,14 @@ public final class GroupOffsetsLog {
      * stamped {@code nowMs}, so a commit of several partitions is appended whole or not at all.
      */
     public AppendInfo commit(String group, List<PartitionOffset> offsets, long nowMs) throws IOException {
+        return log.append(commitBatch(group, offsets, nowMs));
+    }
+
+    /**
+     * The batch {@link #commit} appends: one record per partition, all stamped {@code nowMs}. Chapter
+     * 10's coordinator hands the same batch to the offsets partition's leader, which replicates it.
+     */
+    public static ByteBuffer commitBatch(String group, List<PartitionOffset> offsets, long nowMs) {
         if (offsets.isEmpty()) {
             throw new IllegalArgumentException("a commit names at least one partition");
         }
@@ -42,7 +51,17 @@ public final class GroupOffsetsLog {
             OffsetCommitKey key = new OffsetCommitKey(group, p.topic(), p.partition());
             batch.append(nowMs, key.encode(), new OffsetCommitValue(p.offset(), p.metadata(), nowMs).encode());
         }
-        return log.append(batch.build());
+        return batch.build();
+    }
+
+    /** One batch of tombstones for {@code keys} (a deletion of one group's offsets, chapter 10's replicated write). */
+    public static ByteBuffer tombstoneBatch(List<OffsetCommitKey> keys, long nowMs) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("a deletion names at least one key");
+        }
+        BatchBuilder batch = new BatchBuilder();
+        keys.forEach(key -> batch.append(nowMs, key.encode(), null));
+        return batch.build();
     }
 
     /** The size of the batch {@link #commit} would append: the coordinator refuses one over max.message.bytes. */

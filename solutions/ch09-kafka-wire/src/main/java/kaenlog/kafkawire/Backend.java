@@ -291,6 +291,35 @@ public final class Backend {
         return GroupCoordinator.of(broker).commit(broker, group, offsets);
     }
 
+    /**
+     * Whether this broker answers {@code group}'s requests now, in Kafka's codes (its
+     * {@code validateGroupStatus}): NONE for a broker alone; in chapter 10's cluster
+     * COORDINATOR_LOAD_IN_PROGRESS while it reads the group's offsets partition, NOT_COORDINATOR when
+     * it does not lead that partition.
+     */
+    public short coordinatorError(String group) {
+        return switch (GroupCoordinator.of(broker).placement().status(group)) {
+            case NONE -> KafkaErrors.NONE;
+            case LOAD_IN_PROGRESS -> KafkaErrors.COORDINATOR_LOAD_IN_PROGRESS;
+            case NOT_COORDINATOR -> KafkaErrors.NOT_COORDINATOR;
+        };
+    }
+
+    /**
+     * Where clients reach the coordinator of {@code group} (FindCoordinator): {@code self} for a broker
+     * alone; in chapter 10's cluster the live broker that leads the group's offsets partition, empty
+     * while none does (or it has no Kafka port).
+     */
+    public Optional<Metadata.Node> coordinator(String group, Metadata.Node self) {
+        int id = GroupCoordinator.of(broker).placement().coordinatorId(group, self.id());
+        if (id == self.id()) {
+            return Optional.of(self);
+        }
+        return broker.leadership().cluster().flatMap(view -> view.liveBrokers().stream()
+                .filter(b -> b.id() == id && b.kafkaPort() >= 0).findFirst())
+                .map(b -> new Metadata.Node(b.id(), b.host(), b.kafkaPort()));
+    }
+
     /** Whether a commit may name this partition: it exists here, or in the cluster's metadata. */
     public boolean committable(String topic, int partition) throws IOException {
         return GroupCoordinator.partitionExists(broker, topic, partition);

@@ -28,7 +28,7 @@ final class GroupAdminApis {
     static byte[] answer(ApiKey key, KafkaReader in, short version, ClassicGroups groups, Backend backend)
             throws IOException {
         return switch (key) {
-            case DESCRIBE_GROUPS -> describeGroups(in, version, groups);
+            case DESCRIBE_GROUPS -> describeGroups(in, version, groups, backend);
             case LIST_GROUPS -> listGroups(in, version, groups);
             case DELETE_GROUPS -> deleteGroups(in, version, groups, backend);
             case OFFSET_DELETE -> offsetDelete(in, version, groups, backend);
@@ -42,7 +42,7 @@ final class GroupAdminApis {
      * group_instance_id (v4+) · client_id · client_host · member_metadata · member_assignment] ·
      * authorized_operations (v3+)].
      */
-    static byte[] describeGroups(KafkaReader in, short version, ClassicGroups groups) {
+    static byte[] describeGroups(KafkaReader in, short version, ClassicGroups groups, Backend backend) {
         int count = in.arrayLength("groups");
         // each group once, however often it is named: the answer is bounded by what the groups hold
         // (max.group.bytes), not by what a 40-byte request asks (Kafka answers every name as it comes)
@@ -56,6 +56,15 @@ final class GroupAdminApis {
         in.end("DescribeGroups v" + version + " request");
         KafkaWriter out = GroupApis.withThrottle(version >= 1).arrayLength(names.size());
         for (String name : names) {
+            short refused = name.isEmpty() ? KafkaErrors.NONE : backend.coordinatorError(name);
+            if (refused != KafkaErrors.NONE) { // Kafka's GroupCoordinator.EmptyGroup: no state, no members
+                out.int16(refused).nullableString(name).nullableString("").nullableString("").nullableString("")
+                        .arrayLength(0);
+                if (version >= 3) {
+                    out.int32(Integer.MIN_VALUE);
+                }
+                continue;
+            }
             ClassicGroups.GroupView group = groups.describe(name);
             out.int16(KafkaErrors.NONE).nullableString(name).nullableString(group.state().kafkaName)
                     .nullableString(group.protocolType()).nullableString(group.protocolName())
@@ -142,7 +151,10 @@ final class GroupAdminApis {
         in.end("DeleteGroups v" + version + " request");
         KafkaWriter out = new KafkaWriter().int32(0).arrayLength(names.size());
         for (String name : names) {
-            short error = name.isEmpty() ? KafkaErrors.INVALID_GROUP_ID : groups.deleteGroup(name, backend.nowMs());
+            short error = name.isEmpty() ? KafkaErrors.INVALID_GROUP_ID : backend.coordinatorError(name);
+            if (error == KafkaErrors.NONE) {
+                error = groups.deleteGroup(name, backend.nowMs());
+            }
             out.nullableString(name).int16(error);
         }
         backend.partitionsDone();
@@ -177,8 +189,9 @@ final class GroupAdminApis {
                 }
             }
         }
-        ClassicGroups.OffsetDeleteResult result = groupId.isEmpty()
-                ? new ClassicGroups.OffsetDeleteResult(KafkaErrors.INVALID_GROUP_ID, Map.of())
+        short refused = groupId.isEmpty() ? KafkaErrors.INVALID_GROUP_ID : backend.coordinatorError(groupId);
+        ClassicGroups.OffsetDeleteResult result = refused != KafkaErrors.NONE
+                ? new ClassicGroups.OffsetDeleteResult(refused, Map.of())
                 : groups.deleteOffsets(groupId, existing, backend.nowMs());
         backend.partitionsDone();
         KafkaWriter out = new KafkaWriter().int16(result.error()).int32(0);

@@ -37,7 +37,7 @@ public final class GroupApis {
     static byte[] answer(ApiKey key, KafkaReader in, short version, String clientId, ClassicGroups groups,
                          Backend backend, Metadata.Node self) throws IOException {
         return switch (key) {
-            case FIND_COORDINATOR -> findCoordinator(in, version, self);
+            case FIND_COORDINATOR -> findCoordinator(in, version, self, backend);
             case JOIN_GROUP -> joinGroup(in, version, clientId, groups, backend);
             case SYNC_GROUP -> syncGroup(in, version, groups, backend);
             case HEARTBEAT -> heartbeat(in, version, groups, backend);
@@ -52,15 +52,16 @@ public final class GroupApis {
 
     /**
      * key · key_type (v1+) → throttle_time_ms (v1+) · error_code · error_message (v1+) · node_id · host
-     * · port. The broker asked coordinates every group (in a cluster too: its {@code __consumer_offsets}
-     * is its own, not replicated, where Kafka hashes a group to a partition of it and answers that
-     * partition's leader). A transactional id is refused with
+     * · port. A broker alone coordinates every group; in chapter 10's cluster the coordinator is the
+     * leader of the group's {@code __consumer_offsets} partition, and while that partition has none
+     * (or the topic is just being created) the answer is COORDINATOR_NOT_AVAILABLE with Kafka's
+     * {@code Node.noNode()} (-1, "", -1), which the client retries. A transactional id is refused with
      * INVALID_REQUEST and a message; kafka-clients' TransactionManager makes it a fatal
      * "Could not find a coordinator with type TRANSACTION ... due to unexpected error: (the message)"
      * instead of retrying, as it would COORDINATOR_NOT_AVAILABLE, forever.
      */
-    static byte[] findCoordinator(KafkaReader in, short version, Metadata.Node self) {
-        in.string("key");
+    static byte[] findCoordinator(KafkaReader in, short version, Metadata.Node self, Backend backend) {
+        String key = in.string("key");
         byte keyType = version >= 1 ? in.int8("key_type") : KEY_TYPE_GROUP;
         in.end("FindCoordinator v" + version + " request");
         KafkaWriter out = new KafkaWriter();
@@ -68,13 +69,25 @@ public final class GroupApis {
             out.int32(0);
         }
         boolean group = keyType == KEY_TYPE_GROUP;
-        out.int16(group ? KafkaErrors.NONE : KafkaErrors.INVALID_REQUEST);
+        Metadata.Node node = group ? backend.coordinator(key, self).orElse(null) : null;
+        short error = !group ? KafkaErrors.INVALID_REQUEST
+                : node == null ? KafkaErrors.COORDINATOR_NOT_AVAILABLE : KafkaErrors.NONE;
+        out.int16(error);
         if (version >= 1) {
-            out.nullableString(group ? null : keyType == KEY_TYPE_TRANSACTION ? NO_TRANSACTIONS
-                    : "unknown coordinator key type " + keyType);
+            out.nullableString(!group ? keyType == KEY_TYPE_TRANSACTION ? NO_TRANSACTIONS
+                    : "unknown coordinator key type " + keyType
+                    : node == null ? "The coordinator is not available." : null);
         }
-        return out.int32(group ? self.id() : -1).nullableString(group ? self.host() : "")
-                .int32(group ? self.port() : -1).toByteArray();
+        return out.int32(node != null ? node.id() : -1).nullableString(node != null ? node.host() : "")
+                .int32(node != null ? node.port() : -1).toByteArray();
+    }
+
+    /**
+     * Kafka's {@code validateGroupStatus} for a group id that is not empty (an empty one is the
+     * groups' own INVALID_GROUP_ID): NONE when this broker answers for the group now.
+     */
+    private static short coordinatorError(String groupId, Backend backend) {
+        return groupId.isEmpty() ? KafkaErrors.NONE : backend.coordinatorError(groupId);
     }
 
     static byte[] joinGroup(KafkaReader in, short version, String clientId, ClassicGroups groups, Backend backend) {
@@ -90,7 +103,9 @@ public final class GroupApis {
             protocols.add(new ClassicGroups.Protocol(in.string("protocols.name"), bytes(in, "protocols.metadata")));
         }
         in.end("JoinGroup v" + version + " request");
-        ClassicGroups.JoinResult result = backend.await(groups.join(new ClassicGroups.JoinRequest(groupId, clientId,
+        short refused = coordinatorError(groupId, backend);
+        ClassicGroups.JoinResult result = refused != KafkaErrors.NONE ? ClassicGroups.JoinResult.error(refused, memberId)
+                : backend.await(groups.join(new ClassicGroups.JoinRequest(groupId, clientId,
                 memberId, instanceId, sessionMs, rebalanceMs, protocolType, protocols, version >= 4), backend.nowMs()));
         KafkaWriter out = new KafkaWriter().int32(0).int16(result.error()).int32(result.generationId())
                 .nullableString(result.protocolName()).nullableString(result.leader())
@@ -116,7 +131,9 @@ public final class GroupApis {
             assignments.put(in.string("assignments.member_id"), bytes(in, "assignments.assignment"));
         }
         in.end("SyncGroup v" + version + " request");
-        ClassicGroups.SyncResult result = backend.await(groups.sync(groupId, generationId, memberId, instanceId,
+        short refused = coordinatorError(groupId, backend);
+        ClassicGroups.SyncResult result = refused != KafkaErrors.NONE ? new ClassicGroups.SyncResult(refused, new byte[0])
+                : backend.await(groups.sync(groupId, generationId, memberId, instanceId,
                 assignments, backend.nowMs()));
         KafkaWriter out = new KafkaWriter();
         if (version >= 1) {
@@ -131,7 +148,8 @@ public final class GroupApis {
         String memberId = in.string("member_id");
         String instanceId = version >= 3 ? in.nullableString("group_instance_id") : null;
         in.end("Heartbeat v" + version + " request");
-        short error = groups.heartbeat(groupId, generationId, memberId, instanceId, backend.nowMs());
+        short refused = coordinatorError(groupId, backend);
+        short error = refused != KafkaErrors.NONE ? refused : groups.heartbeat(groupId, generationId, memberId, instanceId, backend.nowMs());
         return withThrottle(version >= 1).int16(error).toByteArray();
     }
 
@@ -153,7 +171,9 @@ public final class GroupApis {
             }
         }
         in.end("LeaveGroup v" + version + " request");
-        ClassicGroups.LeaveResult result = groups.leave(groupId, leaving, backend.nowMs());
+        short refused = coordinatorError(groupId, backend);
+        ClassicGroups.LeaveResult result = refused != KafkaErrors.NONE ? new ClassicGroups.LeaveResult(refused, List.of())
+                : groups.leave(groupId, leaving, backend.nowMs());
         KafkaWriter out = withThrottle(version >= 1);
         if (version < 3) {
             short error = result.error() != KafkaErrors.NONE ? result.error() : result.members().get(0);
@@ -204,7 +224,9 @@ public final class GroupApis {
             }
         }
         in.end("OffsetCommit v" + version + " request");
-        short verdict = groups.validateCommit(groupId, generationId, memberId, instanceId, backend.nowMs());
+        short refused = groupId.isEmpty() ? KafkaErrors.NONE : backend.coordinatorError(groupId);
+        short verdict = refused != KafkaErrors.NONE ? refused
+                : groups.validateCommit(groupId, generationId, memberId, instanceId, backend.nowMs());
         List<PartitionOffset> all = topics.values().stream().flatMap(List::stream).toList();
         List<OffsetCommitError> written = verdict == KafkaErrors.NONE && !groupId.isEmpty()
                 ? backend.commitOffsets(groupId, all) : List.of();
@@ -232,8 +254,10 @@ public final class GroupApis {
             case UNKNOWN_PARTITION -> KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
             case METADATA_TOO_LARGE -> KafkaErrors.OFFSET_METADATA_TOO_LARGE;
             case BATCH_TOO_LARGE -> KafkaErrors.INVALID_COMMIT_OFFSET_SIZE;
-            case COORDINATOR_FULL -> KafkaErrors.COORDINATOR_NOT_AVAILABLE;
+            case COORDINATOR_FULL, COORDINATOR_NOT_AVAILABLE -> KafkaErrors.COORDINATOR_NOT_AVAILABLE;
             case STORAGE_ERROR -> KafkaErrors.KAFKA_STORAGE_ERROR;
+            case NOT_COORDINATOR -> KafkaErrors.NOT_COORDINATOR;
+            case TIMED_OUT -> KafkaErrors.REQUEST_TIMED_OUT;
         };
     }
 
@@ -262,6 +286,10 @@ public final class GroupApis {
             }
         }
         in.end("OffsetFetch v" + version + " request");
+        short refused = groupId.isEmpty() ? KafkaErrors.NONE : backend.coordinatorError(groupId);
+        if (refused != KafkaErrors.NONE) {
+            return offsetFetchRefused(version, asked, refused);
+        }
         Map<String, Map<Integer, OffsetCommitValue>> committed = new TreeMap<>();
         if (!groupId.isEmpty()) {
             backend.committedOffsets(groupId).forEach((key, c) -> committed
@@ -288,6 +316,25 @@ public final class GroupApis {
         }
         if (version >= 2) {
             out.int16(KafkaErrors.NONE);
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * Kafka's {@code OffsetFetchRequest.getErrorResponse}: from v2 the error at the top and no topics;
+     * before, every partition asked answered -1, "" and the error.
+     */
+    private static byte[] offsetFetchRefused(short version, Map<String, List<Integer>> asked, short error) {
+        KafkaWriter out = withThrottle(version >= 3);
+        if (version >= 2) {
+            return out.arrayLength(0).int16(error).toByteArray();
+        }
+        out.arrayLength(asked.size());
+        for (Map.Entry<String, List<Integer>> topic : asked.entrySet()) {
+            out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
+            for (int partition : topic.getValue()) {
+                out.int32(partition).int64(-1L).nullableString("").int16(error);
+            }
         }
         return out.toByteArray();
     }

@@ -25,7 +25,11 @@ public final class KafkaErrors {
     public static final short NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20;
     /** A Produce whose acks is not 0, 1 or -1 (all): Kafka's ReplicaManager answers every partition so. */
     public static final short INVALID_REQUIRED_ACKS = 21;
+    /** Chapter 10: the group's coordinator is still reading its offsets partition; the client retries. */
+    public static final short COORDINATOR_LOAD_IN_PROGRESS = 14;
     public static final short COORDINATOR_NOT_AVAILABLE = 15;
+    /** Chapter 10: this broker does not lead the group's offsets partition; the client finds the coordinator again. */
+    public static final short NOT_COORDINATOR = 16;
     public static final short ILLEGAL_GENERATION = 22;
     public static final short INCONSISTENT_GROUP_PROTOCOL = 23;
     public static final short INVALID_GROUP_ID = 24;

@@ -36,6 +36,7 @@ public final class ClusterMember implements Closeable, Watcher {
     private final ControllerCandidate controller;
     private final MetadataFollower follower;
     private final ReplicaHousekeeping housekeeping;
+    private final ClusterGroupCoordination groups;
     private volatile ZkClient zk;
     private volatile boolean closed;
 
@@ -53,6 +54,7 @@ public final class ClusterMember implements Closeable, Watcher {
         this.controller = new ControllerCandidate(info.id(), broker::nowMs, refusals::refused, log, this::failed);
         this.follower = new MetadataFollower(broker, leadership, log, refusals, this::failed);
         this.housekeeping = new ReplicaHousekeeping(broker, leadership, log, this::failed);
+        this.groups = ClusterGroupCoordination.install(broker, leadership, log);
     }
 
     /**
@@ -188,6 +190,7 @@ public final class ClusterMember implements Closeable, Watcher {
         controller.close(waitMs);
         follower.close(waitMs);
         housekeeping.close();
+        groups.close();
         for (PartitionReplica replica : leadership.replicas()) {
             try {
                 replica.close();
