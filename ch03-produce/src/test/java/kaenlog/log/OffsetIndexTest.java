@@ -10,6 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import kaenlog.batch.RecordBatch;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.storage.internals.log.LogFileUtils;
+import org.apache.kafka.storage.internals.log.LogSegment;
+import org.apache.kafka.storage.internals.log.OffsetPosition;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -213,5 +221,114 @@ class OffsetIndexTest {
     private static ByteBuffer withOffset(ByteBuffer batch, long baseOffset) {
         RecordBatch.assignBaseOffset(batch, baseOffset);
         return batch;
+    }
+
+    private static final String SPARSE = "an entry (the batch's LAST offset, the byte where the batch starts) is added only"
+            + " when MORE than index.interval.bytes were written since the last entry, checked before the batch's own bytes"
+            + " are counted, and the count restarts at 0; so a segment's first batch never gets one";
+    private static final String LOOKUP = "a lookup answers the entry with the largest offset at or below the target (<=,"
+            + " binary search over entries sorted by offset), or (base offset, 0) when every entry is above it";
+
+    /** An index's entries, as offsets and positions that only grow, and the targets looked up in it. */
+    private record Lookups(long baseOffset, List<OffsetIndex.Entry> entries, List<Long> targets) {
+    }
+
+    private static Gen<Lookups> lookups() {
+        Gen<Long> bases = Gens.oneOf(Gens.constant(0L), Gens.longs(0, Long.MAX_VALUE / 2));
+        Gen<List<int[]>> steps = Gens.lists(Gens.ints(1, 6).zip(Gens.ints(1, 5000), (o, p) -> new int[] {o, p}), 0, 40);
+        return c -> {
+            long base = bases.generate(c);
+            List<OffsetIndex.Entry> entries = new ArrayList<>();
+            long offset = base;
+            int position = 0;
+            for (int[] step : steps.generate(c)) {
+                offset += step[0];
+                position += step[1];
+                entries.add(new OffsetIndex.Entry(offset, position));
+            }
+            long end = offset;
+            List<Long> targets = Gens.lists(Gens.longs(Math.max(0, base - 2), end + 2), 1, 12).generate(c);
+            return new Lookups(base, entries, targets);
+        };
+    }
+
+    @Test
+    void everyLookupAnswersWhatKafkasOffsetIndexAnswers() throws IOException {
+        Path kafkaDir = java.nio.file.Files.createDirectories(dir.resolve("kafka"));
+        Property.forAll(lookups()).tries(100).check(in -> {
+            try (OffsetIndex yours = OffsetIndex.create(dir.resolve(Segment.fileName(in.baseOffset(), Segment.INDEX_SUFFIX)),
+                    in.baseOffset())) {
+                org.apache.kafka.storage.internals.log.OffsetIndex kafkas = new org.apache.kafka.storage.internals.log.OffsetIndex(
+                        LogFileUtils.offsetIndexFile(kafkaDir.toFile(), in.baseOffset()), in.baseOffset(), 8 * 64);
+                try {
+                    for (OffsetIndex.Entry entry : in.entries()) {
+                        yours.append(entry.offset(), entry.position());
+                        kafkas.append(entry.offset(), entry.position());
+                    }
+                    for (long target : in.targets()) {
+                        OffsetPosition kafka = kafkas.lookup(target);
+                        Judge.agree("lookup(" + target + ") in the index of base offset " + in.baseOffset() + " with entries "
+                                + in.entries(), "entry", () -> yours.lookup(target), "OffsetIndex.lookup answers",
+                                new OffsetIndex.Entry(kafka.offset, kafka.position), LOOKUP);
+                    }
+                } finally {
+                    kafkas.closeHandler();
+                    kafkas.deleteIfExists();
+                }
+            }
+        });
+    }
+
+    /** A segment's batches (at their final offsets, from the base offset on) and its index.interval.bytes. */
+    private record Appends(long baseOffset, int interval, List<byte[]> batches) {
+        @Override
+        public String toString() {
+            return "segment " + baseOffset + ", index.interval.bytes " + interval + ", batches " + LogGens.show(batches);
+        }
+    }
+
+    private static Gen<Appends> appends() {
+        Gen<Integer> intervals = Gens.oneOf(Gens.elements(0, 1, INTERVAL), Gens.ints(0, 2_000));
+        Gen<Long> bases = Gens.oneOf(Gens.constant(0L), Gens.longs(0, 1L << 40));
+        Gen<List<byte[]>> batches = LogGens.logs(1, 24);
+        return c -> new Appends(bases.generate(c), intervals.generate(c), batches.generate(c));
+    }
+
+    @Test
+    void everySegmentIsIndexedWhereKafkasLogSegmentAppendIndexesIt() throws IOException {
+        try (LogGens.Tries tries = new LogGens.Tries(dir)) {
+            Property.forAll(appends()).tries(40).shrinkBudget(LogGens.SHRINKS).check(in -> {
+                Path mine = tries.newDir();
+                Path kafkas = java.nio.file.Files.createDirectories(mine.resolve("kafka"));
+                List<OffsetIndex.Entry> yours;
+                try (Segment segment = Segment.create(mine, in.baseOffset(), in.interval())) {
+                    long next = in.baseOffset();
+                    for (byte[] bytes : in.batches()) {
+                        ByteBuffer batch = withOffset(LogGens.wrap(bytes), next);
+                        next += RecordBatch.decode(batch.duplicate()).records().size();
+                        segment.append(batch);
+                    }
+                    yours = segment.indexEntries();
+                }
+                LogSegment kafka = KafkaStorage.segment(kafkas, in.baseOffset(), in.interval());
+                List<OffsetIndex.Entry> kafkasEntries = new ArrayList<>();
+                try {
+                    long next = in.baseOffset();
+                    for (byte[] bytes : in.batches()) {
+                        ByteBuffer batch = withOffset(LogGens.wrap(bytes), next);
+                        int count = RecordBatch.decode(batch.duplicate()).records().size();
+                        kafka.append(next + count - 1, MemoryRecords.readableRecords(batch));
+                        next += count;
+                    }
+                    for (int i = 0; i < kafka.offsetIndex().entries(); i++) {
+                        OffsetPosition entry = kafka.offsetIndex().entry(i);
+                        kafkasEntries.add(new OffsetIndex.Entry(entry.offset, entry.position));
+                    }
+                } finally {
+                    kafka.close();
+                }
+                Judge.agree(in.toString(), "index entries", yours, "LogSegment.append writes", kafkasEntries, SPARSE);
+            });
+        }
     }
 }

@@ -1,0 +1,248 @@
+package kaenlog.log;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.FileRecords;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.RecordBatch;
+import org.apache.kafka.common.record.Records;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.server.util.Scheduler;
+import org.apache.kafka.storage.internals.log.LogAppendInfo;
+import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.LogSegment;
+import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
+
+/**
+ * Kafka 4.1.1's own storage (kafka-storage's {@code UnifiedLog} and {@code LogSegment}), the judge of
+ * chapter 3's storage properties. Kafka's time is fixed at {@link LogFixtures#T0}, its scheduler runs
+ * nothing (no background flush or deletion), its rolling by age is off and its timestamp limits are
+ * open, so that only the rules a task teaches decide what it does: where offsets go, when a segment
+ * rolls, where the index has entries, what a read returns, where recovery cuts.
+ */
+final class KafkaStorage implements AutoCloseable {
+    private final UnifiedLog log;
+
+    private KafkaStorage(UnifiedLog log) {
+        this.log = log;
+    }
+
+    /** An empty Kafka log in {@code dir} (named like a partition, {@code t-0}) with these limits. */
+    static KafkaStorage open(Path dir, int segmentBytes, int indexIntervalBytes) throws IOException {
+        Files.createDirectories(dir);
+        return new KafkaStorage(UnifiedLog.create(dir.toFile(), config(segmentBytes, indexIntervalBytes), 0L, 0L,
+                new NoScheduler(), new BrokerTopicStats(), new FixedTime(), 300_000,
+                new ProducerStateManagerConfig(86_400_000, false), 600_000, new LogDirFailureChannel(1), true,
+                Optional.empty()));
+    }
+
+    /**
+     * A topic's configs as Kafka's {@code LogConfig} reads them. {@code segment.bytes} has a floor of 1 MiB
+     * in Kafka 4; its tests set smaller segments through {@code internal.segment.bytes}, and so does this one.
+     */
+    static org.apache.kafka.storage.internals.log.LogConfig config(int segmentBytes, int indexIntervalBytes) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(org.apache.kafka.storage.internals.log.LogConfig.INTERNAL_SEGMENT_BYTES_CONFIG, segmentBytes);
+        props.put(TopicConfig.INDEX_INTERVAL_BYTES_CONFIG, indexIntervalBytes);
+        props.put(TopicConfig.SEGMENT_MS_CONFIG, Long.MAX_VALUE); // never rolls by age
+        props.put(TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, Long.MAX_VALUE);
+        props.put(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Long.MAX_VALUE);
+        props.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.MAX_VALUE);
+        props.put(TopicConfig.FILE_DELETE_DELAY_MS_CONFIG, 0L);
+        return new org.apache.kafka.storage.internals.log.LogConfig(props);
+    }
+
+    /** Empties the log (one Kafka log serves every try of a property) and gives it these limits. */
+    KafkaStorage reset(int segmentBytes, int indexIntervalBytes) {
+        log.truncateFullyAndStartAt(0, Optional.of(0L));
+        log.updateConfig(config(segmentBytes, indexIntervalBytes));
+        return this;
+    }
+
+    /** Appends a producer's batch as the leader of {@code leaderEpoch}: Kafka validates it and assigns its offsets. */
+    LogAppendInfo appendAsLeader(ByteBuffer batch, int leaderEpoch) throws IOException {
+        return log.appendAsLeader(MemoryRecords.readableRecords(batch.duplicate()), leaderEpoch);
+    }
+
+    /** Appends batches as they are, offsets included, as a follower does. */
+    void appendAsFollower(ByteBuffer batches) {
+        log.appendAsFollower(MemoryRecords.readableRecords(batches.duplicate()), Integer.MAX_VALUE);
+    }
+
+    /** Fills this (emptied) log with {@code kaenlog}'s batches, segment by segment, and its high watermark. */
+    KafkaStorage mirror(Log kaenlog) throws IOException {
+        List<Segment> segments = kaenlog.segments();
+        for (int i = 0; i < segments.size(); i++) {
+            Segment segment = segments.get(i);
+            if (i > 0) {
+                log.roll(Optional.of(segment.baseOffset()));
+            }
+            if (segment.size() > 0) {
+                appendAsFollower(segment.window(0, segment.size()));
+            }
+        }
+        log.updateHighWatermark(kaenlog.highWatermark());
+        return this;
+    }
+
+    void updateHighWatermark(long hw) throws IOException {
+        log.updateHighWatermark(hw);
+    }
+
+    /**
+     * Kafka's {@code UnifiedLog.read}: the whole batches of what it returns (its slice may end inside a
+     * batch, which the reader drops), as one buffer.
+     */
+    ByteBuffer read(long fetchOffset, int maxBytes, FetchIsolation isolation, boolean minOneMessage) throws IOException {
+        return wholeBatches(log.read(fetchOffset, maxBytes, isolation, minOneMessage).records);
+    }
+
+    static ByteBuffer wholeBatches(Records records) {
+        List<ByteBuffer> batches = new ArrayList<>();
+        int total = 0;
+        for (RecordBatch batch : records.batches()) {
+            ByteBuffer bytes = ByteBuffer.allocate(batch.sizeInBytes());
+            if (batch instanceof FileChannelRecordBatch file) {
+                file.writeTo(bytes);
+            } else {
+                ((org.apache.kafka.common.record.MutableRecordBatch) batch).writeTo(bytes);
+            }
+            batches.add(bytes.flip());
+            total += batch.sizeInBytes();
+        }
+        ByteBuffer out = ByteBuffer.allocate(total);
+        batches.forEach(out::put);
+        return out.flip();
+    }
+
+    long logEndOffset() {
+        return log.logEndOffset();
+    }
+
+    /** The base offset of every segment, the active one last. */
+    List<Long> segmentBases() {
+        return log.logSegments().stream().map(LogSegment::baseOffset).toList();
+    }
+
+    /** The bytes of every segment's file, oldest first. */
+    List<byte[]> segmentFiles() throws IOException {
+        List<byte[]> files = new ArrayList<>();
+        for (LogSegment segment : log.logSegments()) {
+            FileRecords records = segment.log();
+            ByteBuffer bytes = ByteBuffer.allocate(records.sizeInBytes());
+            records.readInto(bytes, 0);
+            files.add(bytes.array());
+        }
+        return files;
+    }
+
+    @Override
+    public void close() {
+        log.close();
+        log.removeLogMetrics();
+    }
+
+    /**
+     * Kafka's {@code LogSegment} opened on a copy of a segment's {@code .log} file (its indexes made
+     * afresh), for the rules that live in one segment: the sparse index of {@code LogSegment.append},
+     * the cut of {@code LogSegment.recover}.
+     */
+    static LogSegment segment(Path dir, long baseOffset, int indexIntervalBytes) throws IOException {
+        return LogSegment.open(dir.toFile(), baseOffset, config(1 << 30, indexIntervalBytes), new FixedTime(), 0, false);
+    }
+
+    /** Kafka's clock, stopped at T0: nothing in these rules may depend on it. */
+    private static final class FixedTime implements Time {
+        @Override
+        public long milliseconds() {
+            return LogFixtures.T0;
+        }
+
+        @Override
+        public long nanoseconds() {
+            return LogFixtures.T0 * 1_000_000;
+        }
+
+        @Override
+        public void sleep(long ms) {
+        }
+
+        @Override
+        public void waitObject(Object lock, Supplier<Boolean> condition, long deadlineMs) {
+            throw new UnsupportedOperationException("no waiting in a property's log");
+        }
+    }
+
+    /** A scheduler that runs nothing: no background flush, producer expiry or file deletion. */
+    private static final class NoScheduler implements Scheduler {
+        @Override
+        public void startup() {
+        }
+
+        @Override
+        public void shutdown() {
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
+            return new NotRun();
+        }
+
+        @Override
+        public void resizeThreadPool(int threads) {
+        }
+    }
+
+    private static final class NotRun implements ScheduledFuture<Object> {
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            return 0;
+        }
+
+        @Override
+        public boolean cancel(boolean interrupt) {
+            return true;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return true;
+        }
+
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public Object get() {
+            return null;
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) {
+            return null;
+        }
+    }
+}
