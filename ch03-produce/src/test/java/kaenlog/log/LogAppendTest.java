@@ -440,7 +440,7 @@ class LogAppendTest {
 
     @Test
     void everyAppendIsPlacedWhereKafkasUnifiedLogPlacesIt() throws IOException {
-        try (LogGens.Tries tries = new LogGens.Tries(dir); KafkaOnDemand kafkaLog = new KafkaOnDemand(tries)) {
+        try (LogGens.Tries tries = new LogGens.Tries(dir); KafkaStorage.OnDemand kafkaLog = new KafkaStorage.OnDemand(tries)) {
             Property.forAll(appends()).tries(40).shrinkBudget(LogGens.SHRINKS).check(in -> {
                 try (Log log = Log.open(tries.newDir(), new LogConfig(in.segmentBytes(), LogConfig.DEFAULT_INDEX_INTERVAL_BYTES))) {
                     List<Judge.Outcome> yours = new ArrayList<>();
@@ -513,7 +513,7 @@ class LogAppendTest {
 
     @Test
     void everyProducedBatchIsAcceptedOrRefusedAsKafkaAcceptsOrRefusesIt() throws IOException {
-        try (LogGens.Tries tries = new LogGens.Tries(dir); KafkaOnDemand kafkaLog = new KafkaOnDemand(tries);
+        try (LogGens.Tries tries = new LogGens.Tries(dir); KafkaStorage.OnDemand kafkaLog = new KafkaStorage.OnDemand(tries);
              Log log = Log.open(tries.dir("kaenlog-0"), LogConfig.defaults())) {
             Property.forAll(produced()).tries(150).shrinkBudget(LogGens.SHRINKS).check(bytes -> {
                 Judge.Outcome yours = Judge.Outcome.of(() -> {
@@ -529,31 +529,6 @@ class LogAppendTest {
                 Judge.agree("this produced batch", "verdict", yours, "ProduceRequest.validateRecords and"
                         + " UnifiedLog.appendAsLeader give", kafkas, VALIDATION);
             });
-        }
-    }
-
-    /** Kafka's log for a property, opened at the first try that asks for it: a TODO fails before Kafka's classes load. */
-    static final class KafkaOnDemand implements AutoCloseable {
-        private final LogGens.Tries tries;
-        private KafkaStorage log;
-
-        KafkaOnDemand(LogGens.Tries tries) {
-            this.tries = tries;
-        }
-
-        KafkaStorage get() throws IOException {
-            if (log == null) {
-                log = KafkaStorage.open(tries.dir("kafka-0"), LogConfig.DEFAULT_SEGMENT_BYTES,
-                        LogConfig.DEFAULT_INDEX_INTERVAL_BYTES);
-            }
-            return log;
-        }
-
-        @Override
-        public void close() {
-            if (log != null) {
-                log.close();
-            }
         }
     }
 }
