@@ -13,6 +13,7 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.FileRecords;
@@ -22,9 +23,14 @@ import org.apache.kafka.common.record.Records;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 import org.apache.kafka.server.util.Scheduler;
+import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
+import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.LogFileUtils;
+import org.apache.kafka.storage.internals.log.OffsetPosition;
 import org.apache.kafka.storage.internals.log.LogSegment;
+import org.apache.kafka.storage.internals.log.ProducerStateManager;
 import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
@@ -165,6 +171,39 @@ final class KafkaStorage implements AutoCloseable {
      */
     static LogSegment segment(Path dir, long baseOffset, int indexIntervalBytes) throws IOException {
         return LogSegment.open(dir.toFile(), baseOffset, config(1 << 30, indexIntervalBytes), new FixedTime(), 0, false);
+    }
+
+    /** What Kafka's recovery kept of a segment: its bytes and the offset index it rebuilt. */
+    record Recovered(byte[] kept, List<OffsetIndex.Entry> index) {
+    }
+
+    /**
+     * Kafka's {@code LogSegment.recover} of the segment file {@code bytes} (base offset {@code baseOffset}),
+     * in a directory of its own: every batch is checked ({@code ensureValid}: its size and CRC) and the file
+     * is cut at the first that fails or is torn, the index rebuilt on the way.
+     */
+    static Recovered recover(Path dir, long baseOffset, byte[] bytes, int indexIntervalBytes) throws IOException {
+        Files.createDirectories(dir);
+        Files.write(LogFileUtils.logFile(dir.toFile(), baseOffset).toPath(), bytes);
+        TopicPartition partition = new TopicPartition("t", 0);
+        LogSegment segment = segment(dir, baseOffset, indexIntervalBytes);
+        try {
+            ProducerStateManager producers = new ProducerStateManager(partition, dir.toFile(), 300_000,
+                    new ProducerStateManagerConfig(86_400_000, false), new FixedTime());
+            LeaderEpochFileCache epochs = new LeaderEpochFileCache(partition, new LeaderEpochCheckpointFile(
+                    dir.resolve("leader-epoch-checkpoint").toFile(), new LogDirFailureChannel(1)), new NoScheduler());
+            segment.recover(producers, epochs);
+            List<OffsetIndex.Entry> index = new ArrayList<>();
+            for (int i = 0; i < segment.offsetIndex().entries(); i++) {
+                OffsetPosition entry = segment.offsetIndex().entry(i);
+                index.add(new OffsetIndex.Entry(entry.offset, entry.position));
+            }
+            ByteBuffer kept = ByteBuffer.allocate(segment.size());
+            segment.log().readInto(kept, 0);
+            return new Recovered(kept.array(), index);
+        } finally {
+            segment.close();
+        }
     }
 
     /**
