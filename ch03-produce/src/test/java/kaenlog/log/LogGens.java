@@ -20,12 +20,12 @@ import kaenlog.testkit.property.Gens;
  * every size, from 70 bytes to about a kilobyte), logs of such batches, and the limits at their edges.
  * Each shrinks towards one record with an empty key and value.
  */
-final class LogGens {
+public final class LogGens {
     /**
      * The shrink budget of a property whose every input is a log on disk: each replay writes files,
      * so a learner's red run is told in seconds.
      */
-    static final int SHRINKS = 300;
+    public static final int SHRINKS = 300;
 
     private static final Gen<byte[]> TEXT = Gens.oneOf(Gens.constant(new byte[0]), Gens.utf8(0, 12), Gens.utf8(0, 120));
     private static final Gen<Rec> RECORD = c -> new Rec(Gens.nullOr(TEXT, 5).generate(c), TEXT.generate(c));
@@ -39,7 +39,7 @@ final class LogGens {
     }
 
     /** A producer's batch as it arrives (base offset 0, no leader epoch), as bytes: every use wraps a fresh copy. */
-    static Gen<byte[]> producerBatches() {
+    public static Gen<byte[]> producerBatches() {
         return RECORDS.map(LogGens::batchOf);
     }
 
@@ -57,7 +57,7 @@ final class LogGens {
     }
 
     /** A fresh buffer holding {@code bytes}. */
-    static ByteBuffer wrap(byte[] bytes) {
+    public static ByteBuffer wrap(byte[] bytes) {
         return ByteBuffer.wrap(bytes.clone());
     }
 
@@ -77,18 +77,18 @@ final class LogGens {
      * Where a property puts the logs of its tries: on tmpfs ({@code /dev/shm}) when the machine has one (a
      * roll forces files to disk, free on tmpfs), else under the test's temporary directory.
      */
-    static final class Tries implements AutoCloseable {
+    public static final class Tries implements AutoCloseable {
         private final Path root;
         private int next;
 
-        Tries(Path tempDir) throws IOException {
+        public Tries(Path tempDir) throws IOException {
             Path shm = Path.of("/dev/shm");
             root = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "kaenlog-ch03-")
                     : Files.createTempDirectory(tempDir, "tries-");
         }
 
         /** A new empty directory named like a partition (Kafka's log wants {@code topic-N}); the last try's is gone. */
-        Path newDir() throws IOException {
+        public Path newDir() throws IOException {
             if (next > 0) {
                 delete(root.resolve("t-" + (next - 1)));
             }
@@ -96,7 +96,7 @@ final class LogGens {
         }
 
         /** A directory of its own, kept until the end (the judge's). */
-        Path dir(String name) throws IOException {
+        public Path dir(String name) throws IOException {
             return Files.createDirectories(root.resolve(name));
         }
 
