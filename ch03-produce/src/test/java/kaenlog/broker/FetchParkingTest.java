@@ -382,6 +382,9 @@ class FetchParkingTest {
                         List<String> expected = model.answers.stream().map(a -> a == null ? "(parked)" : a).toList();
                         Judge.agree("the steps " + done, "answers", yours, "DelayedFetch (modelled) gives", expected,
                                 PARKING);
+                        Judge.agree("the steps " + done, "parked fetches", partition.parkedFetchCount(),
+                                "DelayedFetch (modelled) keeps", model.parked.size(), PARKING + "; an answered fetch is no"
+                                        + " longer parked");
                     }
                 }
             });

@@ -362,10 +362,11 @@ class ProduceTest {
     private sealed interface Step permits Produce, Replicate, Tick {
     }
 
-    private record Produce(short acks, int records, int timeoutMs, boolean corrupt) implements Step {
+    private record Produce(short acks, int records, int timeoutMs, boolean corrupt, int leaderEpoch) implements Step {
         @Override
         public String toString() {
-            return "produce " + records + " record(s) acks=" + acks + " timeoutMs " + timeoutMs + (corrupt ? " CORRUPT" : "");
+            return "produce " + records + " record(s) acks=" + acks + " timeoutMs " + timeoutMs + (corrupt ? " CORRUPT" : "")
+                    + (leaderEpoch < 0 ? "" : " by the leader of epoch " + leaderEpoch);
         }
     }
 
@@ -387,7 +388,8 @@ class ProduceTest {
     private static Gen<List<Step>> steps() {
         Gen<Step> produce = c -> new Produce(Gens.elements(ProduceRequest.ACKS_ALL, ProduceRequest.ACKS_LEADER,
                 ProduceRequest.ACKS_NONE).generate(c), Gens.ints(1, 4).generate(c),
-                Gens.elements(100, 0, 1, 1_000).generate(c), Gens.ints(0, 7).generate(c) == 0);
+                Gens.elements(100, 0, 1, 1_000).generate(c), Gens.ints(0, 7).generate(c) == 0,
+                Gens.elements(-1, 0, 5).generate(c));
         Gen<Step> replicate = Gens.elements(1.0, 0.0, 0.5).map(Replicate::new);
         Gen<Step> tick = Gens.elements(1, 0, 99, 100, 1_000).map(Tick::new);
         return Gens.lists(Gens.oneOf(produce, replicate, tick), 1, 24);
@@ -405,6 +407,8 @@ class ProduceTest {
         /** Each produce's answer so far, in order; null while it waits. */
         final List<String> answers = new ArrayList<>();
         final List<Waiting> waiting = new ArrayList<>();
+        /** The leader epoch of every batch written. */
+        final List<Integer> epochs = new ArrayList<>();
 
         /** An acks=all produce: its place in answers, the offset the HW must reach, its deadline, its answer. */
         record Waiting(int index, long requiredOffset, long deadlineMs, String answer) {
@@ -429,6 +433,7 @@ class ProduceTest {
             }
             String answer = answer(ErrorCode.NONE, logEnd, logEnd + p.records() - 1);
             logEnd += p.records();
+            epochs.add(p.leaderEpoch());
             if (p.acks() == ProduceRequest.ACKS_ALL) {
                 waiting.add(new Waiting(answers.size(), logEnd, now + p.timeoutMs(), answer));
                 answers.add(null);
@@ -482,7 +487,8 @@ class ProduceTest {
                         done.add(step);
                         if (step instanceof Produce p) {
                             futures.add(partition.produce(new ProduceRequest(NAME, p.acks(), p.timeoutMs(),
-                                    p.corrupt() ? corrupt(p.records()) : builder("p", p.records()).build()), model.now));
+                                    p.corrupt() ? corrupt(p.records()) : builder("p", p.records()).build()), p.leaderEpoch(),
+                                    model.now));
                         } else if (step instanceof Replicate) {
                             partition.updateHighWatermark(model.highWatermark);
                         } else {
@@ -494,9 +500,23 @@ class ProduceTest {
                     }
                     Judge.agree("the steps " + steps, "log end offset", logEnd(partition), "the model's is", model.logEnd,
                             ACKS);
+                    List<Integer> written = partition.locked(ProduceTest::epochs);
+                    Judge.agree("the steps " + steps, "batches' leader epochs", written,
+                            "UnifiedLog.appendAsLeader stamps", model.epochs, "a produce is appended at the leader epoch"
+                                    + " it is given (-1: a broker alone, none), which the log stamps on the batch");
                 }
             });
         }
+    }
+
+    private static List<Integer> epochs(kaenlog.log.Log log) throws IOException {
+        List<Integer> epochs = new ArrayList<>();
+        for (kaenlog.log.Segment segment : log.segments()) {
+            for (BatchHeader header : segment.headers()) {
+                epochs.add(header.partitionLeaderEpoch());
+            }
+        }
+        return epochs;
     }
 
     /** A batch whose last record byte no longer matches its CRC. */

@@ -1,5 +1,6 @@
 package kaenlog.log;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -13,8 +14,11 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.errors.InvalidOffsetException;
 import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.FileRecords;
 import org.apache.kafka.common.record.MemoryRecords;
@@ -30,6 +34,7 @@ import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.kafka.storage.internals.log.LogFileUtils;
 import org.apache.kafka.storage.internals.log.OffsetPosition;
 import org.apache.kafka.storage.internals.log.LogSegment;
+import org.apache.kafka.storage.internals.log.LogSegmentOffsetOverflowException;
 import org.apache.kafka.storage.internals.log.ProducerStateManager;
 import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
@@ -173,18 +178,22 @@ final class KafkaStorage implements AutoCloseable {
         return LogSegment.open(dir.toFile(), baseOffset, config(1 << 30, indexIntervalBytes), new FixedTime(), 0, false);
     }
 
-    /** What Kafka's recovery kept of a segment: its bytes and the offset index it rebuilt. */
+    /** What Kafka's recovery kept of a segment: its bytes and the offset index it rebuilt (null: see {@link #recover}). */
     record Recovered(byte[] kept, List<OffsetIndex.Entry> index) {
     }
 
     /**
      * Kafka's {@code LogSegment.recover} of the segment file {@code bytes} (base offset {@code baseOffset}),
      * in a directory of its own: every batch is checked ({@code ensureValid}: its size and CRC) and the file
-     * is cut at the first that fails or is torn, the index rebuilt on the way.
+     * is cut at the first that fails or is torn, the index rebuilt on the way. A batch whose offsets go back
+     * or leap past what an index entry holds makes Kafka's recovery throw ({@code InvalidOffsetException},
+     * {@code LogSegmentOffsetOverflowException}: its LogLoader then rebuilds or splits the segment); there the
+     * judge keeps the batches that pass the same {@code ensureValid}, up to the first that fails, and no index.
      */
     static Recovered recover(Path dir, long baseOffset, byte[] bytes, int indexIntervalBytes) throws IOException {
         Files.createDirectories(dir);
-        Files.write(LogFileUtils.logFile(dir.toFile(), baseOffset).toPath(), bytes);
+        File file = LogFileUtils.logFile(dir.toFile(), baseOffset);
+        Files.write(file.toPath(), bytes);
         TopicPartition partition = new TopicPartition("t", 0);
         LogSegment segment = segment(dir, baseOffset, indexIntervalBytes);
         try {
@@ -192,7 +201,11 @@ final class KafkaStorage implements AutoCloseable {
                     new ProducerStateManagerConfig(86_400_000, false), new FixedTime());
             LeaderEpochFileCache epochs = new LeaderEpochFileCache(partition, new LeaderEpochCheckpointFile(
                     dir.resolve("leader-epoch-checkpoint").toFile(), new LogDirFailureChannel(1)), new NoScheduler());
-            segment.recover(producers, epochs);
+            try {
+                segment.recover(producers, epochs);
+            } catch (InvalidOffsetException | LogSegmentOffsetOverflowException offsetsDoNotFollow) {
+                return new Recovered(validPrefix(bytes), null);
+            }
             List<OffsetIndex.Entry> index = new ArrayList<>();
             for (int i = 0; i < segment.offsetIndex().entries(); i++) {
                 OffsetPosition entry = segment.offsetIndex().entry(i);
@@ -204,6 +217,21 @@ final class KafkaStorage implements AutoCloseable {
         } finally {
             segment.close();
         }
+    }
+
+    /** The batches of {@code bytes} that Kafka's batch iterator reads whole and its {@code ensureValid} passes, up to the first that fails. */
+    private static byte[] validPrefix(byte[] bytes) {
+        MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.wrap(bytes));
+        int valid = 0;
+        try {
+            for (RecordBatch batch : records.batches()) {
+                batch.ensureValid();
+                valid += batch.sizeInBytes();
+            }
+        } catch (CorruptRecordException | InvalidRecordException stop) {
+            // recovery stops at the first batch that fails, as LogSegment.recover does
+        }
+        return java.util.Arrays.copyOf(bytes, valid);
     }
 
     /**

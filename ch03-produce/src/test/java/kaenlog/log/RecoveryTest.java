@@ -379,18 +379,36 @@ class RecoveryTest {
             + " index is rebuilt from the kept batches by the append's rule";
 
     /** A segment's batches, its index.interval.bytes, and the damage a crash and the disk did to its file. */
-    private record Crash(List<byte[]> batches, int interval, Gens.Faults faults, boolean lastBatchOnly) {
+    private record Crash(List<byte[]> batches, int interval, int again, Gens.Faults faults, boolean lastBatchOnly) {
         @Override
         public String toString() {
-            return "a segment of " + LogGens.show(batches) + " (index.interval.bytes " + interval + ") damaged by "
+            return "a segment of " + LogGens.show(batches) + " (index.interval.bytes " + interval + ")"
+                    + (again < 0 ? "" : ", batch " + again + " written again at its end,") + " damaged by "
                     + faults.faults() + (lastBatchOnly ? " in its last batch" : "");
         }
     }
 
+    /** Segments of a few batches; sometimes an earlier batch written again at the end (a stale block); faults. */
     private static Gen<Crash> crashes() {
         Gen<Integer> intervals = Gens.elements(0, 100, 4096);
-        return c -> new Crash(LogGens.logs(1, 10).generate(c), intervals.generate(c), Gens.faults().generate(c),
-                Gens.booleans().generate(c));
+        return c -> {
+            List<byte[]> batches = LogGens.logs(1, 10).generate(c);
+            int again = Gens.oneOf(Gens.constant(-1), Gens.ints(0, batches.size() - 1)).generate(c);
+            return new Crash(batches, intervals.generate(c), again, Gens.faults().generate(c), Gens.booleans().generate(c));
+        };
+    }
+
+    /** The bytes recovery cut, as the log's open events say it ("recovery cut F at byte N: C byte(s)..."); 0 when none. */
+    private static long bytesCut(List<String> events) {
+        long cut = 0;
+        for (String event : events) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("recovery cut \\S+ at byte \\d+: (\\d+) byte")
+                    .matcher(event);
+            if (m.find()) {
+                cut += Long.parseLong(m.group(1));
+            }
+        }
+        return cut;
     }
 
     @Test
@@ -409,6 +427,9 @@ class RecoveryTest {
                 crashed(logDir);
                 Path file = logDir.resolve(FIRST_SEGMENT);
                 byte[] written = Files.readAllBytes(file);
+                if (in.again() >= 0) {
+                    written = again(written, in.again());
+                }
                 byte[] damaged = in.faults().apply(written, in.lastBatchOnly() ? lastStart : 0, written.length);
                 Files.write(file, damaged);
                 Files.deleteIfExists(logDir.resolve(Segment.fileName(0, Segment.INDEX_SUFFIX)));
@@ -419,15 +440,27 @@ class RecoveryTest {
                     byte[] kept = Files.readAllBytes(file);
                     Judge.agree(in.toString(), "bytes kept", kept.length, "LogSegment.recover keeps", kafkaKept.length,
                             RECOVERY);
-                    if (kafkaKept.length == kafka.kept().length) {
+                    if (kafka.index() != null && kafkaKept.length == kafka.kept().length) {
                         Judge.agree(in.toString(), "rebuilt index", log.activeSegment().indexEntries(),
                                 "LogSegment.recover rebuilds", kafka.index(), RECOVERY);
                     }
                     Judge.agree(in.toString(), "log end offset", log.logEndOffset(), "LogSegment.recover goes on at",
                             nextOffset(kafkaKept), RECOVERY);
+                    Judge.agree(in.toString(), "bytes cut (the figure the broker logs)", bytesCut(log.openEvents()),
+                            "LogSegment.recover returns", (long) damaged.length - kafkaKept.length, RECOVERY
+                                    + "; recovery returns how many bytes it cut");
                 }
             });
         }
+    }
+
+    /** The segment's bytes with batch {@code i} (as written, at its own offsets) written again at the end. */
+    private static byte[] again(byte[] segment, int i) {
+        List<ByteBuffer> batches = RecordBatch.sliceAll(ByteBuffer.wrap(segment));
+        ByteBuffer copy = batches.get(i).duplicate();
+        byte[] out = Arrays.copyOf(segment, segment.length + copy.remaining());
+        copy.get(out, segment.length, copy.remaining());
+        return out;
     }
 
     /**

@@ -211,8 +211,9 @@ class SegmentFilesTest {
 
     /**
      * Names as a directory holds them: Kafka's own names for every offset, the same with a few bytes
-     * changed, dropped or added (a sign, a letter, a 19th or 21st digit), strings of 18 to 22 digits that
-     * mix in other scripts' digits and signs, and any text at all; each with any suffix, read with any.
+     * changed, dropped or added (a sign, a letter, a 19th or 21st digit), twenty digits of any value or
+     * script, strings of 18 to 22 digits that mix in other scripts' digits and signs, and any text at all;
+     * each with any suffix, read with any.
      */
     private static Gen<FileName> names() {
         Gen<String> kafkas = Gens.longs(0, Long.MAX_VALUE).map(LogFileUtils::filenamePrefixFromOffset);
@@ -221,13 +222,25 @@ class SegmentFilesTest {
         Gen<String> digits = Gens.lists(Gens.oneOf(Gens.ints('0', '9'), Gens.elements(0x660, 0x661, 0xff11, (int) '+', (int) '-')),
                 18, 22).map(cps -> cps.stream().collect(StringBuilder::new, StringBuilder::appendCodePoint,
                 StringBuilder::append).toString());
-        Gen<String> prefixes = Gens.oneOf(kafkas, damaged, digits, Gens.strings(0, 24));
+        // Kafka's own names with some digits written in another script (Arabic-Indic, fullwidth): Long.parseLong
+        // reads them as the same number; and twenty ASCII digits of any value, most over Long.MAX_VALUE, many
+        // between it and 2^64 (where an unsigned parse wraps).
+        Gen<String> otherScripts = c -> {
+            StringBuilder name = new StringBuilder();
+            for (char d : kafkas.generate(c).toCharArray()) {
+                name.appendCodePoint(List.of((int) d, 0x660 + d - '0', 0xff10 + d - '0').get(Gens.ints(0, 2).generate(c)));
+            }
+            return name.toString();
+        };
+        Gen<String> twentyAscii = Gens.lists(Gens.ints('0', '9'), 20, 20).map(cps -> cps.stream()
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString());
+        Gen<String> prefixes = Gens.oneOf(kafkas, damaged, twentyAscii, otherScripts, digits, Gens.strings(0, 24));
         Gen<String> suffixes = Gens.elements(SUFFIXES);
         return c -> new FileName(prefixes.generate(c), suffixes.generate(c), suffixes.generate(c));
     }
 
     @Test
-    void aNameIsReadBackOnlyWhenKafkasLogFileUtilsWritesIt() {
+    void everyFileNameIsReadBackOnlyWhenKafkasLogFileUtilsWritesIt() {
         Property.forAll(names()).check(n -> Judge.agree("the file name " + n, "base offset",
                 () -> Segment.parseBaseOffset(n.file(), n.asked()), "LogFileUtils writes it for",
                 kafkaWrites(n.file(), n.asked()), READING));
