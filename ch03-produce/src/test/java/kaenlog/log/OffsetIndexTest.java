@@ -231,6 +231,19 @@ class OffsetIndexTest {
 
     /** An index's entries, as offsets and positions that only grow, and the targets looked up in it. */
     private record Lookups(long baseOffset, List<OffsetIndex.Entry> entries, List<Long> targets) {
+        @Override
+        public String toString() {
+            return "the index of base offset " + baseOffset + " with entries " + show(entries) + ", looked up at " + targets;
+        }
+    }
+
+    /** An entry as the guide writes it: offset -> byte. */
+    private static String show(OffsetIndex.Entry entry) {
+        return entry.offset() + " -> byte " + entry.position();
+    }
+
+    private static List<String> show(List<OffsetIndex.Entry> entries) {
+        return entries.stream().map(OffsetIndexTest::show).toList();
     }
 
     private static Gen<Lookups> lookups() {
@@ -268,8 +281,8 @@ class OffsetIndexTest {
                     for (long target : in.targets()) {
                         OffsetPosition kafka = kafkas.lookup(target);
                         Judge.agree("lookup(" + target + ") in the index of base offset " + in.baseOffset() + " with entries "
-                                + in.entries(), "entry", () -> yours.lookup(target), "OffsetIndex.lookup answers",
-                                new OffsetIndex.Entry(kafka.offset, kafka.position), LOOKUP);
+                                + show(in.entries()), "entry", () -> show(yours.lookup(target)), "OffsetIndex.lookup answers",
+                                show(new OffsetIndex.Entry(kafka.offset, kafka.position)), LOOKUP);
                     }
                 } finally {
                     kafkas.closeHandler();
@@ -327,7 +340,7 @@ class OffsetIndexTest {
                 } finally {
                     kafka.close();
                 }
-                Judge.agree(in.toString(), "index entries", yours, "LogSegment.append writes", kafkasEntries, SPARSE);
+                Judge.agree(in.toString(), "index entries", show(yours), "LogSegment.append writes", show(kafkasEntries), SPARSE);
             });
         }
     }
