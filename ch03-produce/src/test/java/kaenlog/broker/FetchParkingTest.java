@@ -212,11 +212,12 @@ class FetchParkingTest {
 
     private static final String PARKING = "a fetch is read once: with data, an error, or maxWaitMs 0 it is answered at"
             + " once; otherwise it is parked until its deadline (the moment it arrived + maxWaitMs); after every change"
-            + " (an append, a new high watermark) each parked fetch is read again and answered if it now has data; a"
-            + " tick at or past its deadline answers it with what there is";
+            + " (an append, a new high watermark, a new log start) each parked fetch is read again and answered if it"
+            + " now has data or an error (an offset no longer in the log); a tick at or past its deadline answers it"
+            + " with what there is";
 
-    /** One step: a fetch, an append, the high watermark moving, time passing. */
-    private sealed interface Step permits Fetch, Append, Commit, Tick {
+    /** One step: a fetch, an append, the high watermark or the log start moving, time passing. */
+    private sealed interface Step permits Fetch, Append, Commit, DeleteRecords, Tick {
     }
 
     /** A fetch from one of a few offsets ({@code where}: the log end, the high watermark, past the end, inside). */
@@ -244,6 +245,14 @@ class FetchParkingTest {
         }
     }
 
+    /** The log start moves {@code share} of the way to the high watermark (a client's DeleteRecords, chapter 9). */
+    private record DeleteRecords(double share) implements Step {
+        @Override
+        public String toString() {
+            return "records deleted " + Math.round(share * 100) + "% of the way to the high watermark";
+        }
+    }
+
     private record Tick(int ms) implements Step {
         @Override
         public String toString() {
@@ -257,7 +266,8 @@ class FetchParkingTest {
         Gen<Step> append = Gens.ints(1, 3).map(Append::new);
         Gen<Step> commit = Gens.elements(1.0, 0.5).map(Commit::new);
         Gen<Step> tick = Gens.elements(1, 0, 99, 100, MAX_WAIT_MS).map(Tick::new);
-        return Gens.lists(Gens.oneOf(fetch, append, commit, tick), 1, 24);
+        Gen<Step> delete = Gens.elements(1.0, 0.5).map(DeleteRecords::new);
+        return Gens.lists(Gens.oneOf(fetch, append, commit, tick, delete), 1, 24);
     }
 
     /**
@@ -267,6 +277,7 @@ class FetchParkingTest {
      */
     private static final class ParkingModel {
         final List<long[]> batches = new ArrayList<>(); // {base, last}
+        long logStart;
         long logEnd;
         long highWatermark;
         long now = T0;
@@ -300,6 +311,9 @@ class FetchParkingTest {
             } else if (step instanceof Commit c) {
                 highWatermark += (long) Math.ceil((logEnd - highWatermark) * c.share());
                 wake();
+            } else if (step instanceof DeleteRecords d) {
+                logStart += (long) Math.ceil((highWatermark - logStart) * d.share());
+                wake();
             } else {
                 now += ((Tick) step).ms();
                 for (Iterator<Parked> it = parked.iterator(); it.hasNext(); ) {
@@ -325,7 +339,7 @@ class FetchParkingTest {
 
         /** What a read answers now: the batches from the one holding the offset up to the bound, or the error. */
         String read(int replicaId, long offset) {
-            if (offset > logEnd) {
+            if (offset < logStart || offset > logEnd) {
                 return ErrorCode.OFFSET_OUT_OF_RANGE + " hw " + highWatermark;
             }
             long bound = replicaId >= 0 ? logEnd : highWatermark;
@@ -375,6 +389,8 @@ class FetchParkingTest {
                                     LogFixtures.builder("a", a.records()).build()), model.now);
                         } else if (step instanceof Commit) {
                             partition.updateHighWatermark(model.highWatermark);
+                        } else if (step instanceof DeleteRecords) {
+                            partition.locked(log -> log.advanceLogStartOffset(model.logStart));
                         } else {
                             partition.tick(model.now);
                         }

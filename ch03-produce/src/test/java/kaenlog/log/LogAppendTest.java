@@ -498,7 +498,7 @@ class LogAppendTest {
     /**
      * A producer's batch as it may arrive: whole; with bytes the CRC covers changed, dropped, added or cut
      * off; with its lastOffsetDelta or recordCount set to another value and its CRC made valid again (so that
-     * only the count's own check can see it); or two batches in one produce.
+     * only the count's own check can see it); a batch of no records; or two batches in one produce.
      */
     private static Gen<byte[]> produced() {
         Gen<byte[]> batch = LogGens.producerBatches();
@@ -514,7 +514,16 @@ class LogAppendTest {
             return b.array();
         };
         Gen<byte[]> twoBatches = batch.zip(batch, (a, b) -> ByteBuffer.allocate(a.length + b.length).put(a).put(b).array());
-        return Gens.oneOf(batch, damaged, recounted, twoBatches);
+        // A batch of no records (a header alone, as compaction can leave one): recordCount 0, lastOffsetDelta -1 or 0.
+        Gen<byte[]> empty = batch.zip(Gens.elements(-1, 0), (b, delta) -> {
+            ByteBuffer header = ByteBuffer.wrap(java.util.Arrays.copyOf(b, BatchHeader.SIZE));
+            header.putInt(BatchHeader.BATCH_LENGTH_OFFSET, BatchHeader.SIZE - BatchHeader.PARTITION_LEADER_EPOCH_OFFSET);
+            header.putInt(BatchHeader.RECORD_COUNT_OFFSET, 0);
+            header.putInt(BatchHeader.LAST_OFFSET_DELTA_OFFSET, delta);
+            header.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(header));
+            return header.array();
+        });
+        return Gens.oneOf(batch, damaged, recounted, twoBatches, empty);
     }
 
     @Test

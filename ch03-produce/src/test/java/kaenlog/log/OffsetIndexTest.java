@@ -137,6 +137,35 @@ class OffsetIndexTest {
     }
 
     @Test
+    void aSegmentOpenedAgainOrTruncatedCountsBytesForItsNextEntryFromZeroAsKafkaDoes() throws IOException {
+        int size = batch("b0", 3).remaining();
+        int interval = size + size / 2; // an entry once two batches were written since the last one
+        try (Segment segment = Segment.create(dir, 0, interval)) {
+            for (int i = 0; i < 2; i++) {
+                segment.append(withOffset(batch("b" + i, 3), 3L * i));
+            }
+        }
+        try (Segment segment = Segment.open(dir, 0, interval, Long.MAX_VALUE, true, false, new ArrayList<>())) {
+            for (int i = 2; i < 5; i++) {
+                segment.append(withOffset(batch("b" + i, 3), 3L * i));
+            }
+            assertThat(segment.indexEntries())
+                    .as("two batches (%d bytes) were in the segment when it was opened again: Kafka's LogSegment starts"
+                            + " counting at 0 when it is opened, so the first entry is the fifth batch's (last offset 14,"
+                            + " byte %d), after more than %d bytes appended since; counting the bytes already there"
+                            + " would have indexed the third batch at once", 2 * size, 4 * size, interval)
+                    .containsExactly(new OffsetIndex.Entry(14, 4 * size));
+
+            segment.truncateTo(6);
+            segment.append(withOffset(batch("b2", 3), 6));
+            assertThat(segment.indexEntries())
+                    .as("truncated back to offset 6 (two batches kept, the entry of the fifth gone), one batch appended:"
+                            + " no entry, as Kafka's LogSegment.truncateTo restarts the count at 0")
+                    .isEmpty();
+        }
+    }
+
+    @Test
     void aLookupReturnsTheLargestEntryAtOrBelowTheTargetOrTheSegmentStart() throws IOException {
         try (OffsetIndex index = OffsetIndex.create(dir.resolve(Segment.fileName(100, Segment.INDEX_SUFFIX)), 100)) {
             assertThat(index.lookup(150))
@@ -225,7 +254,10 @@ class OffsetIndexTest {
 
     private static final String SPARSE = "an entry (the batch's LAST offset, the byte where the batch starts) is added only"
             + " when MORE than index.interval.bytes were written since the last entry, checked before the batch's own bytes"
-            + " are counted, and the count restarts at 0; so a segment's first batch never gets one";
+            + " are counted, and the count restarts at 0 (and when the segment is opened again or truncated); so a"
+            + " segment's first batch never gets one";
+    private static final String TRACKED = "each batch tracked moves the segment's next offset to the batch's last"
+            + " offset + 1 (the offset the next record gets) and keeps the LARGEST timestamp of any batch, not the latest";
     private static final String LOOKUP = "a lookup answers the entry with the largest offset at or below the target (<=,"
             + " binary search over entries sorted by offset), or (base offset, 0) when every entry is above it";
 
@@ -292,19 +324,78 @@ class OffsetIndexTest {
         });
     }
 
-    /** A segment's batches (at their final offsets, from the base offset on) and its index.interval.bytes. */
-    private record Appends(long baseOffset, int interval, List<byte[]> batches) {
+    /**
+     * A segment's batches (at their final offsets, from the base offset on), its index.interval.bytes, and what
+     * happens after the first {@code at} of them: nothing, the segment closed and opened again (a clean restart), or
+     * cut back to an offset {@code cut} of the way in (a follower's truncation, chapter 8) before the rest are appended.
+     */
+    private record Appends(long baseOffset, int interval, List<byte[]> batches, int at, Between between, double cut) {
         @Override
         public String toString() {
-            return "segment " + baseOffset + ", index.interval.bytes " + interval + ", batches " + LogGens.show(batches);
+            return "segment " + baseOffset + ", index.interval.bytes " + interval + ", batches " + LogGens.show(batches)
+                    + switch (between) {
+                        case NOTHING -> "";
+                        case REOPEN -> ", closed and opened again after " + at;
+                        case TRUNCATE -> ", truncated to " + Math.round(cut * 100) + "% of its offsets after " + at;
+                    };
         }
     }
+
+    private enum Between { NOTHING, REOPEN, TRUNCATE }
 
     private static Gen<Appends> appends() {
         Gen<Integer> intervals = Gens.oneOf(Gens.elements(0, 1, INTERVAL), Gens.ints(0, 2_000));
         Gen<Long> bases = Gens.oneOf(Gens.constant(0L), Gens.longs(0, 1L << 40));
-        Gen<List<byte[]>> batches = LogGens.logs(1, 24);
-        return c -> new Appends(bases.generate(c), intervals.generate(c), batches.generate(c));
+        Gen<List<byte[]>> logs = LogGens.logs(1, 24);
+        // The batches are drawn last, so that shrinking them leaves the rest of the input where it was.
+        return c -> {
+            long base = bases.generate(c);
+            int interval = intervals.generate(c);
+            int at = Gens.ints(0, 24).generate(c);
+            Between between = Gens.elements(Between.values()).generate(c);
+            double cut = Gens.elements(0.5, 0.0, 0.99).generate(c);
+            List<byte[]> batches = logs.generate(c);
+            return new Appends(base, interval, batches, Math.min(at, batches.size()), between, cut);
+        };
+    }
+
+    /** A segment that batches are appended to, closed and opened again, or truncated: yours or Kafka's. */
+    private interface Indexed {
+        void append(ByteBuffer batch, long lastOffset) throws IOException;
+
+        void reopen() throws IOException;
+
+        void truncateTo(long offset) throws IOException;
+
+        List<OffsetIndex.Entry> entries() throws IOException;
+
+        /** The offset the next record gets, and the largest timestamp of any batch: what track keeps besides the index. */
+        List<Long> nextOffsetAndMaxTimestamp() throws IOException;
+    }
+
+    /** What a run ends with: the index entries, the next offset and the largest timestamp. */
+    private record Ended(List<OffsetIndex.Entry> entries, List<Long> nextOffsetAndMaxTimestamp) {
+    }
+
+    /** Runs {@code in} on a segment; returns its index entries, next offset and largest timestamp at the end. */
+    private static Ended run(Appends in, Indexed segment) throws IOException {
+        List<long[]> placed = new ArrayList<>(); // {base, last} of each batch in the segment
+        for (int i = 0; i < in.batches().size(); i++) {
+            if (i == in.at() && in.between() == Between.REOPEN) {
+                segment.reopen();
+            } else if (i == in.at() && in.between() == Between.TRUNCATE && !placed.isEmpty()) {
+                long end = placed.get(placed.size() - 1)[1] + 1;
+                long offset = in.baseOffset() + (long) Math.floor((end - in.baseOffset()) * in.cut());
+                segment.truncateTo(offset);
+                placed.removeIf(b -> b[1] >= offset);
+            }
+            long next = placed.isEmpty() ? in.baseOffset() : placed.get(placed.size() - 1)[1] + 1;
+            ByteBuffer batch = withOffset(LogGens.wrap(in.batches().get(i)), next);
+            long last = next + RecordBatch.decode(batch.duplicate()).records().size() - 1;
+            segment.append(batch, last);
+            placed.add(new long[] {next, last});
+        }
+        return new Ended(segment.entries(), segment.nextOffsetAndMaxTimestamp());
     }
 
     @Test
@@ -313,34 +404,88 @@ class OffsetIndexTest {
             Property.forAll(appends()).tries(40).shrinkBudget(LogGens.SHRINKS).check(in -> {
                 Path mine = tries.newDir();
                 Path kafkas = java.nio.file.Files.createDirectories(mine.resolve("kafka"));
-                List<OffsetIndex.Entry> yours;
-                try (Segment segment = Segment.create(mine, in.baseOffset(), in.interval())) {
-                    long next = in.baseOffset();
-                    for (byte[] bytes : in.batches()) {
-                        ByteBuffer batch = withOffset(LogGens.wrap(bytes), next);
-                        next += RecordBatch.decode(batch.duplicate()).records().size();
-                        segment.append(batch);
-                    }
-                    yours = segment.indexEntries();
-                }
-                LogSegment kafka = KafkaStorage.segment(kafkas, in.baseOffset(), in.interval());
-                List<OffsetIndex.Entry> kafkasEntries = new ArrayList<>();
+                Segment[] yours = {Segment.create(mine, in.baseOffset(), in.interval())};
+                Ended yourEnd;
                 try {
-                    long next = in.baseOffset();
-                    for (byte[] bytes : in.batches()) {
-                        ByteBuffer batch = withOffset(LogGens.wrap(bytes), next);
-                        int count = RecordBatch.decode(batch.duplicate()).records().size();
-                        kafka.append(next + count - 1, MemoryRecords.readableRecords(batch));
-                        next += count;
-                    }
-                    for (int i = 0; i < kafka.offsetIndex().entries(); i++) {
-                        OffsetPosition entry = kafka.offsetIndex().entry(i);
-                        kafkasEntries.add(new OffsetIndex.Entry(entry.offset, entry.position));
-                    }
+                    yourEnd = run(in, new Indexed() {
+                        @Override
+                        public void append(ByteBuffer batch, long lastOffset) throws IOException {
+                            yours[0].append(batch);
+                        }
+
+                        @Override
+                        public void reopen() throws IOException {
+                            yours[0].close();
+                            yours[0] = null;
+                            yours[0] = Segment.open(mine, in.baseOffset(), in.interval(), Long.MAX_VALUE, true, false,
+                                    new ArrayList<>());
+                        }
+
+                        @Override
+                        public void truncateTo(long offset) throws IOException {
+                            yours[0].truncateTo(offset);
+                        }
+
+                        @Override
+                        public List<OffsetIndex.Entry> entries() {
+                            return yours[0].indexEntries();
+                        }
+
+                        @Override
+                        public List<Long> nextOffsetAndMaxTimestamp() {
+                            return List.of(yours[0].nextOffset(), yours[0].maxTimestamp());
+                        }
+                    });
                 } finally {
-                    kafka.close();
+                    if (yours[0] != null) {
+                        yours[0].close();
+                    }
                 }
-                Judge.agree(in.toString(), "index entries", show(yours), "LogSegment.append writes", show(kafkasEntries), SPARSE);
+                LogSegment[] kafka = {KafkaStorage.segment(kafkas, in.baseOffset(), in.interval())};
+                Ended kafkasEnd;
+                try {
+                    kafkasEnd = run(in, new Indexed() {
+                        @Override
+                        public void append(ByteBuffer batch, long lastOffset) throws IOException {
+                            kafka[0].append(lastOffset, MemoryRecords.readableRecords(batch));
+                        }
+
+                        @Override
+                        public void reopen() throws IOException {
+                            kafka[0].close();
+                            kafka[0] = KafkaStorage.segment(kafkas, in.baseOffset(), in.interval());
+                            // as Kafka's LogLoader does for the active segment: room for entries again
+                            kafka[0].resizeIndexes(KafkaStorage.config(1 << 30, in.interval()).maxIndexSize);
+                        }
+
+                        @Override
+                        public void truncateTo(long offset) throws IOException {
+                            kafka[0].truncateTo(offset);
+                        }
+
+                        @Override
+                        public List<OffsetIndex.Entry> entries() throws IOException {
+                            List<OffsetIndex.Entry> entries = new ArrayList<>();
+                            for (int i = 0; i < kafka[0].offsetIndex().entries(); i++) {
+                                OffsetPosition entry = kafka[0].offsetIndex().entry(i);
+                                entries.add(new OffsetIndex.Entry(entry.offset, entry.position));
+                            }
+                            return entries;
+                        }
+
+                        @Override
+                        public List<Long> nextOffsetAndMaxTimestamp() throws IOException {
+                            return List.of(kafka[0].readNextOffset(), kafka[0].maxTimestampSoFar());
+                        }
+                    });
+                } finally {
+                    kafka[0].close();
+                }
+                Judge.agree(in.toString(), "index entries", show(yourEnd.entries()), "LogSegment.append writes",
+                        show(kafkasEnd.entries()), SPARSE);
+                Judge.agree(in.toString(), "next offset and largest timestamp", yourEnd.nextOffsetAndMaxTimestamp(),
+                        "LogSegment.readNextOffset and maxTimestampSoFar give", kafkasEnd.nextOffsetAndMaxTimestamp(),
+                        TRACKED);
             });
         }
     }
