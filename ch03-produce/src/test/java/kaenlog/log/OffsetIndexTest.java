@@ -137,7 +137,7 @@ class OffsetIndexTest {
     }
 
     @Test
-    void aSegmentOpenedAgainOrTruncatedCountsBytesForItsNextEntryFromZeroAsKafkaDoes() throws IOException {
+    void aSegmentOpenedAgainCountsBytesForItsNextEntryFromZeroAsKafkaDoes() throws IOException {
         int size = batch("b0", 3).remaining();
         int interval = size + size / 2; // an entry once two batches were written since the last one
         try (Segment segment = Segment.create(dir, 0, interval)) {
@@ -155,13 +155,6 @@ class OffsetIndexTest {
                             + " byte %d), after more than %d bytes appended since; counting the bytes already there"
                             + " would have indexed the third batch at once", 2 * size, 4 * size, interval)
                     .containsExactly(new OffsetIndex.Entry(14, 4 * size));
-
-            segment.truncateTo(6);
-            segment.append(withOffset(batch("b2", 3), 6));
-            assertThat(segment.indexEntries())
-                    .as("truncated back to offset 6 (two batches kept, the entry of the fifth gone), one batch appended:"
-                            + " no entry, as Kafka's LogSegment.truncateTo restarts the count at 0")
-                    .isEmpty();
         }
     }
 
@@ -254,7 +247,7 @@ class OffsetIndexTest {
 
     private static final String SPARSE = "an entry (the batch's LAST offset, the byte where the batch starts) is added only"
             + " when MORE than index.interval.bytes were written since the last entry, checked before the batch's own bytes"
-            + " are counted, and the count restarts at 0 (and when the segment is opened again or truncated); so a"
+            + " are counted, and the count restarts at 0 (and when the segment is opened again); so a"
             + " segment's first batch never gets one";
     private static final String TRACKED = "each batch tracked moves the segment's next offset to the batch's last"
             + " offset + 1 (the offset the next record gets) and keeps the LARGEST timestamp of any batch, not the latest";
@@ -325,23 +318,16 @@ class OffsetIndexTest {
     }
 
     /**
-     * A segment's batches (at their final offsets, from the base offset on), its index.interval.bytes, and what
-     * happens after the first {@code at} of them: nothing, the segment closed and opened again (a clean restart), or
-     * cut back to an offset {@code cut} of the way in (a follower's truncation, chapter 8) before the rest are appended.
+     * A segment's batches (at their final offsets, from the base offset on), its index.interval.bytes, and whether
+     * it is closed and opened again (a clean restart) after the first {@code at} of them.
      */
-    private record Appends(long baseOffset, int interval, List<byte[]> batches, int at, Between between, double cut) {
+    private record Appends(long baseOffset, int interval, List<byte[]> batches, int at, boolean reopen) {
         @Override
         public String toString() {
             return "segment " + baseOffset + ", index.interval.bytes " + interval + ", batches " + LogGens.show(batches)
-                    + switch (between) {
-                        case NOTHING -> "";
-                        case REOPEN -> ", closed and opened again after " + at;
-                        case TRUNCATE -> ", truncated to " + Math.round(cut * 100) + "% of its offsets after " + at;
-                    };
+                    + (reopen ? ", closed and opened again after " + at : "");
         }
     }
-
-    private enum Between { NOTHING, REOPEN, TRUNCATE }
 
     private static Gen<Appends> appends() {
         Gen<Integer> intervals = Gens.oneOf(Gens.elements(0, 1, INTERVAL), Gens.ints(0, 2_000));
@@ -352,20 +338,17 @@ class OffsetIndexTest {
             long base = bases.generate(c);
             int interval = intervals.generate(c);
             int at = Gens.ints(0, 24).generate(c);
-            Between between = Gens.elements(Between.values()).generate(c);
-            double cut = Gens.elements(0.5, 0.0, 0.99).generate(c);
+            boolean reopen = Gens.booleans().generate(c);
             List<byte[]> batches = logs.generate(c);
-            return new Appends(base, interval, batches, Math.min(at, batches.size()), between, cut);
+            return new Appends(base, interval, batches, Math.min(at, batches.size()), reopen);
         };
     }
 
-    /** A segment that batches are appended to, closed and opened again, or truncated: yours or Kafka's. */
+    /** A segment that batches are appended to, closed and opened again: yours or Kafka's. */
     private interface Indexed {
         void append(ByteBuffer batch, long lastOffset) throws IOException;
 
         void reopen() throws IOException;
-
-        void truncateTo(long offset) throws IOException;
 
         List<OffsetIndex.Entry> entries() throws IOException;
 
@@ -379,21 +362,15 @@ class OffsetIndexTest {
 
     /** Runs {@code in} on a segment; returns its index entries, next offset and largest timestamp at the end. */
     private static Ended run(Appends in, Indexed segment) throws IOException {
-        List<long[]> placed = new ArrayList<>(); // {base, last} of each batch in the segment
+        long next = in.baseOffset();
         for (int i = 0; i < in.batches().size(); i++) {
-            if (i == in.at() && in.between() == Between.REOPEN) {
+            if (i == in.at() && in.reopen()) {
                 segment.reopen();
-            } else if (i == in.at() && in.between() == Between.TRUNCATE && !placed.isEmpty()) {
-                long end = placed.get(placed.size() - 1)[1] + 1;
-                long offset = in.baseOffset() + (long) Math.floor((end - in.baseOffset()) * in.cut());
-                segment.truncateTo(offset);
-                placed.removeIf(b -> b[1] >= offset);
             }
-            long next = placed.isEmpty() ? in.baseOffset() : placed.get(placed.size() - 1)[1] + 1;
             ByteBuffer batch = withOffset(LogGens.wrap(in.batches().get(i)), next);
             long last = next + RecordBatch.decode(batch.duplicate()).records().size() - 1;
             segment.append(batch, last);
-            placed.add(new long[] {next, last});
+            next = last + 1;
         }
         return new Ended(segment.entries(), segment.nextOffsetAndMaxTimestamp());
     }
@@ -419,11 +396,6 @@ class OffsetIndexTest {
                             yours[0] = null;
                             yours[0] = Segment.open(mine, in.baseOffset(), in.interval(), Long.MAX_VALUE, true, false,
                                     new ArrayList<>());
-                        }
-
-                        @Override
-                        public void truncateTo(long offset) throws IOException {
-                            yours[0].truncateTo(offset);
                         }
 
                         @Override
@@ -456,11 +428,6 @@ class OffsetIndexTest {
                             kafka[0] = KafkaStorage.segment(kafkas, in.baseOffset(), in.interval());
                             // as Kafka's LogLoader does for the active segment: room for entries again
                             kafka[0].resizeIndexes(KafkaStorage.config(1 << 30, in.interval()).maxIndexSize);
-                        }
-
-                        @Override
-                        public void truncateTo(long offset) throws IOException {
-                            kafka[0].truncateTo(offset);
                         }
 
                         @Override
