@@ -220,12 +220,15 @@ class FetchParkingTest {
     private sealed interface Step permits Fetch, Append, Commit, DeleteRecords, Tick {
     }
 
-    /** A fetch from one of a few offsets ({@code where}: the log end, the high watermark, past the end, inside). */
+    /**
+     * A fetch from one of a few offsets ({@code where}: the log end, the high watermark, past the end, inside, just
+     * below the high watermark).
+     */
     private record Fetch(int replicaId, int where, double inside, int maxWaitMs) implements Step {
         @Override
         public String toString() {
             return "fetch by replicaId " + replicaId + " from " + List.of("the log end", "the high watermark",
-                    "past the log end", "inside the log").get(where) + (where == 3 ? " (" + Math.round(inside * 100)
+                    "past the log end", "inside the log", "just below the high watermark").get(where) + (where == 3 ? " (" + Math.round(inside * 100)
                     + "%)" : "") + " maxWaitMs " + maxWaitMs;
         }
     }
@@ -261,13 +264,14 @@ class FetchParkingTest {
     }
 
     private static Gen<List<Step>> steps() {
-        Gen<Step> fetch = c -> new Fetch(Gens.elements(-1, FOLLOWER).generate(c), Gens.ints(0, 3).generate(c),
+        Gen<Step> fetch = c -> new Fetch(Gens.elements(-1, FOLLOWER).generate(c), Gens.elements(0, 1, 2, 3, 4, 4).generate(c),
                 Gens.elements(0.0, 0.5, 0.99).generate(c), Gens.elements(MAX_WAIT_MS, 0, 1, 100).generate(c));
         Gen<Step> append = Gens.ints(1, 3).map(Append::new);
-        Gen<Step> commit = Gens.elements(1.0, 0.5).map(Commit::new);
+        Gen<Step> commit = Gens.elements(1.0, 0.5, 0.3).map(Commit::new);
         Gen<Step> tick = Gens.elements(1, 0, 99, 100, MAX_WAIT_MS).map(Tick::new);
         Gen<Step> delete = Gens.elements(1.0, 0.5).map(DeleteRecords::new);
-        return Gens.lists(Gens.oneOf(fetch, append, commit, tick, delete), 1, 24);
+        // Fetches and deletions twice as often: a parked fetch whose offset leaves the log takes both.
+        return Gens.lists(Gens.oneOf(fetch, append, commit, tick, delete, fetch, delete), 1, 24);
     }
 
     /**
@@ -295,7 +299,8 @@ class FetchParkingTest {
                     case 0 -> logEnd;
                     case 1 -> highWatermark;
                     case 2 -> logEnd + 1;
-                    default -> (long) Math.floor(logEnd * f.inside());
+                    case 3 -> (long) Math.floor(logEnd * f.inside());
+                    default -> Math.max(0, highWatermark - 1);
                 };
                 String now = read(f.replicaId(), lastFetchOffset);
                 if (!now.equals(empty()) || f.maxWaitMs() == 0) {
@@ -369,7 +374,7 @@ class FetchParkingTest {
     @Test
     void everyFetchIsAnsweredWhenTheParkingModelAnswersIt() throws IOException {
         try (LogGens.Tries tries = new LogGens.Tries(dir)) {
-            Property.forAll(steps()).tries(40).shrinkBudget(LogGens.SHRINKS).check(steps -> {
+            Property.forAll(steps()).tries(80).shrinkBudget(LogGens.SHRINKS).check(steps -> {
                 try (Partition partition = Partition.open(NAME, tries.newDir(), LogConfig.defaults())) {
                     partition.locked(log -> {
                         log.stopEagerHighWatermark(); // followers, not the append, move the high watermark
