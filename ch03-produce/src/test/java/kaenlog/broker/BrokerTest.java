@@ -148,7 +148,8 @@ class BrokerTest {
     void everyListOfHandlersIsChosenFromAsTheDispatchModelChooses() {
         Property.forAll(candidates()).check(candidates -> Judge.agree("the handlers (apiKey, priority) " + candidates,
                 "choice (apiKey -> place in the list)", () -> places(candidates, Broker.chooseHandlers(candidates)),
-                "the model chooses", choiceModel(candidates), CHOOSING));
+                "KafkaApis' one handler per api key (modelled, with kaen-log's priorities) chooses", choiceModel(candidates),
+                CHOOSING));
     }
 
     /** Each chosen handler by its place in the list (the same record may appear twice: places, not equality). */
@@ -245,7 +246,7 @@ class BrokerTest {
             }
             List<String> yours = new ArrayList<>(answers(out.toByteArray()));
             yours.add(end);
-            Judge.agree("the connection " + in, "answers", yours, "the model (Kafka's SocketServer and KafkaApis) gives",
+            Judge.agree("the connection " + in, "answers", yours, "SocketServer and KafkaApis (modelled) give",
                     servingModel(in), SERVING);
         });
     }
@@ -269,6 +270,14 @@ class BrokerTest {
         ByteArrayInputStream in = new ByteArrayInputStream(written);
         List<String> answers = new ArrayList<>();
         for (byte[] frame = Frames.readFrame(in, 1 << 24); frame != null; frame = Frames.readFrame(in, 1 << 24)) {
+            answers.add(answer(frame));
+        }
+        return answers;
+    }
+
+    /** A response frame as its correlationId and what it answers; a frame that is no response says so. */
+    private static String answer(byte[] frame) {
+        try {
             ResponseEnvelope response = ResponseEnvelope.decode(frame);
             String body;
             try {
@@ -278,9 +287,10 @@ class BrokerTest {
                 FetchResponse fetch = FetchResponse.decode(response.body());
                 body = "fetch " + fetch.error() + " hw " + fetch.highWatermark();
             }
-            answers.add("#" + response.correlationId() + " " + body);
+            return "#" + response.correlationId() + " " + body;
+        } catch (RuntimeException notAResponse) {
+            return "(a frame that is no response envelope: " + Property.show(frame) + ")";
         }
-        return answers;
     }
 
     /** The model: answers in order, each with its correlationId, none for acks=0; the end of the connection. */

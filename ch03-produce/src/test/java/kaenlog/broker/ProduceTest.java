@@ -498,7 +498,7 @@ class ProduceTest {
                         List<String> expected = model.answers.stream().map(a -> a == null ? "(not answered yet)" : a).toList();
                         Judge.agree("the steps " + done, "answers", yours, "DelayedProduce (modelled) gives", expected, ACKS);
                     }
-                    Judge.agree("the steps " + steps, "log end offset", logEnd(partition), "the model's is", model.logEnd,
+                    Judge.agree("the steps " + steps, "log end offset", logEnd(partition), "DelayedProduce (modelled) leaves", model.logEnd,
                             ACKS);
                     List<Integer> written = partition.locked(ProduceTest::epochs);
                     Judge.agree("the steps " + steps, "batches' leader epochs", written,

@@ -381,38 +381,41 @@ class OffsetIndexTest {
             Property.forAll(appends()).tries(40).shrinkBudget(LogGens.SHRINKS).check(in -> {
                 Path mine = tries.newDir();
                 Path kafkas = java.nio.file.Files.createDirectories(mine.resolve("kafka"));
-                Segment[] yours = {Segment.create(mine, in.baseOffset(), in.interval())};
-                Ended yourEnd;
-                try {
-                    yourEnd = run(in, new Indexed() {
-                        @Override
-                        public void append(ByteBuffer batch, long lastOffset) throws IOException {
-                            yours[0].append(batch);
-                        }
+                Segment[] yours = {null};
+                // What your segment ends with, or the exception it threw on the way (told as your answer).
+                Judge.Outcome yourEnd = Judge.Outcome.of(() -> {
+                    try {
+                        yours[0] = Segment.create(mine, in.baseOffset(), in.interval());
+                        return run(in, new Indexed() {
+                            @Override
+                            public void append(ByteBuffer batch, long lastOffset) throws IOException {
+                                yours[0].append(batch);
+                            }
 
-                        @Override
-                        public void reopen() throws IOException {
+                            @Override
+                            public void reopen() throws IOException {
+                                yours[0].close();
+                                yours[0] = null;
+                                yours[0] = Segment.open(mine, in.baseOffset(), in.interval(), Long.MAX_VALUE, true, false,
+                                        new ArrayList<>());
+                            }
+
+                            @Override
+                            public List<OffsetIndex.Entry> entries() {
+                                return yours[0].indexEntries();
+                            }
+
+                            @Override
+                            public List<Long> nextOffsetAndMaxTimestamp() {
+                                return List.of(yours[0].nextOffset(), yours[0].maxTimestamp());
+                            }
+                        });
+                    } finally {
+                        if (yours[0] != null) {
                             yours[0].close();
-                            yours[0] = null;
-                            yours[0] = Segment.open(mine, in.baseOffset(), in.interval(), Long.MAX_VALUE, true, false,
-                                    new ArrayList<>());
                         }
-
-                        @Override
-                        public List<OffsetIndex.Entry> entries() {
-                            return yours[0].indexEntries();
-                        }
-
-                        @Override
-                        public List<Long> nextOffsetAndMaxTimestamp() {
-                            return List.of(yours[0].nextOffset(), yours[0].maxTimestamp());
-                        }
-                    });
-                } finally {
-                    if (yours[0] != null) {
-                        yours[0].close();
                     }
-                }
+                });
                 LogSegment[] kafka = {KafkaStorage.segment(kafkas, in.baseOffset(), in.interval())};
                 Ended kafkasEnd;
                 try {
@@ -448,11 +451,12 @@ class OffsetIndexTest {
                 } finally {
                     kafka[0].close();
                 }
-                Judge.agree(in.toString(), "index entries", show(yourEnd.entries()), "LogSegment.append writes",
-                        show(kafkasEnd.entries()), SPARSE);
-                Judge.agree(in.toString(), "next offset and largest timestamp", yourEnd.nextOffsetAndMaxTimestamp(),
-                        "LogSegment.readNextOffset and maxTimestampSoFar give", kafkasEnd.nextOffsetAndMaxTimestamp(),
-                        TRACKED);
+                Judge.agree(in.toString(), "index entries", yourEnd.refused() ? yourEnd
+                        : show(((Ended) yourEnd.value()).entries()), "LogSegment.append writes", show(kafkasEnd.entries()),
+                        SPARSE);
+                Judge.agree(in.toString(), "next offset and largest timestamp", ((Ended) yourEnd.value())
+                        .nextOffsetAndMaxTimestamp(), "LogSegment.readNextOffset and maxTimestampSoFar give",
+                        kafkasEnd.nextOffsetAndMaxTimestamp(), TRACKED);
             });
         }
     }
