@@ -112,10 +112,6 @@ final class KafkaStorage implements AutoCloseable {
         return this;
     }
 
-    void updateHighWatermark(long hw) throws IOException {
-        log.updateHighWatermark(hw);
-    }
-
     /**
      * Kafka's {@code UnifiedLog.read}: the whole batches of what it returns (its slice may end inside a
      * batch, which the reader drops), as one buffer.
