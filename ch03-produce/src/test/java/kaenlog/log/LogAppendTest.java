@@ -497,12 +497,19 @@ class LogAppendTest {
 
     /**
      * A producer's batch as it may arrive: whole; with bytes the CRC covers changed, dropped, added or cut
-     * off; with its lastOffsetDelta or recordCount set to another value and its CRC made valid again (so that
+     * off; with one of them changed in place; with its lastOffsetDelta or recordCount set to another value and its CRC made valid again (so that
      * only the count's own check can see it); a batch of no records; or two batches in one produce.
      */
     private static Gen<byte[]> produced() {
         Gen<byte[]> batch = LogGens.producerBatches();
         Gen<byte[]> damaged = Gens.faults().zip(batch, (faults, b) -> faults.apply(b, BatchHeader.CRC_OFFSET + 4, b.length));
+        // One byte the CRC covers changed, the length kept: only the CRC (or the records' own checks) can see it.
+        Gen<byte[]> flipped = c -> {
+            byte[] b = batch.generate(c);
+            int at = BatchHeader.ATTRIBUTES_OFFSET + Gens.ints(0, b.length - 1 - BatchHeader.ATTRIBUTES_OFFSET).generate(c);
+            b[at] ^= (byte) (int) Gens.ints(1, 255).generate(c);
+            return b;
+        };
         Gen<byte[]> recounted = c -> {
             ByteBuffer b = ByteBuffer.wrap(batch.generate(c));
             int field = Gens.elements(BatchHeader.LAST_OFFSET_DELTA_OFFSET, BatchHeader.RECORD_COUNT_OFFSET).generate(c);
@@ -523,7 +530,7 @@ class LogAppendTest {
             header.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(header));
             return header.array();
         });
-        return Gens.oneOf(batch, damaged, recounted, twoBatches, empty);
+        return Gens.oneOf(batch, damaged, flipped, recounted, twoBatches, empty);
     }
 
     @Test

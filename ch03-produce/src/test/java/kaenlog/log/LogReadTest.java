@@ -357,10 +357,32 @@ class LogReadTest {
             int segmentBytes = Math.max(largest, Gens.oneOf(Gens.constant(1 << 30), Gens.ints(100, 2_000)).generate(c));
             int records = batches.stream().mapToInt(b -> BatchHeader.readFrom(ByteBuffer.wrap(b)).recordCount()).sum();
             int hw = Gens.ints(0, records).generate(c);
-            List<Fetch> fetches = Gens.lists(c2 -> new Fetch(Gens.longs(-1, records + 1).generate(c2),
-                    maxBytes.generate(c2), replicaIds.generate(c2)), 1, 8).generate(c);
+            List<Fetch> fetches = Gens.lists(c2 -> {
+                long offset = Gens.longs(-1, records + 1).generate(c2);
+                int max = maxBytes.generate(c2);
+                if (Gens.ints(0, 2).generate(c2) == 0) { // maxBytes at a batch's end: exactly, or one byte short
+                    max = Math.max(0, bytesOfBatchesFrom(batches, offset, Gens.ints(1, 3).generate(c2))
+                            - Gens.ints(0, 1).generate(c2));
+                }
+                return new Fetch(offset, max, replicaIds.generate(c2));
+            }, 1, 8).generate(c);
             return new Reads(batches, segmentBytes, hw, fetches);
         };
+    }
+
+    /** The bytes of {@code count} batches from the one holding {@code offset} (the batches' offsets start at 0). */
+    private static int bytesOfBatchesFrom(List<byte[]> batches, long offset, int count) {
+        long next = 0;
+        int bytes = 0;
+        int taken = 0;
+        for (byte[] batch : batches) {
+            next += BatchHeader.readFrom(ByteBuffer.wrap(batch)).recordCount();
+            if (next > offset && taken < count) {
+                bytes += batch.length;
+                taken++;
+            }
+        }
+        return bytes;
     }
 
     @Test
