@@ -7,9 +7,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.RecordBatch;
 import kaenlog.log.LogConfig;
+import kaenlog.log.LogFixtures;
+import kaenlog.log.LogGens;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
@@ -197,6 +207,208 @@ class FetchParkingTest {
                     .as("with OFFSET_OUT_OF_RANGE, so the client resets its position")
                     .isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE);
             assertThat(partition.parkedFetchCount()).as("nothing parked").isZero();
+        }
+    }
+
+    private static final String PARKING = "a fetch is read once: with data, an error, or maxWaitMs 0 it is answered at"
+            + " once; otherwise it is parked until its deadline (the moment it arrived + maxWaitMs); after every change"
+            + " (an append, a new high watermark, a new log start) each parked fetch is read again and answered if it"
+            + " now has data or an error (an offset no longer in the log); a tick at or past its deadline answers it"
+            + " with what there is";
+
+    /** One step: a fetch, an append, the high watermark or the log start moving, time passing. */
+    private sealed interface Step permits Fetch, Append, Commit, DeleteRecords, Tick {
+    }
+
+    /**
+     * A fetch from one of a few offsets ({@code where}: the log end, the high watermark, past the end, inside, just
+     * below the high watermark).
+     */
+    private record Fetch(int replicaId, int where, double inside, int maxWaitMs) implements Step {
+        @Override
+        public String toString() {
+            return "fetch by replicaId " + replicaId + " from " + List.of("the log end", "the high watermark",
+                    "past the log end", "inside the log", "just below the high watermark").get(where) + (where == 3 ? " (" + Math.round(inside * 100)
+                    + "%)" : "") + " maxWaitMs " + maxWaitMs;
+        }
+    }
+
+    private record Append(int records) implements Step {
+        @Override
+        public String toString() {
+            return "append " + records + " record(s)";
+        }
+    }
+
+    /** The high watermark moves {@code share} of the way to the log end. */
+    private record Commit(double share) implements Step {
+        @Override
+        public String toString() {
+            return "high watermark +" + Math.round(share * 100) + "% of the way to the log end";
+        }
+    }
+
+    /** The log start moves {@code share} of the way to the high watermark (a client's DeleteRecords, chapter 9). */
+    private record DeleteRecords(double share) implements Step {
+        @Override
+        public String toString() {
+            return "records deleted " + Math.round(share * 100) + "% of the way to the high watermark";
+        }
+    }
+
+    private record Tick(int ms) implements Step {
+        @Override
+        public String toString() {
+            return "tick +" + ms + " ms";
+        }
+    }
+
+    private static Gen<List<Step>> steps() {
+        Gen<Step> fetch = c -> new Fetch(Gens.elements(-1, FOLLOWER).generate(c), Gens.elements(0, 1, 2, 3, 4, 4).generate(c),
+                Gens.elements(0.0, 0.5, 0.99).generate(c), Gens.elements(MAX_WAIT_MS, 0, 1, 100).generate(c));
+        Gen<Step> append = Gens.ints(1, 3).map(Append::new);
+        Gen<Step> commit = Gens.elements(1.0, 0.5, 0.3).map(Commit::new);
+        Gen<Step> tick = Gens.elements(1, 0, 99, 100, MAX_WAIT_MS).map(Tick::new);
+        Gen<Step> delete = Gens.elements(1.0, 0.5).map(DeleteRecords::new);
+        // Fetches and deletions twice as often: a parked fetch whose offset leaves the log takes both.
+        return Gens.lists(Gens.oneOf(fetch, append, commit, tick, delete, fetch, delete), 1, 24);
+    }
+
+    /**
+     * The rule as a small model (Kafka's DelayedFetch: tryComplete answers once there is something to return
+     * (fetch.min.bytes 1) or an error, onExpiration reads again at the deadline; ReplicaManager.fetchMessages
+     * answers at once when the first read has data or maxWait is 0).
+     */
+    private static final class ParkingModel {
+        final List<long[]> batches = new ArrayList<>(); // {base, last}
+        long logStart;
+        long logEnd;
+        long highWatermark;
+        long now = T0;
+        final List<String> answers = new ArrayList<>();
+        final List<Parked> parked = new ArrayList<>();
+        /** The fetch offset the last Fetch step asked for. */
+        long lastFetchOffset;
+
+        record Parked(int index, int replicaId, long offset, long deadlineMs) {
+        }
+
+        void apply(Step step) {
+            if (step instanceof Fetch f) {
+                lastFetchOffset = switch (f.where()) {
+                    case 0 -> logEnd;
+                    case 1 -> highWatermark;
+                    case 2 -> logEnd + 1;
+                    case 3 -> (long) Math.floor(logEnd * f.inside());
+                    default -> Math.max(0, highWatermark - 1);
+                };
+                String now = read(f.replicaId(), lastFetchOffset);
+                if (!now.equals(empty()) || f.maxWaitMs() == 0) {
+                    answers.add(now);
+                } else {
+                    parked.add(new Parked(answers.size(), f.replicaId(), lastFetchOffset, this.now + f.maxWaitMs()));
+                    answers.add(null);
+                }
+            } else if (step instanceof Append a) {
+                batches.add(new long[] {logEnd, logEnd + a.records() - 1});
+                logEnd += a.records();
+                wake();
+            } else if (step instanceof Commit c) {
+                highWatermark += (long) Math.ceil((logEnd - highWatermark) * c.share());
+                wake();
+            } else if (step instanceof DeleteRecords d) {
+                logStart += (long) Math.ceil((highWatermark - logStart) * d.share());
+                wake();
+            } else {
+                now += ((Tick) step).ms();
+                for (Iterator<Parked> it = parked.iterator(); it.hasNext(); ) {
+                    Parked p = it.next();
+                    if (p.deadlineMs() <= now) {
+                        answers.set(p.index(), read(p.replicaId(), p.offset()));
+                        it.remove();
+                    }
+                }
+            }
+        }
+
+        private void wake() {
+            for (Iterator<Parked> it = parked.iterator(); it.hasNext(); ) {
+                Parked p = it.next();
+                String now = read(p.replicaId(), p.offset());
+                if (!now.equals(empty())) {
+                    answers.set(p.index(), now);
+                    it.remove();
+                }
+            }
+        }
+
+        /** What a read answers now: the batches from the one holding the offset up to the bound, or the error. */
+        String read(int replicaId, long offset) {
+            if (offset < logStart || offset > logEnd) {
+                return ErrorCode.OFFSET_OUT_OF_RANGE + " hw " + highWatermark;
+            }
+            long bound = replicaId >= 0 ? logEnd : highWatermark;
+            List<String> ranges = batches.stream().filter(b -> b[1] >= offset && b[1] < bound)
+                    .map(b -> b[0] + ".." + b[1]).toList();
+            return ErrorCode.NONE + " " + ranges + " hw " + highWatermark;
+        }
+
+        private String empty() {
+            return ErrorCode.NONE + " [] hw " + highWatermark;
+        }
+    }
+
+    private static String answerOf(CompletableFuture<FetchResponse> future) {
+        if (!future.isDone()) {
+            return "(parked)";
+        }
+        FetchResponse response = future.join();
+        if (response.error() != ErrorCode.NONE) {
+            return response.error() + " hw " + response.highWatermark();
+        }
+        List<String> ranges = RecordBatch.sliceAll(response.records().duplicate()).stream()
+                .map(b -> BatchHeader.readFrom(b.duplicate())).map(h -> h.baseOffset() + ".." + h.lastOffset()).toList();
+        return response.error() + " " + ranges + " hw " + response.highWatermark();
+    }
+
+    @Test
+    void everyFetchIsAnsweredWhenTheParkingModelAnswersIt() throws IOException {
+        try (LogGens.Tries tries = new LogGens.Tries(dir)) {
+            Property.forAll(steps()).tries(80).shrinkBudget(LogGens.SHRINKS).check(steps -> {
+                try (Partition partition = Partition.open(NAME, tries.newDir(), LogConfig.defaults())) {
+                    partition.locked(log -> {
+                        log.stopEagerHighWatermark(); // followers, not the append, move the high watermark
+                        return null;
+                    });
+                    ParkingModel model = new ParkingModel();
+                    List<CompletableFuture<FetchResponse>> futures = new ArrayList<>();
+                    List<Step> done = new ArrayList<>();
+                    for (Step step : steps) {
+                        model.apply(step);
+                        done.add(step);
+                        if (step instanceof Fetch f) {
+                            futures.add(partition.fetch(new FetchRequest(f.replicaId(), NAME, model.lastFetchOffset, BIG,
+                                    f.maxWaitMs()), model.now));
+                        } else if (step instanceof Append a) {
+                            partition.produce(new ProduceRequest(NAME, ProduceRequest.ACKS_LEADER, 30_000,
+                                    LogFixtures.builder("a", a.records()).build()), model.now);
+                        } else if (step instanceof Commit) {
+                            partition.updateHighWatermark(model.highWatermark);
+                        } else if (step instanceof DeleteRecords) {
+                            partition.locked(log -> log.advanceLogStartOffset(model.logStart));
+                        } else {
+                            partition.tick(model.now);
+                        }
+                        List<String> yours = futures.stream().map(FetchParkingTest::answerOf).toList();
+                        List<String> expected = model.answers.stream().map(a -> a == null ? "(parked)" : a).toList();
+                        Judge.agree("the steps " + done, "answers", yours, "DelayedFetch (modelled) gives", expected,
+                                PARKING);
+                        Judge.agree("the steps " + done, "parked fetches", partition.parkedFetchCount(),
+                                "DelayedFetch (modelled) keeps", model.parked.size(), PARKING + "; an answered fetch is no"
+                                        + " longer parked");
+                    }
+                }
+            });
         }
     }
 }

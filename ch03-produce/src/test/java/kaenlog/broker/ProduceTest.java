@@ -22,6 +22,11 @@ import kaenlog.batch.RecordBatch;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.LogConfig;
 import kaenlog.log.LogFixtures;
+import kaenlog.log.LogGens;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
 import kaenlog.testkit.Hex;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
@@ -347,4 +352,177 @@ class ProduceTest {
         }
     }
 
+    private static final String ACKS = "every produce is appended first, whatever its acks; acks=0 and acks=1 are"
+            + " answered at once with the batch's offsets (acks=0's answer is never sent), acks=all once the replica"
+            + " gate says the high watermark reached the batch's last offset + 1, or REQUEST_TIMED_OUT by the first"
+            + " tick at or past the moment it arrived + timeoutMs; a corrupt batch is answered CORRUPT_BATCH at once"
+            + " and writes nothing";
+
+    /** One step of a producer's and its followers' life: a produce, the followers catching up, time passing. */
+    private sealed interface Step permits Produce, Replicate, Tick {
+    }
+
+    private record Produce(short acks, int records, int timeoutMs, boolean corrupt, int leaderEpoch) implements Step {
+        @Override
+        public String toString() {
+            return "produce " + records + " record(s) acks=" + acks + " timeoutMs " + timeoutMs + (corrupt ? " CORRUPT" : "")
+                    + (leaderEpoch < 0 ? "" : " by the leader of epoch " + leaderEpoch);
+        }
+    }
+
+    /** The followers now hold {@code share} of the log not yet committed (0: nothing new, 1: all of it). */
+    private record Replicate(double share) implements Step {
+        @Override
+        public String toString() {
+            return "followers catch up " + Math.round(share * 100) + "%";
+        }
+    }
+
+    private record Tick(int ms) implements Step {
+        @Override
+        public String toString() {
+            return "tick +" + ms + " ms";
+        }
+    }
+
+    private static Gen<List<Step>> steps() {
+        Gen<Step> produce = c -> new Produce(Gens.elements(ProduceRequest.ACKS_ALL, ProduceRequest.ACKS_LEADER,
+                ProduceRequest.ACKS_NONE).generate(c), Gens.ints(1, 4).generate(c),
+                Gens.elements(100, 0, 1, 1_000).generate(c), Gens.ints(0, 7).generate(c) == 0,
+                Gens.elements(-1, 0, 5).generate(c));
+        Gen<Step> replicate = Gens.elements(1.0, 0.0, 0.5).map(Replicate::new);
+        Gen<Step> tick = Gens.elements(1, 0, 99, 100, 1_000).map(Tick::new);
+        return Gens.lists(Gens.oneOf(produce, replicate, tick), 1, 24);
+    }
+
+    /**
+     * The rule as a small model (Kafka's: ReplicaManager.appendRecords appends, then answers acks 0 and 1 at
+     * once and parks acks=-1 in a DelayedProduce, completed by Partition.checkEnoughReplicasReachOffset(HW >=
+     * requiredOffset) or expired with REQUEST_TIMED_OUT at its timeout).
+     */
+    private static final class AcksModel {
+        long logEnd;
+        long highWatermark;
+        long now = T0;
+        /** Each produce's answer so far, in order; null while it waits. */
+        final List<String> answers = new ArrayList<>();
+        final List<Waiting> waiting = new ArrayList<>();
+        /** The leader epoch of every batch written. */
+        final List<Integer> epochs = new ArrayList<>();
+
+        /** An acks=all produce: its place in answers, the offset the HW must reach, its deadline, its answer. */
+        record Waiting(int index, long requiredOffset, long deadlineMs, String answer) {
+        }
+
+        void apply(Step step) {
+            if (step instanceof Produce p) {
+                produce(p);
+            } else if (step instanceof Replicate r) {
+                highWatermark += Math.round((logEnd - highWatermark) * r.share());
+                answerWaiting(w -> highWatermark >= w.requiredOffset(), Waiting::answer);
+            } else {
+                now += ((Tick) step).ms();
+                answerWaiting(w -> w.deadlineMs() <= now, w -> error(ErrorCode.REQUEST_TIMED_OUT));
+            }
+        }
+
+        private void produce(Produce p) {
+            if (p.corrupt()) {
+                answers.add(error(ErrorCode.CORRUPT_BATCH));
+                return;
+            }
+            String answer = answer(ErrorCode.NONE, logEnd, logEnd + p.records() - 1);
+            logEnd += p.records();
+            epochs.add(p.leaderEpoch());
+            if (p.acks() == ProduceRequest.ACKS_ALL) {
+                waiting.add(new Waiting(answers.size(), logEnd, now + p.timeoutMs(), answer));
+                answers.add(null);
+            } else {
+                answers.add(answer);
+            }
+        }
+
+        private void answerWaiting(java.util.function.Predicate<Waiting> ready, java.util.function.Function<Waiting, String> with) {
+            for (java.util.Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+                Waiting w = it.next();
+                if (ready.test(w)) {
+                    answers.set(w.index(), with.apply(w));
+                    it.remove();
+                }
+            }
+        }
+    }
+
+    private static String answer(ErrorCode error, long base, long last) {
+        return error + " " + base + ".." + last;
+    }
+
+    private static String error(ErrorCode error) {
+        return error.toString();
+    }
+
+    private static String answerOf(CompletableFuture<ProduceResponse> future) {
+        if (!future.isDone()) {
+            return "(not answered yet)";
+        }
+        ProduceResponse response = future.join();
+        return response.error() == ErrorCode.NONE ? answer(response.error(), response.baseOffset(), response.lastOffset())
+                : error(response.error());
+    }
+
+    @Test
+    void everyProduceIsAnsweredWhenTheAcksModelAnswersIt() throws IOException {
+        try (LogGens.Tries tries = new LogGens.Tries(dir)) {
+            Property.forAll(steps()).tries(40).shrinkBudget(LogGens.SHRINKS).check(steps -> {
+                try (Partition partition = Partition.open(NAME, tries.newDir(), LogConfig.defaults())) {
+                    partition.locked(log -> {
+                        log.stopEagerHighWatermark(); // followers, not the append, move the high watermark
+                        return null;
+                    });
+                    AcksModel model = new AcksModel();
+                    List<CompletableFuture<ProduceResponse>> futures = new ArrayList<>();
+                    List<Step> done = new ArrayList<>();
+                    for (Step step : steps) {
+                        model.apply(step);
+                        done.add(step);
+                        if (step instanceof Produce p) {
+                            futures.add(partition.produce(new ProduceRequest(NAME, p.acks(), p.timeoutMs(),
+                                    p.corrupt() ? corrupt(p.records()) : builder("p", p.records()).build()), p.leaderEpoch(),
+                                    model.now));
+                        } else if (step instanceof Replicate) {
+                            partition.updateHighWatermark(model.highWatermark);
+                        } else {
+                            partition.tick(model.now);
+                        }
+                        List<String> yours = futures.stream().map(ProduceTest::answerOf).toList();
+                        List<String> expected = model.answers.stream().map(a -> a == null ? "(not answered yet)" : a).toList();
+                        Judge.agree("the steps " + done, "answers", yours, "DelayedProduce (modelled) gives", expected, ACKS);
+                    }
+                    Judge.agree("the steps " + steps, "log end offset", logEnd(partition), "DelayedProduce (modelled) leaves", model.logEnd,
+                            ACKS);
+                    List<Integer> written = partition.locked(ProduceTest::epochs);
+                    Judge.agree("the steps " + steps, "batches' leader epochs", written,
+                            "UnifiedLog.appendAsLeader stamps", model.epochs, "a produce is appended at the leader epoch"
+                                    + " it is given (-1: a broker alone, none), which the log stamps on the batch");
+                }
+            });
+        }
+    }
+
+    private static List<Integer> epochs(kaenlog.log.Log log) throws IOException {
+        List<Integer> epochs = new ArrayList<>();
+        for (kaenlog.log.Segment segment : log.segments()) {
+            for (BatchHeader header : segment.headers()) {
+                epochs.add(header.partitionLeaderEpoch());
+            }
+        }
+        return epochs;
+    }
+
+    /** A batch whose last record byte no longer matches its CRC. */
+    private static ByteBuffer corrupt(int records) {
+        ByteBuffer batch = builder("c", records).build();
+        batch.put(batch.limit() - 1, (byte) (batch.get(batch.limit() - 1) ^ 0x5a));
+        return batch;
+    }
 }

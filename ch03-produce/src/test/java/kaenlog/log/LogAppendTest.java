@@ -21,6 +21,14 @@ import kaenlog.batch.CorruptBatchException;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -390,5 +398,159 @@ class LogAppendTest {
             segment.batches().forEach(b -> b.records().forEach(r -> offsets.add(r.offset())));
         }
         return offsets;
+    }
+
+    private static final String OFFSETS = "the leader gives a batch the log end offset as its base offset, whatever the"
+            + " producer sent, rewriting baseOffset (and the leader epoch, when one is given) in the batch's own bytes;"
+            + " a new segment is rolled only when the active one is not empty and the batch would take it past"
+            + " segment.bytes (size + batch > segment.bytes, so a batch that fits exactly stays); a batch larger than"
+            + " segment.bytes is refused";
+    private static final String VALIDATION = "a producer's batch is validated before anything is written: a valid v2"
+            + " batch (every check of chapter 1's RecordBatch.validate: CRC, lengths, records), exactly one per produce,"
+            + " claiming exactly its record count of offsets (lastOffsetDelta = recordCount - 1, recordCount > 0)";
+
+    /** Batches a producer sends (each with the base offset it claims), the log's segment.bytes and the leader's epoch. */
+    private record Appends(List<byte[]> batches, List<Long> sentBaseOffsets, int segmentBytes, int leaderEpoch,
+                           boolean eager) {
+        @Override
+        public String toString() {
+            return "segment.bytes " + segmentBytes + ", leader epoch " + leaderEpoch + (eager ? ""
+                    : ", the high watermark left behind (stopEagerHighWatermark)") + ", batches " + LogGens.show(batches)
+                    + " sent with base offsets " + sentBaseOffsets;
+        }
+    }
+
+    /**
+     * Logs of batches of every size, with a segment.bytes near the size of a few of them (one byte under,
+     * exactly, one byte over: where a roll is decided) or anywhere from one batch to many.
+     */
+    private static Gen<Appends> appends() {
+        Gen<List<byte[]>> logs = LogGens.logs(1, 14);
+        return c -> {
+            List<byte[]> batches = logs.generate(c);
+            int upTo = Gens.ints(1, batches.size()).generate(c);
+            int sum = batches.subList(0, upTo).stream().mapToInt(b -> b.length).sum();
+            int segmentBytes = Gens.oneOf(Gens.ints(-1, 1).map(d -> sum + d), Gens.ints(60, 4_000)).generate(c);
+            List<Long> sent = new ArrayList<>();
+            for (int i = 0; i < batches.size(); i++) {
+                sent.add(Gens.oneOf(Gens.constant(0L), Gens.longs(0, Long.MAX_VALUE - 8)).generate(c));
+            }
+            // Kafka's leader always has an epoch; kaen-log's broker alone appends with none (-1), which Kafka has no case for.
+            return new Appends(batches, sent, Math.max(1, segmentBytes), Gens.ints(0, 3).generate(c),
+                    !Gens.booleans().generate(c));
+        };
+    }
+
+    @Test
+    void everyAppendIsPlacedWhereKafkasUnifiedLogPlacesIt() throws IOException {
+        try (LogGens.Tries tries = new LogGens.Tries(dir); KafkaStorage.OnDemand kafkaLog = new KafkaStorage.OnDemand(tries)) {
+            Property.forAll(appends()).tries(40).shrinkBudget(LogGens.SHRINKS).check(in -> {
+                try (Log log = Log.open(tries.newDir(), new LogConfig(in.segmentBytes(), LogConfig.DEFAULT_INDEX_INTERVAL_BYTES))) {
+                    if (!in.eager()) {
+                        log.stopEagerHighWatermark(); // as Kafka's leader: its appends never move the high watermark
+                    }
+                    List<Judge.Outcome> yours = new ArrayList<>();
+                    for (int i = 0; i < in.batches().size(); i++) {
+                        ByteBuffer batch = LogGens.wrap(in.batches().get(i));
+                        RecordBatch.assignBaseOffset(batch, in.sentBaseOffsets().get(i));
+                        yours.add(Judge.Outcome.of(() -> offsets(log.append(batch, in.leaderEpoch()))));
+                    }
+                    KafkaStorage kafka = kafkaLog.get().reset(in.segmentBytes(), LogConfig.DEFAULT_INDEX_INTERVAL_BYTES);
+                    List<Judge.Outcome> kafkas = new ArrayList<>();
+                    for (byte[] bytes : in.batches()) {
+                        // Kafka refuses a producer's batch whose baseOffset is not 0 (see the guide's differences):
+                        // it is given the batch as a producer of Kafka's sends it.
+                        kafkas.add(Judge.Outcome.of(() -> offsets(kafka.appendAsLeader(LogGens.wrap(bytes), in.leaderEpoch()))));
+                    }
+                    for (int i = 0; i < yours.size(); i++) {
+                        Judge.agree("append " + (i + 1) + " of " + in, "offsets", yours.get(i),
+                                "UnifiedLog.appendAsLeader assigns", kafkas.get(i), OFFSETS);
+                    }
+                    Judge.agree(in.toString(), "segments' base offsets", log.segments().stream().map(Segment::baseOffset).toList(),
+                            "UnifiedLog.appendAsLeader rolls at", kafka.segmentBases(), OFFSETS);
+                    List<byte[]> files = new ArrayList<>();
+                    for (Segment segment : log.segments()) {
+                        files.add(Files.readAllBytes(segment.logFile()));
+                    }
+                    List<byte[]> kafkaFiles = kafka.segmentFiles();
+                    for (int i = 0; i < Math.min(files.size(), kafkaFiles.size()); i++) {
+                        if (!java.util.Arrays.equals(files.get(i), kafkaFiles.get(i))) {
+                            Judge.agree(in + ", segment " + i, "bytes", files.get(i), "UnifiedLog.appendAsLeader writes",
+                                    kafkaFiles.get(i), OFFSETS + "\n" + Hex.firstDifference(kafkaFiles.get(i), files.get(i),
+                                            LogFixtures::fieldAt));
+                        }
+                    }
+                    Judge.agree(in.toString(), "log end offset", log.logEndOffset(), "UnifiedLog's is", kafka.logEndOffset(),
+                            OFFSETS);
+                }
+            });
+        }
+    }
+
+    private static List<Long> offsets(AppendInfo info) {
+        return List.of(info.firstOffset(), info.lastOffset());
+    }
+
+    private static List<Long> offsets(LogAppendInfo info) {
+        return List.of(info.firstOffset(), info.lastOffset());
+    }
+
+    /**
+     * A producer's batch as it may arrive: whole; with bytes the CRC covers changed, dropped, added or cut
+     * off; with one of them changed in place; with its lastOffsetDelta or recordCount set to another value and its CRC made valid again (so that
+     * only the count's own check can see it); a batch of no records; or two batches in one produce.
+     */
+    private static Gen<byte[]> produced() {
+        Gen<byte[]> batch = LogGens.producerBatches();
+        Gen<byte[]> damaged = Gens.faults().zip(batch, (faults, b) -> faults.apply(b, BatchHeader.CRC_OFFSET + 4, b.length));
+        // One byte the CRC covers changed, the length kept: only the CRC (or the records' own checks) can see it.
+        Gen<byte[]> flipped = c -> {
+            byte[] b = batch.generate(c);
+            int at = BatchHeader.ATTRIBUTES_OFFSET + Gens.ints(0, b.length - 1 - BatchHeader.ATTRIBUTES_OFFSET).generate(c);
+            b[at] ^= (byte) (int) Gens.ints(1, 255).generate(c);
+            return b;
+        };
+        Gen<byte[]> recounted = c -> {
+            ByteBuffer b = ByteBuffer.wrap(batch.generate(c));
+            int field = Gens.elements(BatchHeader.LAST_OFFSET_DELTA_OFFSET, BatchHeader.RECORD_COUNT_OFFSET).generate(c);
+            int delta = Gens.elements(-1, 1, 0, 2, -2).generate(c);
+            int value = Gens.oneOf(Gens.constant(b.getInt(field) + delta), Gens.elements(0, -1, Integer.MAX_VALUE,
+                    Integer.MIN_VALUE)).generate(c);
+            b.putInt(field, value);
+            b.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(b));
+            return b.array();
+        };
+        Gen<byte[]> twoBatches = batch.zip(batch, (a, b) -> ByteBuffer.allocate(a.length + b.length).put(a).put(b).array());
+        // A batch of no records (a header alone, as compaction can leave one): recordCount 0, lastOffsetDelta -1 or 0.
+        Gen<byte[]> empty = batch.zip(Gens.elements(-1, 0), (b, delta) -> {
+            ByteBuffer header = ByteBuffer.wrap(java.util.Arrays.copyOf(b, BatchHeader.SIZE));
+            header.putInt(BatchHeader.BATCH_LENGTH_OFFSET, BatchHeader.SIZE - BatchHeader.PARTITION_LEADER_EPOCH_OFFSET);
+            header.putInt(BatchHeader.RECORD_COUNT_OFFSET, 0);
+            header.putInt(BatchHeader.LAST_OFFSET_DELTA_OFFSET, delta);
+            header.putInt(BatchHeader.CRC_OFFSET, BatchCrc.compute(header));
+            return header.array();
+        });
+        return Gens.oneOf(batch, damaged, flipped, recounted, twoBatches, empty);
+    }
+
+    @Test
+    void everyProducedBatchIsAcceptedOrRefusedAsKafkaAcceptsOrRefusesIt() throws IOException {
+        try (LogGens.Tries tries = new LogGens.Tries(dir); KafkaStorage.OnDemand kafkaLog = new KafkaStorage.OnDemand(tries);
+             Log log = Log.open(tries.dir("kaenlog-0"), LogConfig.defaults())) {
+            Property.forAll(produced()).tries(150).shrinkBudget(LogGens.SHRINKS).check(bytes -> {
+                Judge.Outcome yours = Judge.Outcome.of(() -> {
+                    log.validate(LogGens.wrap(bytes));
+                    return "accepted";
+                });
+                KafkaStorage kafka = kafkaLog.get().reset(LogConfig.DEFAULT_SEGMENT_BYTES, LogConfig.DEFAULT_INDEX_INTERVAL_BYTES);
+                Judge.Outcome kafkas = Judge.Outcome.of(() -> {
+                    ProduceRequest.validateRecords(ApiKeys.PRODUCE.latestVersion(), MemoryRecords.readableRecords(LogGens.wrap(bytes)));
+                    kafka.appendAsLeader(LogGens.wrap(bytes), 0);
+                    return "accepted";
+                });
+                Judge.agree("this produced batch", "verdict", yours, "ProduceRequest.validateRecords and"
+                        + " UnifiedLog.appendAsLeader give", kafkas, VALIDATION);
+            });
+        }
     }
 }

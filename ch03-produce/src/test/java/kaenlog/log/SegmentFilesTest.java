@@ -5,12 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.storage.internals.log.LogFileUtils;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -159,5 +165,103 @@ class SegmentFilesTest {
                     .as("the first segment's file is named by base offset 0 in 20 digits, as in Kafka")
                     .contains("00000000000000000000.log");
         }
+    }
+
+    private static final String NAMING = "a segment is named by its base offset in exactly 20 zero-padded decimal digits,"
+            + " then the suffix, so that any long fits and the names sort in offset order";
+    private static final String READING = "a name is a segment's only when it is exactly what fileName writes: 20 ASCII"
+            + " digits that fit in a long, then the suffix; anything else is empty, never an exception";
+    /** The suffixes of a segment's files, as Kafka's LogFileUtils names them. */
+    private static final String[] SUFFIXES = {LogFileUtils.LOG_FILE_SUFFIX, LogFileUtils.INDEX_FILE_SUFFIX,
+        LogFileUtils.TIME_INDEX_FILE_SUFFIX, LogFileUtils.TXN_INDEX_FILE_SUFFIX};
+
+    @Test
+    void everyOffsetIsNamedAsKafkasLogFileUtilsNamesIt() {
+        Property.forAll(Gens.longs(0, Long.MAX_VALUE).zip(Gens.elements(SUFFIXES), Named::new)).check(n ->
+                Judge.agree("base offset " + n.offset() + " with suffix " + n.suffix(), "file name",
+                        () -> Segment.fileName(n.offset(), n.suffix()), "LogFileUtils names it", kafkaName(n), NAMING));
+    }
+
+    /** The name Kafka gives the file of this kind: LogFileUtils.logFile, offsetIndexFile, timeIndexFile, transactionIndexFile. */
+    private static String kafkaName(Named n) {
+        java.io.File dir = new java.io.File(".");
+        java.io.File file = switch (n.suffix()) {
+            case LogFileUtils.LOG_FILE_SUFFIX -> LogFileUtils.logFile(dir, n.offset());
+            case LogFileUtils.INDEX_FILE_SUFFIX -> LogFileUtils.offsetIndexFile(dir, n.offset());
+            case LogFileUtils.TIME_INDEX_FILE_SUFFIX -> LogFileUtils.timeIndexFile(dir, n.offset());
+            default -> LogFileUtils.transactionIndexFile(dir, n.offset());
+        };
+        return file.getName();
+    }
+
+    private record Named(long offset, String suffix) {
+    }
+
+    /** A file name in a directory (a prefix, then a suffix) read back with a suffix. */
+    private record FileName(String prefix, String suffix, String asked) {
+        String file() {
+            return prefix + suffix;
+        }
+
+        @Override
+        public String toString() {
+            return Property.show(file()) + " read with " + asked;
+        }
+    }
+
+    /**
+     * Names as a directory holds them: Kafka's own names for every offset, the same with a few bytes
+     * changed, dropped or added (a sign, a letter, a 19th or 21st digit), twenty digits of any value or
+     * script, strings of 18 to 22 digits that mix in other scripts' digits and signs, and any text at all;
+     * each with any suffix, read with any.
+     */
+    private static Gen<FileName> names() {
+        Gen<String> kafkas = Gens.longs(0, Long.MAX_VALUE).map(LogFileUtils::filenamePrefixFromOffset);
+        Gen<String> damaged = kafkas.flatMap(name -> Gens.damaged(name.getBytes(StandardCharsets.UTF_8))
+                .map(b -> new String(b, StandardCharsets.UTF_8)));
+        Gen<String> digits = Gens.lists(Gens.oneOf(Gens.ints('0', '9'), Gens.elements(0x660, 0x661, 0xff11, (int) '+', (int) '-')),
+                18, 22).map(cps -> cps.stream().collect(StringBuilder::new, StringBuilder::appendCodePoint,
+                StringBuilder::append).toString());
+        // Kafka's own names with some digits written in another script (Arabic-Indic, fullwidth): Long.parseLong
+        // reads them as the same number; and twenty ASCII digits of any value, most over Long.MAX_VALUE, many
+        // between it and 2^64 (where an unsigned parse wraps).
+        Gen<String> otherScripts = c -> {
+            StringBuilder name = new StringBuilder();
+            for (char d : kafkas.generate(c).toCharArray()) {
+                name.appendCodePoint(List.of((int) d, 0x660 + d - '0', 0xff10 + d - '0').get(Gens.ints(0, 2).generate(c)));
+            }
+            return name.toString();
+        };
+        Gen<String> twentyAscii = Gens.lists(Gens.ints('0', '9'), 20, 20).map(cps -> cps.stream()
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString());
+        Gen<String> prefixes = Gens.oneOf(kafkas, damaged, twentyAscii, otherScripts, digits, Gens.strings(0, 24));
+        Gen<String> suffixes = Gens.elements(SUFFIXES);
+        return c -> new FileName(prefixes.generate(c), suffixes.generate(c), suffixes.generate(c));
+    }
+
+    @Test
+    void everyFileNameIsReadBackOnlyWhenKafkasLogFileUtilsWritesIt() {
+        Property.forAll(names()).check(n -> Judge.agree("the file name " + n, "base offset",
+                () -> Segment.parseBaseOffset(n.file(), n.asked()), "LogFileUtils writes it for",
+                kafkaWrites(n.file(), n.asked()), READING));
+    }
+
+    /**
+     * The base offset whose name LogFileUtils writes as {@code file} with {@code suffix}, read back by its
+     * offsetFromFileName; empty when it writes no such name. (Kafka's offsetFromFileName alone reads any
+     * number before the first dot, "42.log" and "-1.log" too: see the guide's differences.)
+     */
+    private static OptionalLong kafkaWrites(String file, String suffix) {
+        if (!file.endsWith(suffix)) {
+            return OptionalLong.empty();
+        }
+        long offset;
+        try {
+            offset = LogFileUtils.offsetFromFileName(file);
+        } catch (RuntimeException notANumber) {
+            return OptionalLong.empty();
+        }
+        return offset >= 0 && (LogFileUtils.filenamePrefixFromOffset(offset) + suffix).equals(file)
+                ? OptionalLong.of(offset) : OptionalLong.empty();
     }
 }

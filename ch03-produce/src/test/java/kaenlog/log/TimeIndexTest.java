@@ -233,4 +233,27 @@ class TimeIndexTest {
         assertThat(dump.waitFor(120, TimeUnit.SECONDS)).as("DumpLogSegments finished").isTrue();
         return new String(out, StandardCharsets.UTF_8);
     }
+
+    @Test
+    void aSegmentCutBackCountsBytesForItsNextOffsetIndexEntryFromZeroAsKafkaDoes() throws IOException {
+        int size = LogFixtures.batch("b0", 3).remaining();
+        int interval = size + size / 2; // an entry once two batches were written since the last one
+        try (Segment segment = Segment.create(dir, 0, interval)) {
+            for (int i = 0; i < 5; i++) {
+                ByteBuffer batch = LogFixtures.batch("b" + i, 3);
+                kaenlog.batch.RecordBatch.assignBaseOffset(batch, 3L * i);
+                segment.append(batch);
+            }
+            segment.truncateTo(6);
+            ByteBuffer again = LogFixtures.batch("b2", 3);
+            kaenlog.batch.RecordBatch.assignBaseOffset(again, 6);
+            segment.append(again);
+            assertThat(segment.indexEntries())
+                    .as("five batches of %d bytes (index.interval.bytes %d: an entry at the third, byte %d), cut back to"
+                            + " offset 6 (two batches kept, the entry gone), one batch appended: no entry, as Kafka's"
+                            + " LogSegment.truncateTo restarts the count at 0; counting the two batches kept would index it"
+                            + " at once", size, interval, 2 * size)
+                    .isEmpty();
+        }
+    }
 }

@@ -17,6 +17,14 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
 import kaenlog.testkit.Hex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.network.ByteBufferSend;
+import org.apache.kafka.common.network.InvalidReceiveException;
+import org.apache.kafka.common.network.NetworkReceive;
+import org.apache.kafka.common.network.TransferableChannel;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -300,5 +308,206 @@ class FramesTest {
                 .as("200,000 bytes arrive into a buffer that starts at one 64 KiB chunk and doubles each time it is"
                         + " full (filled == its length), never past the frame's length; every byte comes back in order")
                 .isEqualTo(payload);
+    }
+
+    private static final String WRITING = "a frame is the payload's length as a 4-byte big-endian int, then the payload,"
+            + " flushed, so that a buffered stream sends it at once";
+    private static final String READING = "a frame's 4-byte length is read and checked first (negative, or over the"
+            + " maximum: refused, before any buffer of that size exists), then exactly that many bytes, however few each"
+            + " read of the stream gives; a stream that ends before a frame's first byte is a clean end (null), one that"
+            + " ends anywhere inside a frame, its length included, is an EOFException";
+
+    @Test
+    void everyPayloadIsFramedAsKafkasByteBufferSendFramesIt() {
+        Property.forAll(Gens.oneOf(Gens.bytes(0, 40), Gens.bytes(0, 600))).check(payload -> {
+            ByteArrayOutputStream sink = new ByteArrayOutputStream();
+            BufferedOutputStream out = new BufferedOutputStream(sink, 1 << 16);
+            Judge.agree("the payload " + Property.show(payload), "bytes on the wire", () -> {
+                Frames.writeFrame(out, payload);
+                return sink.toByteArray(); // what reached the socket: a frame left in the buffer is not sent
+            }, "ByteBufferSend.sizePrefixed sends", kafkaFrame(payload), WRITING);
+        });
+    }
+
+    /** The bytes Kafka's {@code ByteBufferSend.sizePrefixed} writes for {@code payload}. */
+    private static byte[] kafkaFrame(byte[] payload) throws IOException {
+        ByteArrayOutputStream sent = new ByteArrayOutputStream();
+        ByteBufferSend.sizePrefixed(ByteBuffer.wrap(payload)).writeTo(new TransferableChannel() {
+            @Override
+            public long write(ByteBuffer[] srcs, int offset, int length) {
+                long n = 0;
+                for (int i = offset; i < offset + length; i++) {
+                    n += write(srcs[i]);
+                }
+                return n;
+            }
+
+            @Override
+            public long write(ByteBuffer[] srcs) {
+                return write(srcs, 0, srcs.length);
+            }
+
+            @Override
+            public int write(ByteBuffer src) {
+                int n = src.remaining();
+                byte[] bytes = new byte[n];
+                src.get(bytes);
+                sent.writeBytes(bytes);
+                return n;
+            }
+
+            @Override
+            public boolean hasPendingWrites() {
+                return false;
+            }
+
+            @Override
+            public long transferFrom(java.nio.channels.FileChannel file, long position, long count) {
+                throw new UnsupportedOperationException("no files here");
+            }
+
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+        return sent.toByteArray();
+    }
+
+    /** A stream of bytes as a socket delivers it, a few at a time, and the largest frame allowed. */
+    private record Stream(byte[] bytes, int chunk, int maxFrameBytes) {
+        @Override
+        public String toString() {
+            return "the stream " + Property.show(bytes) + " (at most " + chunk + " byte(s) a read) with maxFrameBytes "
+                    + maxFrameBytes;
+        }
+    }
+
+    /** Kafka's frames of a few payloads back to back, then maybe damaged (a cut, a byte changed, dropped, added), or any bytes. */
+    private static Gen<Stream> streams() {
+        Gen<byte[]> frames = Gens.lists(Gens.bytes(0, 24), 0, 4).map(payloads -> {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            for (byte[] p : payloads) {
+                out.writeBytes(ByteBuffer.allocate(4).putInt(p.length).array());
+                out.writeBytes(p);
+            }
+            return out.toByteArray();
+        });
+        Gen<byte[]> bytes = Gens.oneOf(frames, frames.flatMap(Gens::damaged), Gens.bytes(0, 12));
+        Gen<Integer> maxes = Gens.oneOf(Gens.elements(MAX, 0, 1, 4), Gens.ints(0, 30)); // Kafka allocates what a length announces
+        return c -> new Stream(bytes.generate(c), Gens.ints(1, 7).generate(c), maxes.generate(c));
+    }
+
+    @Test
+    void everyStreamIsReadFrameByFrameAsKafkasNetworkReceiveReadsIt() {
+        Property.forAll(streams()).check(in -> Judge.agree(in.toString(), "frames", () -> yourFrames(in),
+                "NetworkReceive reads", kafkasFrames(in), READING));
+    }
+
+    /** What readFrame answers, frame after frame, until the clean end or a refusal (named by its kind). */
+    private static List<String> yourFrames(Stream in) throws IOException {
+        InputStream stream = trickle(new ByteArrayInputStream(in.bytes()), in.chunk());
+        List<String> frames = new java.util.ArrayList<>();
+        while (true) {
+            byte[] frame;
+            try {
+                frame = Frames.readFrame(stream, in.maxFrameBytes());
+            } catch (MalformedMessageException e) {
+                frames.add(LENGTH_REFUSED);
+                return frames;
+            } catch (EOFException e) {
+                frames.add(CUT_OFF);
+                return frames;
+            }
+            if (frame == null) {
+                frames.add(CLEAN_END);
+                return frames;
+            }
+            frames.add(Property.show(frame));
+        }
+    }
+
+    private static final String CLEAN_END = "(the clean end)";
+    private static final String CUT_OFF = "(cut off: EOFException)";
+    private static final String LENGTH_REFUSED = "(a length refused)";
+
+    /**
+     * What Kafka's NetworkReceive (socket.request.max.bytes = maxFrameBytes) reads from the same bytes, a few at a
+     * time. Kafka's selector closes a connection at any end of stream; kaen-log tells a clean end (before a
+     * frame's first byte) from a torn frame, so the judge calls an end before any byte of a frame clean.
+     */
+    private static List<String> kafkasFrames(Stream in) throws IOException {
+        ByteBuffer bytes = ByteBuffer.wrap(in.bytes());
+        java.nio.channels.ScatteringByteChannel channel = new java.nio.channels.ScatteringByteChannel() {
+            @Override
+            public int read(ByteBuffer dst) {
+                if (!dst.hasRemaining()) {
+                    return 0; // as a SocketChannel answers a read into a full buffer: nothing, and no end yet
+                }
+                if (!bytes.hasRemaining()) {
+                    return -1;
+                }
+                int n = Math.min(Math.min(dst.remaining(), bytes.remaining()), in.chunk());
+                dst.put(bytes.slice(bytes.position(), n));
+                bytes.position(bytes.position() + n);
+                return n;
+            }
+
+            @Override
+            public long read(ByteBuffer[] dsts, int offset, int length) {
+                throw new UnsupportedOperationException("NetworkReceive reads one buffer at a time");
+            }
+
+            @Override
+            public long read(ByteBuffer[] dsts) {
+                throw new UnsupportedOperationException("NetworkReceive reads one buffer at a time");
+            }
+
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        List<String> frames = new java.util.ArrayList<>();
+        while (true) {
+            if (!bytes.hasRemaining()) {
+                frames.add(CLEAN_END);
+                return frames;
+            }
+            NetworkReceive receive = new NetworkReceive(in.maxFrameBytes(), "property");
+            try {
+                while (!receive.complete()) {
+                    receive.readFrom(channel);
+                }
+            } catch (InvalidReceiveException e) {
+                frames.add(LENGTH_REFUSED);
+                return frames;
+            } catch (EOFException e) {
+                frames.add(CUT_OFF);
+                return frames;
+            }
+            ByteBuffer payload = receive.payload();
+            byte[] frame = new byte[payload.rewind().remaining()];
+            payload.get(frame);
+            frames.add(Property.show(frame));
+        }
+    }
+
+    /** {@code in}, giving at most {@code chunk} bytes per read, as a socket does. */
+    private static InputStream trickle(InputStream in, int chunk) {
+        return new FilterInputStream(in) {
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                return super.read(b, off, Math.min(len, chunk));
+            }
+        };
     }
 }

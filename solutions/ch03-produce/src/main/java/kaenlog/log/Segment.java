@@ -132,6 +132,9 @@ public final class Segment implements Closeable {
         Segment segment = new Segment(dir, baseOffset, indexIntervalBytes, file);
         try {
             new SegmentRecovery(segment).load(recoverFrom, clean, readOnly, events);
+            // The batches already there were counted without being indexed: the count restarts, as a Kafka
+            // LogSegment's starts at 0 when it is opened, so the next entry comes after the interval, not at once.
+            segment.bytesSinceLastIndexEntry = 0;
             return segment;
         } catch (IOException | RuntimeException e) {
             segment.closeQuietly();
@@ -347,6 +350,9 @@ public final class Segment implements Closeable {
             track(header, (int) at, false);
             at += header.sizeInBytes();
         }
+        // The batches kept were counted without being indexed: the count restarts, as Kafka's
+        // LogSegment.truncateTo restarts it, so the next entry comes after the interval, not at once.
+        bytesSinceLastIndexEntry = 0;
     }
 
     /** Forgets every batch from byte {@code newSize} on (the indexes are the caller's). */
