@@ -55,6 +55,19 @@ public final class IdempotentAppendHook implements Log.AppendHook {
     }
 
     /**
+     * Chapter 11's seam: a producer fenced and given a newer epoch by the transaction coordinator
+     * starts that epoch on this log at sequence 0, so its window here is forgotten
+     * ({@link ProducerState#restart}). Chapter 11 decides when (Kafka's {@code checkProducerEpoch});
+     * chapter 7's own producers never change epoch.
+     */
+    public void newEpoch(Log log, long producerId, short producerEpoch) throws IOException {
+        if (state == null) {
+            state = Idempotence.rebuildProducerState(log);
+        }
+        state.restart(producerId, producerEpoch);
+    }
+
+    /**
      * Chapter 10's follower copied a batch the leader judged and wrote: the window learns it without
      * judging it again (the leader's verdict was final), as Kafka's follower updates its producer
      * state on every append. So a producer that retries to this broker once it leads is answered
