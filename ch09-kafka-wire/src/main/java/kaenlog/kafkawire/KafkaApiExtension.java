@@ -40,6 +40,13 @@ public interface KafkaApiExtension {
         return Optional.empty();
     }
 
+    /**
+     * Its own work at the broker's {@code nowMs}, on the Kafka listener's ticker (chapter 11: the
+     * coordinator aborts transactions past their timeout and sends markers again). By default none.
+     */
+    default void tick(long nowMs) throws IOException {
+    }
+
     /** FindCoordinator's answer for one key: an error, or NONE and the node. */
     record Coordinator(short error, Metadata.Node node) {
     }

@@ -217,4 +217,31 @@ class TransactionalProducerTest {
         assertThat(ReadCommittedConsumerTest.readToEnd(consumer("read_committed"))).as("read_committed reads the"
                 + " successor's records only: nothing the zombie sent, before the fence or after").containsExactlyInAnyOrderElementsOf(values);
     }
+
+    @Test
+    void aTransactionLeftOpenIsAbortedPastItsTimeoutByTheListenersTicker() throws Exception {
+        KafkaProducer<String, String> gone = producer("orders-app"); // transaction.timeout.ms: 60000, the default
+        gone.initTransactions();
+        gone.beginTransaction();
+        send(gone, "left-open", 30, new ArrayList<>());
+        gone.flush();
+        var p0 = new org.apache.kafka.common.TopicPartition(TOPIC, 0);
+        KafkaConsumer<String, String> consumer = consumer("read_committed");
+        assertThat(consumer.endOffsets(Set.of(p0)).get(p0)).as("the open transaction holds read_committed's end offset"
+                + " at its first offset").isZero();
+
+        broker.advanceTime(60_001); // the broker's time; the listener's ticker hands it to the coordinator
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (consumer.endOffsets(Set.of(p0)).get(p0) == 0) {
+            assertThat(System.nanoTime()).as("the listener's ticker aborted the transaction past its timeout within"
+                    + " 30 s; broker log:%n%s", brokerLog()).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        assertThat(ReadCommittedConsumerTest.readToEnd(consumer)).as("the coordinator aborted it on the listener's"
+                + " ticker: none of its records is read; broker log:%n%s", brokerLog()).isEmpty();
+        assertThat(consumer.position(p0)).as("and read_committed moves on past its ABORT marker")
+                .isEqualTo(broker.partition(TOPIC + "-0").locked(kaenlog.log.Log::highWatermark));
+        assertThat(catchThrowable(gone::commitTransaction)).as("the abort fenced the producer: its commit comes too late")
+                .isInstanceOf(ProducerFencedException.class);
+    }
 }

@@ -123,6 +123,13 @@ public final class KafkaApis {
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
     }
 
+    /** Every extension's own work at {@code nowMs} ({@link KafkaApiExtension#tick}), on the listener's ticker. */
+    public void tickExtensions(long nowMs) throws IOException {
+        for (KafkaApiExtension extension : extensions) {
+            extension.tick(nowMs);
+        }
+    }
+
     /** The extension that answers a later chapter's key ({@link RequestHeader#supported} said one does). */
     private KafkaApiExtension extensionOf(ApiKey key) {
         return extensions.stream().filter(e -> e.answers().contains(key)).findFirst()

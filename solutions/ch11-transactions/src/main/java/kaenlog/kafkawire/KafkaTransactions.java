@@ -146,6 +146,22 @@ public final class KafkaTransactions implements KafkaApiExtension {
         return out.toByteArray();
     }
 
+    /**
+     * The coordinator's own work on the Kafka listener's ticker ({@link TransactionCoordinator#tick}):
+     * a transaction older than its timeout is aborted (its producer fenced), markers not written yet
+     * are sent again. Nothing before the first transactional producer came.
+     */
+    @Override
+    public void tick(long nowMs) {
+        TransactionCoordinator current;
+        synchronized (this) {
+            current = coordinator;
+        }
+        if (current != null) {
+            current.tick(nowMs);
+        }
+    }
+
     /** The coordinator's error as this version answers it: PRODUCER_FENCED as INVALID_PRODUCER_EPOCH where unknown. */
     private static short code(TxnError error, boolean fencedUnknown) {
         return error == TxnError.PRODUCER_FENCED && fencedUnknown ? TxnError.INVALID_PRODUCER_EPOCH.code() : error.code();
