@@ -32,7 +32,7 @@ public final class IdempotentAppendHook implements Log.AppendHook {
             return log.append(log.validate(batch));
         }
         if (state == null) {
-            state = Idempotence.rebuildProducerState(log);
+            state = rebuilt(log);
         }
         IdempotentAppend result = Idempotence.appendIdempotent(log, state, batch);
         if (!result.succeeded()) {
@@ -40,6 +40,17 @@ public final class IdempotentAppendHook implements Log.AppendHook {
         }
         return new AppendInfo(result.baseOffset(), result.lastOffset(),
                 Math.toIntExact(result.lastOffset() - result.baseOffset() + 1));
+    }
+
+    /**
+     * The windows rebuilt from the active segment's data batches: a control batch (chapter 11's
+     * marker, sequence -1) is no slot of its producer's window here either, as it is none when it is
+     * appended ({@link #append}); taken as one, it would make the producer's next sequence 0 after
+     * a restart. Chapter 7's own logs hold no control batch.
+     */
+    private static ProducerState rebuilt(Log log) throws IOException {
+        return Idempotence.rebuildProducerState(log.activeSegment().headers().stream()
+                .filter(header -> !header.isControl()).toList());
     }
 
     /**
@@ -55,6 +66,19 @@ public final class IdempotentAppendHook implements Log.AppendHook {
     }
 
     /**
+     * Chapter 11's seam: a producer fenced and given a newer epoch by the transaction coordinator
+     * starts that epoch on this log at sequence 0, so its window here is forgotten
+     * ({@link ProducerState#restart}). Chapter 11 decides when (Kafka's {@code checkProducerEpoch});
+     * chapter 7's own producers never change epoch.
+     */
+    public void newEpoch(Log log, long producerId, short producerEpoch) throws IOException {
+        if (state == null) {
+            state = rebuilt(log);
+        }
+        state.restart(producerId, producerEpoch);
+    }
+
+    /**
      * Chapter 10's follower copied a batch the leader judged and wrote: the window learns it without
      * judging it again (the leader's verdict was final), as Kafka's follower updates its producer
      * state on every append. So a producer that retries to this broker once it leads is answered
@@ -65,10 +89,10 @@ public final class IdempotentAppendHook implements Log.AppendHook {
     @Override
     public void appendedAsFollower(Log log, BatchHeader header) throws IOException {
         if (state == null) {
-            state = Idempotence.rebuildProducerState(log);
+            state = rebuilt(log);
             return;
         }
-        if (header.hasProducerId()) {
+        if (header.hasProducerId() && !header.isControl()) {
             ProducerStateEntry entry = state.entry(header.producerId(), header.producerEpoch());
             entry.setProducerEpoch(header.producerEpoch());
             entry.record(Idempotence.metadataOf(header));

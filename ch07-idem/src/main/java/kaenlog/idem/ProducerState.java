@@ -19,6 +19,17 @@ public final class ProducerState {
         return entries.computeIfAbsent(producerId, id -> new ProducerStateEntry(producerEpoch));
     }
 
+    /**
+     * Chapter 11's seam: {@code producerId} starts {@code producerEpoch} with an empty window, its old
+     * epoch's batches forgotten, as Kafka's {@code ProducerStateEntry} drops its batches when the epoch
+     * changes. Chapter 7 never calls it: its producers keep their epoch.
+     */
+    public ProducerStateEntry restart(long producerId, short producerEpoch) {
+        ProducerStateEntry fresh = new ProducerStateEntry(producerEpoch);
+        entries.put(producerId, fresh);
+        return fresh;
+    }
+
     public Optional<ProducerStateEntry> get(long producerId) {
         return Optional.ofNullable(entries.get(producerId));
     }

@@ -6,7 +6,7 @@ import kaenlog.workbook.Todo;
  * ApiVersions (key 18): the first request a Kafka client sends on every connection, asking which
  * requests and versions this broker answers. Request: nothing before v3; from v3 (flexible)
  * client_software_name and client_software_version as compact strings, then tagged fields.
- * Response: error_code · api_keys [api_key · min_version · max_version] · throttle_time_ms (v1+),
+ * Response: error_code · api_keys ({@link ApiKey#answered}: what this listener answers) [api_key · min_version · max_version] · throttle_time_ms (v1+),
  * compact with tagged fields from v3.
  */
 public final class ApiVersions {

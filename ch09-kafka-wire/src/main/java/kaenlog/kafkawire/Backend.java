@@ -49,6 +49,14 @@ public final class Backend {
     }
 
     /**
+     * The broker itself, for a later chapter's requests ({@link KafkaApiExtension}: chapter 11's
+     * coordinator keeps its state in the broker's partitions and appends its markers to them).
+     */
+    public Broker broker() {
+        return broker;
+    }
+
+    /**
      * kaen-log's partition name for Kafka's topic and partition ({@link PartitionNames#name}, the one
      * place that makes it); a name {@link #nameError} refuses is a {@link kaenlog.wire.MalformedMessageException}.
      */

@@ -7,7 +7,9 @@ import kaenlog.wire.InitProducerId;
  * InitProducerId (key 22 in Kafka; kaen-log's own INIT_PRODUCER_ID is key 2 on its own port), v0..v1:
  * transactional_id nullable string · transaction_timeout_ms int32 → throttle_time_ms · error_code ·
  * producer_id · producer_epoch. An idempotent Kafka producer sends it once; the id comes from
- * chapter 7's handler, the same one kaen-log's own producer asks. A transactional id is refused with
+ * chapter 7's handler, the same one kaen-log's own producer asks. A transactional id goes to a later
+ * chapter's {@link KafkaApiExtension} when one is on the classpath (chapter 11's coordinator); without
+ * one it is refused with
  * TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53): transactions are drawn in chapter 7, not built, and of
  * Kafka's answers to InitProducerId this is the one kafka-clients turns into an error that names
  * transactions, at once ({@code TransactionalIdAuthorizationException} from initTransactions(), fatal,
@@ -16,7 +18,7 @@ import kaenlog.wire.InitProducerId;
  */
 public final class InitProducerIdApi {
 
-    public record Request(String transactionalId) {
+    public record Request(String transactionalId, int transactionTimeoutMs) {
     }
 
     private InitProducerIdApi() {
@@ -24,9 +26,9 @@ public final class InitProducerIdApi {
 
     public static Request parse(KafkaReader in, short version) {
         String transactionalId = in.nullableString("transactional_id");
-        in.int32("transaction_timeout_ms");
+        int transactionTimeoutMs = in.int32("transaction_timeout_ms");
         in.end("InitProducerId v" + version + " request");
-        return new Request(transactionalId);
+        return new Request(transactionalId, transactionTimeoutMs);
     }
 
     public static byte[] answer(Request request, Backend backend) throws IOException {
@@ -39,7 +41,7 @@ public final class InitProducerIdApi {
         return response(KafkaErrors.of(issued.error()), issued.producerId(), issued.producerEpoch());
     }
 
-    static byte[] response(short error, long producerId, short epoch) {
+    public static byte[] response(short error, long producerId, short epoch) {
         return new KafkaWriter().int32(0).int16(error).int64(producerId).int16(epoch).toByteArray();
     }
 }

@@ -43,8 +43,12 @@ public final class KafkaErrors {
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
+    /** A batch of a producer epoch older than the partition's (a fenced zombie's), or PRODUCER_FENCED to old versions. */
+    public static final short INVALID_PRODUCER_EPOCH = 47;
     /** Kafka's answer when this client may not use a transactional id here (kafka-clients: TransactionalIdAuthorizationException). */
     public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
+    /** A partition of a request not tried because another of the same request failed (AddPartitionsToTxn). */
+    public static final short OPERATION_NOT_ATTEMPTED = 55;
     public static final short KAFKA_STORAGE_ERROR = 56;
     public static final short UNKNOWN_PRODUCER_ID = 59;
     /** DeleteGroups and OffsetDelete refuse a group with members (OffsetDelete: of another protocol than consumers'). */
@@ -93,6 +97,7 @@ public final class KafkaErrors {
             case UNKNOWN_LEADER_EPOCH -> UNKNOWN_LEADER_EPOCH;
             case TOPIC_AUTHORIZATION_FAILED -> TOPIC_AUTHORIZATION_FAILED;
             case COORDINATOR_NOT_AVAILABLE -> COORDINATOR_NOT_AVAILABLE;
+            case INVALID_PRODUCER_EPOCH -> INVALID_PRODUCER_EPOCH;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };

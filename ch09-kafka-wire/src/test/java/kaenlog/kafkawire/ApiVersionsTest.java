@@ -61,15 +61,16 @@ class ApiVersionsTest {
         for (short v = 0; v <= 3; v++) {
             ApiVersionsResponse response = parse(ApiVersions.response(v, KafkaErrors.NONE), v);
             assertThat(response.data().errorCode()).as("v%d: error_code 0", v).isEqualTo((short) 0);
-            for (ApiKey key : ApiKey.values()) {
+            for (ApiKey key : ApiKey.answered()) {
                 ApiVersion listed = response.data().apiKeys().find(key.id);
                 assertThat(listed).as("v%d: the answer must list %s (key %d); a v3 answer must use compact arrays with"
                         + " tagged fields per element and at the end", v, key, key.id).isNotNull();
                 assertThat(listed.minVersion()).as("v%d: %s min version", v, key).isEqualTo(key.minVersion);
                 assertThat(listed.maxVersion()).as("v%d: %s max version", v, key).isEqualTo(key.maxVersion);
             }
-            assertThat(response.data().apiKeys()).as("v%d: exactly the keys of ApiKey", v)
-                    .hasSize(ApiKey.values().length);
+            assertThat(response.data().apiKeys()).as("v%d: exactly the keys this listener answers (ApiKey.answered():"
+                    + " a later chapter's keys, such as AddPartitionsToTxn, only when that chapter is built)", v)
+                    .hasSize(ApiKey.answered().length);
         }
     }
 
@@ -87,7 +88,7 @@ class ApiVersionsTest {
                         + "): v3 is compact with tagged fields, v1 and v2 add throttle_time_ms to v0's layout", e);
             }
             assertThat(data.apiKeys()).as("v%d read as v%d lists every key: v3 is compact (count + 1, tagged fields"
-                    + " per element and at the end), v0..v2 classic", v, v).hasSize(ApiKey.values().length);
+                    + " per element and at the end), v0..v2 classic", v, v).hasSize(ApiKey.answered().length);
             assertThat(body.remaining()).as("v%d: nothing is left over; throttle_time_ms is there from v1 on, not in v0",
                     v).isZero();
         }
@@ -126,6 +127,19 @@ class ApiVersionsTest {
     }
 
     @Test
+    void aLaterChaptersRequestsAreNotListedBeforeThatChapterIsBuilt() {
+        ApiVersionsResponse response = parse(ApiVersions.response((short) 3, KafkaErrors.NONE), (short) 3);
+        for (ApiKey key : ApiKey.values()) {
+            if (key.laterChapter) {
+                assertThat(response.data().apiKeys().find(key.id)).as("%s (key %d) is answered by a later chapter (11:"
+                        + " transactions), not on this chapter's classpath: ApiVersions lists ApiKey.answered(), not"
+                        + " ApiKey.values(), so a client never asks for what this broker does not build", key, key.id)
+                        .isNull();
+            }
+        }
+    }
+
+    @Test
     void theFallbackListsEveryApiKeyWithItsRange() {
         ByteBuffer body = ByteBuffer.wrap(ApiVersions.response((short) 0, KafkaErrors.UNSUPPORTED_VERSION));
         ApiVersionsResponseData data = new ApiVersionsResponseData(new ByteBufferAccessor(body), (short) 0);
@@ -133,8 +147,8 @@ class ApiVersionsTest {
                 .isEqualTo(KafkaErrors.UNSUPPORTED_VERSION);
         assertThat(data.apiKeys()).as("the fallback lists every api key with its range, error or not: the table is how"
                 + " a client that asked too new a version finds the version to ask again at")
-                .hasSize(ApiKey.values().length);
-        for (ApiKey key : ApiKey.values()) {
+                .hasSize(ApiKey.answered().length);
+        for (ApiKey key : ApiKey.answered()) {
             ApiVersion listed = data.apiKeys().find(key.id);
             assertThat(listed).as("the fallback lists %s (key %d)", key, key.id).isNotNull();
             assertThat(listed.maxVersion()).as("the fallback lists %s's max version", key).isEqualTo(key.maxVersion);
@@ -202,7 +216,7 @@ class ApiVersionsTest {
                     short version = x[0];
                     short error = x[1];
                     ApiVersionsResponseData kafka = new ApiVersionsResponseData().setErrorCode(error).setThrottleTimeMs(0);
-                    for (ApiKey key : ApiKey.values()) {
+                    for (ApiKey key : ApiKey.answered()) {
                         kafka.apiKeys().add(new ApiVersion().setApiKey(key.id).setMinVersion(key.minVersion)
                                 .setMaxVersion(key.maxVersion));
                     }

@@ -19,6 +19,7 @@ import kaenlog.log.FetchIsolation;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
 import kaenlog.log.TransactionIndex;
+import kaenlog.wire.ErrorCode;
 import kaenlog.workbook.Todo;
 
 /**
@@ -40,6 +41,8 @@ public final class TransactionalAppendHook implements Log.AppendHook {
     private OngoingTransactions transactions;
     /** Each segment's aborted transactions, by base offset. */
     private final TreeMap<Long, TransactionIndex> indexes = new TreeMap<>();
+    /** The newest epoch each producer id wrote here, its markers' included (rebuilt with {@link #transactions}). */
+    private final TreeMap<Long, Short> epochs = new TreeMap<>();
 
     public TransactionalAppendHook(Log.AppendHook inner) {
         this.inner = inner;
@@ -53,6 +56,9 @@ public final class TransactionalAppendHook implements Log.AppendHook {
     public AppendInfo append(Log log, ByteBuffer batch) throws IOException {
         OngoingTransactions state = loaded(log);
         BatchHeader header = batch.remaining() >= BatchHeader.SIZE ? BatchHeader.readFrom(batch.duplicate()) : null;
+        if (header != null) {
+            checkProducerEpoch(log, header);
+        }
         long endBefore = log.logEndOffset();
         AppendInfo written = inner.append(log, batch);
         if (header != null && log.logEndOffset() > endBefore) {
@@ -80,6 +86,7 @@ public final class TransactionalAppendHook implements Log.AppendHook {
         inner.truncated(log);
         transactions = null;
         indexes.clear();
+        epochs.clear();
     }
 
     @Override
@@ -98,6 +105,37 @@ public final class TransactionalAppendHook implements Log.AppendHook {
             throws IOException {
         loaded(log);
         throw new Todo("ch11 task 10: ask each segment's index from the fetch offset's on, until complete (ReadCommittedTest)");
+    }
+
+    /**
+     * The fence on the log side, Kafka's {@code ProducerAppendInfo.checkProducerEpoch} and the new-epoch
+     * rule of its {@code checkSequence}: a data batch of an epoch older than the newest its producer id
+     * wrote here (a marker's included: the coordinator's fence writes its ABORT at the bumped epoch) is
+     * a zombie's, refused INVALID_PRODUCER_EPOCH; a newer epoch must start at sequence 0, and chapter 7's
+     * window of the old epoch is forgotten ({@link IdempotentAppendHook#newEpoch}). Without it a
+     * fenced producer's late batch would open a transaction that the new producer's marker (same
+     * producer id) commits. Given code: the coordinator's fence is chapter 11's lesson, this its echo.
+     */
+    private void checkProducerEpoch(Log log, BatchHeader header) throws IOException {
+        if (!header.hasProducerId() || header.isControl()) {
+            return;
+        }
+        Short current = epochs.get(header.producerId());
+        short epoch = header.producerEpoch();
+        if (current == null || epoch == current) {
+            return;
+        }
+        if (epoch < current) {
+            throw new ProduceRefusedException(ErrorCode.INVALID_PRODUCER_EPOCH, "producer " + header.producerId()
+                    + " wrote epoch " + epoch + ", older than the epoch " + current + " it wrote here last: fenced");
+        }
+        if (header.baseSequence() != 0) {
+            throw new ProduceRefusedException(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + header.producerId()
+                    + " starts epoch " + epoch + " at sequence " + header.baseSequence() + ", not 0");
+        }
+        if (inner instanceof IdempotentAppendHook idempotent) {
+            idempotent.newEpoch(log, header.producerId(), epoch);
+        }
     }
 
     /**
@@ -138,6 +176,9 @@ public final class TransactionalAppendHook implements Log.AppendHook {
      */
     private void learn(Segment segment, OngoingTransactions state, BatchHeader header, long firstOffset,
                        ByteBuffer batch) throws IOException {
+        if (header.hasProducerId()) {
+            epochs.merge(header.producerId(), header.producerEpoch(), (a, b) -> (short) Math.max(a, b));
+        }
         if (!header.hasProducerId() || !header.isTransactional()) {
             return;
         }
@@ -166,6 +207,7 @@ public final class TransactionalAppendHook implements Log.AppendHook {
         }
         OngoingTransactions rebuilt = new OngoingTransactions();
         indexes.clear();
+        epochs.clear();
         for (Segment segment : log.segments()) {
             TransactionIndex.empty(segment.txnIndexFile());
             long position = 0;

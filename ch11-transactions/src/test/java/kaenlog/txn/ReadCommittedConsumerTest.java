@@ -69,7 +69,7 @@ class ReadCommittedConsumerTest {
     }
 
     /** A transaction's rules not written yet fail here, as their TODO, not as a consumer that waits. */
-    private void preflight() throws Exception {
+    static void preflight(Path dir) throws Exception {
         TransactionalLogs producers = new TransactionalLogs();
         try (Log log = TransactionalLogs.open(dir.resolve("preflight"), 1 << 20)) {
             producers.data(log, 1, 1);
@@ -79,7 +79,7 @@ class ReadCommittedConsumerTest {
     }
 
     private void start() throws Exception {
-        preflight();
+        preflight(dir);
         startBroker();
         producer = coordinator.initProducerId(new InitProducerIdRequest("orders-app", 60_000), broker.nowMs());
         assertThat(producer.error()).isEqualTo(TxnError.NONE);
@@ -143,8 +143,13 @@ class ReadCommittedConsumerTest {
     }
 
     private KafkaConsumer<String, String> consumer(String isolation) {
+        return consumer(listener.port(), TOPIC, PARTITIONS, isolation);
+    }
+
+    /** kafka-clients' consumer on the Kafka port at {@code port}, assigned every partition of {@code topic}, from the start. */
+    static KafkaConsumer<String, String> consumer(int port, String topic, int partitionCount, String isolation) {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -152,15 +157,15 @@ class ReadCommittedConsumerTest {
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new StringDeserializer());
         List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            partitions.add(new org.apache.kafka.common.TopicPartition(TOPIC, p));
+        for (int p = 0; p < partitionCount; p++) {
+            partitions.add(new org.apache.kafka.common.TopicPartition(topic, p));
         }
         consumer.assign(partitions);
         return consumer;
     }
 
     /** Everything the consumer reads until it has reached the end offsets its isolation sees, in order per partition. */
-    private static List<String> readToEnd(KafkaConsumer<String, String> consumer) {
+    static List<String> readToEnd(KafkaConsumer<String, String> consumer) {
         Map<org.apache.kafka.common.TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
         List<String> values = new ArrayList<>();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -59,6 +59,15 @@ public interface BrokerExtension {
         return java.util.Set.of();
     }
 
+    /**
+     * Whether clients may produce transactional batches (attributes bit 0x10) once this chapter is on
+     * the classpath: chapter 11 builds transactions (a coordinator that ends them with markers), and
+     * until a chapter does, {@link ClientRules} refuses them.
+     */
+    default boolean takesTransactionalBatches() {
+        return false;
+    }
+
     /** Every extension on the classpath, in a stable order (by class name). */
     static List<BrokerExtension> load() {
         return Services.load(BrokerExtension.class);

@@ -19,8 +19,9 @@ import kaenlog.wire.PartitionNames;
  *     a client's append to an internal topic ("Cannot append to internal topic"); kaen-log refuses
  *     fetches too, since chapter 7's producer ids are nobody's business.</li>
  * <li>A batch flagged control (0x20) or transactional (0x10): INVALID_RECORD. Kafka's LogValidator
- *     refuses client control batches ("Clients are not allowed to write control records"); kaen-log
- *     has no transactions, so a transactional batch would be a commit nobody can make.</li>
+ *     refuses client control batches ("Clients are not allowed to write control records"); until a
+ *     chapter builds transactions ({@link BrokerExtension#takesTransactionalBatches}, chapter 11) a
+ *     transactional batch would be a commit nobody can make, so it is refused too.</li>
  * </ul>
  */
 public final class ClientRules {
@@ -49,6 +50,8 @@ public final class ClientRules {
      * batches are left to the log's own checks (CORRUPT_BATCH).
      */
     static boolean hasBrokerOnlyFlags(ByteBuffer records) {
+        short brokerOnly = (short) (BatchHeader.CONTROL_FLAG_MASK
+                | (Transactions.TAKEN ? 0 : BatchHeader.TRANSACTIONAL_FLAG_MASK));
         List<ByteBuffer> batches;
         try {
             batches = RecordBatch.sliceAll(records);
@@ -60,10 +63,16 @@ public final class ClientRules {
                 return false;
             }
             short attributes = batch.getShort(batch.position() + BatchHeader.ATTRIBUTES_OFFSET);
-            if ((attributes & (BatchHeader.CONTROL_FLAG_MASK | BatchHeader.TRANSACTIONAL_FLAG_MASK)) != 0) {
+            if ((attributes & brokerOnly) != 0) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Whether a chapter on the classpath builds transactions (asked once: the classpath does not change). */
+    private static final class Transactions {
+        static final boolean TAKEN = BrokerExtension.load().stream()
+                .anyMatch(BrokerExtension::takesTransactionalBatches);
     }
 }

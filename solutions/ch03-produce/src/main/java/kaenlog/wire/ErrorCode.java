@@ -67,7 +67,12 @@ public enum ErrorCode {
      * Chapter 6: the group coordinator cannot take this commit now: it holds
      * max.committed.offset.bytes of commits already (Kafka's 15, a client retries).
      */
-    COORDINATOR_NOT_AVAILABLE(24);
+    COORDINATOR_NOT_AVAILABLE(24),
+    /**
+     * Chapter 11: a batch of a producer epoch older than the one its producer id last wrote to this
+     * partition: a zombie, fenced by a newer producer with the same transactional id (Kafka's 47).
+     */
+    INVALID_PRODUCER_EPOCH(25);
 
     private final short code;
 

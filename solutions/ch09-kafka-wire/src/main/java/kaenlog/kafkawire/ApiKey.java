@@ -52,19 +52,45 @@ public enum ApiKey {
     LIST_GROUPS(16, 0, 5, 3),
     // An admin's group requests (GroupAdminApis): kafka-consumer-groups --delete, --delete-offsets
     DELETE_GROUPS(42, 0, 1, 2),
-    OFFSET_DELETE(47, 0, 0, Short.MAX_VALUE); // never flexible
+    OFFSET_DELETE(47, 0, 0, Short.MAX_VALUE), // never flexible
+    // A later chapter's requests, answered only when it is on the classpath (a KafkaApiExtension):
+    // chapter 11's transactions, at the classic versions (v2 is the first that answers PRODUCER_FENCED)
+    ADD_PARTITIONS_TO_TXN(24, 0, 2, 3, true),
+    ADD_OFFSETS_TO_TXN(25, 0, 2, 3, true),
+    END_TXN(26, 0, 2, 3, true);
 
     public final short id;
     public final short minVersion;
     public final short maxVersion;
     /** Kafka's first flexible version of this request (compact types, tagged fields, header v2). */
     public final short firstFlexibleVersion;
+    /** Answered by a later chapter's {@link KafkaApiExtension}, and only when one is on the classpath. */
+    public final boolean laterChapter;
 
     ApiKey(int id, int minVersion, int maxVersion, int firstFlexibleVersion) {
+        this(id, minVersion, maxVersion, firstFlexibleVersion, false);
+    }
+
+    ApiKey(int id, int minVersion, int maxVersion, int firstFlexibleVersion, boolean laterChapter) {
         this.id = (short) id;
         this.minVersion = (short) minVersion;
         this.maxVersion = (short) maxVersion;
         this.firstFlexibleVersion = (short) firstFlexibleVersion;
+        this.laterChapter = laterChapter;
+    }
+
+    /**
+     * The keys this listener answers, as ApiVersions lists them: this chapter's, and a later chapter's
+     * only when its {@link KafkaApiExtension} is on the classpath (advertise only what is built: a
+     * client picks its requests from this table).
+     */
+    public static ApiKey[] answered() {
+        return java.util.Arrays.stream(values()).filter(ApiKey::isAnswered).toArray(ApiKey[]::new);
+    }
+
+    /** Whether this listener answers the key at all ({@link #answered}). */
+    public boolean isAnswered() {
+        return !laterChapter || KafkaApiExtension.answeredKeys().contains(this);
     }
 
     public static Optional<ApiKey> of(short id) {
@@ -77,7 +103,7 @@ public enum ApiKey {
     }
 
     public boolean supports(short version) {
-        return version >= minVersion && version <= maxVersion;
+        return version >= minVersion && version <= maxVersion && isAnswered();
     }
 
     public boolean isFlexible(short version) {

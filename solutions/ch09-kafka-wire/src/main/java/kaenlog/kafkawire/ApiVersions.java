@@ -4,7 +4,7 @@ package kaenlog.kafkawire;
  * ApiVersions (key 18): the first request a Kafka client sends on every connection, asking which
  * requests and versions this broker answers. Request: nothing before v3; from v3 (flexible)
  * client_software_name and client_software_version as compact strings, then tagged fields.
- * Response: error_code · api_keys [api_key · min_version · max_version] · throttle_time_ms (v1+),
+ * Response: error_code · api_keys ({@link ApiKey#answered}: what this listener answers) [api_key · min_version · max_version] · throttle_time_ms (v1+),
  * compact with tagged fields from v3.
  */
 public final class ApiVersions {
@@ -39,7 +39,7 @@ public final class ApiVersions {
         // BEGIN-SOLUTION ch09 task 4: build the ApiVersions response, classic or compact (ApiVersionsTest)
         boolean flexible = version >= 3;
         KafkaWriter out = new KafkaWriter().int16(error);
-        ApiKey[] keys = ApiKey.values();
+        ApiKey[] keys = ApiKey.answered();
         if (flexible) {
             out.compactArrayLength(keys.length);
         } else {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import kaenlog.coordinator.OffsetCommitError;
 import kaenlog.groups.OffsetCommitValue;
@@ -35,9 +36,9 @@ public final class GroupApis {
 
     /** The answer body for one group request (its header already read). */
     static byte[] answer(ApiKey key, KafkaReader in, short version, String clientId, ClassicGroups groups,
-                         Backend backend, Metadata.Node self) throws IOException {
+                         Backend backend, Metadata.Node self, List<KafkaApiExtension> extensions) throws IOException {
         return switch (key) {
-            case FIND_COORDINATOR -> findCoordinator(in, version, self, backend);
+            case FIND_COORDINATOR -> findCoordinator(in, version, self, backend, extensions);
             case JOIN_GROUP -> joinGroup(in, version, clientId, groups, backend);
             case SYNC_GROUP -> syncGroup(in, version, groups, backend);
             case HEARTBEAT -> heartbeat(in, version, groups, backend);
@@ -58,9 +59,12 @@ public final class GroupApis {
      * {@code Node.noNode()} (-1, "", -1), which the client retries. A transactional id is refused with
      * INVALID_REQUEST and a message; kafka-clients' TransactionManager makes it a fatal
      * "Could not find a coordinator with type TRANSACTION ... due to unexpected error: (the message)"
-     * instead of retrying, as it would COORDINATOR_NOT_AVAILABLE, forever.
+     * instead of retrying, as it would COORDINATOR_NOT_AVAILABLE, forever. A later chapter that
+     * coordinates transactions ({@link KafkaApiExtension#transactionCoordinator}, chapter 11) answers
+     * a transactional id instead.
      */
-    static byte[] findCoordinator(KafkaReader in, short version, Metadata.Node self, Backend backend) {
+    static byte[] findCoordinator(KafkaReader in, short version, Metadata.Node self, Backend backend,
+                                  List<KafkaApiExtension> extensions) throws IOException {
         String key = in.string("key");
         byte keyType = version >= 1 ? in.int8("key_type") : KEY_TYPE_GROUP;
         in.end("FindCoordinator v" + version + " request");
@@ -69,17 +73,33 @@ public final class GroupApis {
             out.int32(0);
         }
         boolean group = keyType == KEY_TYPE_GROUP;
-        Metadata.Node node = group ? backend.coordinator(key, self).orElse(null) : null;
-        short error = !group ? KafkaErrors.INVALID_REQUEST
+        KafkaApiExtension.Coordinator transactions = keyType == KEY_TYPE_TRANSACTION
+                ? transactionCoordinator(key, self, backend, extensions) : null;
+        Metadata.Node node = group ? backend.coordinator(key, self).orElse(null)
+                : transactions != null ? transactions.node() : null;
+        short error = transactions != null ? transactions.error() : !group ? KafkaErrors.INVALID_REQUEST
                 : node == null ? KafkaErrors.COORDINATOR_NOT_AVAILABLE : KafkaErrors.NONE;
         out.int16(error);
         if (version >= 1) {
-            out.nullableString(!group ? keyType == KEY_TYPE_TRANSACTION ? NO_TRANSACTIONS
+            out.nullableString(error == KafkaErrors.NONE ? null
+                    : !group && transactions == null ? keyType == KEY_TYPE_TRANSACTION ? NO_TRANSACTIONS
                     : "unknown coordinator key type " + keyType
-                    : node == null ? "The coordinator is not available." : null);
+                    : "The coordinator is not available.");
         }
         return out.int32(node != null ? node.id() : -1).nullableString(node != null ? node.host() : "")
                 .int32(node != null ? node.port() : -1).toByteArray();
+    }
+
+    /** The coordinator of a transactional id, as the first extension that coordinates transactions answers; else null. */
+    private static KafkaApiExtension.Coordinator transactionCoordinator(String transactionalId, Metadata.Node self,
+            Backend backend, List<KafkaApiExtension> extensions) throws IOException {
+        for (KafkaApiExtension extension : extensions) {
+            Optional<KafkaApiExtension.Coordinator> found = extension.transactionCoordinator(transactionalId, backend, self);
+            if (found.isPresent()) {
+                return found.get();
+            }
+        }
+        return null;
     }
 
     /**

@@ -11,14 +11,15 @@ import kaenlog.broker.SocketServer;
  * it hands {@link ClassicGroups#tick} the broker's {@code nowMs}, so that a member whose session
  * timeout passed is removed and a join phase whose deadline came ends even when no request arrives
  * (every member may be waiting for its JoinGroup answer). With {@code tickMs} 0 there is no thread:
- * a test moves the broker's time and calls {@code tick} itself. A tick that throws is logged (rate
+ * a test moves the broker's time and calls {@code tick} itself. A later chapter's work rides along
+ * ({@link KafkaApis#tickExtensions}: chapter 11's transaction timeouts), after the groups'. A tick that throws is logged (rate
  * limited) and the ticker goes on; an Error ends the thread, and {@code klog serve} with it.
  */
 final class GroupTicker implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
-    private GroupTicker(Broker broker, ClassicGroups groups, PrintStream log) {
+    private GroupTicker(Broker broker, ClassicGroups groups, KafkaApis apis, PrintStream log) {
         long tickMs = broker.config().tickMs();
         if (tickMs <= 0) {
             thread = null;
@@ -30,13 +31,14 @@ final class GroupTicker implements AutoCloseable {
                 try {
                     Thread.sleep(tickMs);
                     groups.tick(broker.nowMs());
+                    apis.tickExtensions(broker.nowMs());
                 } catch (InterruptedException stop) {
                     Thread.currentThread().interrupt();
                     return;
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | java.io.IOException e) {
                     // a tick that failed is one line, and the next tick comes: a coordinator whose time
                     // stopped would never end a join phase nor expire a member again
-                    troubles.println("group-ticker", "kafka: a tick of the group coordinator failed: "
+                    troubles.println("group-ticker", "kafka: a tick of the group coordinator (or a later chapter's) failed: "
                             + LogText.clean(e.toString()), broker.nowMs());
                 }
             }
@@ -45,8 +47,8 @@ final class GroupTicker implements AutoCloseable {
         thread.start();
     }
 
-    static GroupTicker start(Broker broker, ClassicGroups groups, PrintStream log) {
-        return new GroupTicker(broker, groups, log);
+    static GroupTicker start(Broker broker, KafkaApis apis, PrintStream log) {
+        return new GroupTicker(broker, apis.groups(), apis, log);
     }
 
     @Override

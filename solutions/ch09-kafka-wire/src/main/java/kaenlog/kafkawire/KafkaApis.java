@@ -33,6 +33,8 @@ public final class KafkaApis {
     private final PrintStream log;
     private final RateLimitedLog troubles;
     private ClassicGroups groups;
+    /** A later chapter's requests (chapter 11's transactions), when one is on the classpath. */
+    private final List<KafkaApiExtension> extensions = KafkaApiExtension.load();
 
     /** {@code host} and {@code port} are what Metadata advertises: where clients reach this listener. */
     public KafkaApis(Backend backend, String host, int port, PrintStream log) {
@@ -81,6 +83,12 @@ public final class KafkaApis {
             case INIT_PRODUCER_ID -> {
                 InitProducerIdApi.Request init = InitProducerIdApi.parse(in, version);
                 if (init.transactionalId() != null) {
+                    for (KafkaApiExtension extension : extensions) {
+                        Optional<byte[]> answer = extension.initProducerId(init, version, backend);
+                        if (answer.isPresent()) {
+                            yield answer;
+                        }
+                    }
                     notBuilt(header, "transactions (InitProducerId for transactional.id "
                             + LogText.quote(init.transactionalId()) + ")", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED");
                 }
@@ -107,10 +115,25 @@ public final class KafkaApis {
                     DescribeLogDirs.answer(DescribeLogDirs.parse(in, version), backend), version));
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
                  DESCRIBE_GROUPS, LIST_GROUPS, DELETE_GROUPS, OFFSET_DELETE -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
-                    groups(), backend, self()));
+                    groups(), backend, self(), extensions));
+            case ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN, END_TXN -> Optional.of(extensionOf(key)
+                    .answer(key, in, version, backend));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));
+    }
+
+    /** Every extension's own work at {@code nowMs} ({@link KafkaApiExtension#tick}), on the listener's ticker. */
+    public void tickExtensions(long nowMs) throws IOException {
+        for (KafkaApiExtension extension : extensions) {
+            extension.tick(nowMs);
+        }
+    }
+
+    /** The extension that answers a later chapter's key ({@link RequestHeader#supported} said one does). */
+    private KafkaApiExtension extensionOf(ApiKey key) {
+        return extensions.stream().filter(e -> e.answers().contains(key)).findFirst()
+                .orElseThrow(() -> new CloseConnectionException("kafka: " + key + " is not answered here"));
     }
 
     /**
@@ -200,6 +223,6 @@ public final class KafkaApis {
 
     /** The api keys this listener answers, for the broker's start-up lines. */
     public static List<ApiKey> answered() {
-        return List.of(ApiKey.values());
+        return List.of(ApiKey.answered());
     }
 }

@@ -38,7 +38,7 @@ public final class KafkaListener implements Closeable {
         SocketServer.Listener listener = broker.listen(host, port, (in, out) -> serve(in, out, apis, maxFrameBytes));
         apis.advertise(host, listener.port());
         new TopicStore(broker).holes().forEach(log::println);
-        return new KafkaListener(listener, apis, GroupTicker.start(broker, apis.groups(), log));
+        return new KafkaListener(listener, apis, GroupTicker.start(broker, apis, log));
     }
 
     /**

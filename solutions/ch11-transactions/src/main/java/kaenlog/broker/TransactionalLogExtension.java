@@ -10,6 +10,12 @@ import kaenlog.log.Log;
  * stable offset and learns the aborted transactions of what it read.
  */
 public final class TransactionalLogExtension implements BrokerExtension {
+    /** A transactional producer's batches are taken: this chapter ends their transactions. */
+    @Override
+    public boolean takesTransactionalBatches() {
+        return true;
+    }
+
     @Override
     public Optional<Log.AppendHook> wrapAppendHook(String partition, Log.AppendHook inner) {
         return Optional.of(new TransactionalAppendHook(inner));
