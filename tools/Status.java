@@ -31,7 +31,8 @@ final class Status {
         }
         List<Result> results = new ArrayList<>();
         for (Progress.ChapterProgress p : progress) {
-            results.add(toResult(p, StatusCache.describeEarlier(p.chapter(), StatusCache.referenceEarlier(p.chapter()))));
+            List<String> reference = StatusCache.referenceEarlier(p.chapter());
+            results.add(blockedOnYours(toResult(p, StatusCache.describeEarlier(p.chapter(), reference)), reference));
         }
         printTable(results);
         printFailures(results);
@@ -61,6 +62,29 @@ final class Status {
                 next == null ? "" : next.problem(), p.demo(), earlier);
     }
 
+    /**
+     * A chapter whose tasks all pass on the reference's earlier chapter N (yours failing its own
+     * tasks) is not done on your code: {@code mvn -PchNN test} runs it on yours, and its table says
+     * "blocked by chapter N". The status says the same, naming N's first task not done.
+     */
+    static Result blockedOnYours(Result r, List<String> reference) throws Exception {
+        if (reference.isEmpty() || r.passed() < r.total()) {
+            return r;
+        }
+        String earlier = reference.get(0);
+        int n = Integer.parseInt(earlier.substring(2, 4));
+        Progress.ChapterProgress yours = StatusCache.progressOf(earlier);
+        Progress.TaskProgress task = yours.next();
+        String why = !yours.compiled() || task == null ? "does not compile"
+                : "fails task " + task.number() + " (" + task.testClass() + ")";
+        return new Result(r.chapter(), r.passed(), r.total(),
+                String.format("all done on the reference's ch%02d; blocked by chapter %d on yours", n, n),
+                String.format("blocked by chapter %d on your code: your chapter %d %s, so these tasks passed on the"
+                        + " reference's chapter %d; mvn -P%s test runs them on yours, mvn -P%s test shows chapter %d's own",
+                        n, n, why, n, r.chapter().substring(0, 4), earlier.substring(0, 4), n),
+                r.demo(), r.earlier());
+    }
+
     private static void printTable(List<Result> results) {
         System.out.printf(HEADER, "chapter", "tasks", "next", "demo", "earlier chapters");
         for (Result r : results) {
@@ -79,6 +103,9 @@ final class Status {
                 String id = r.chapter().substring(0, 4);
                 System.out.println();
                 System.out.println(r.chapter() + ": " + r.failure());
+                if (r.failure().startsWith("blocked by chapter")) {
+                    continue; // the hint is the earlier chapter's, named in the line
+                }
                 System.out.println("  (./workbook hint " + id + " N for a hint, ./workbook solution " + id
                         + " N for the reference's code)");
             }

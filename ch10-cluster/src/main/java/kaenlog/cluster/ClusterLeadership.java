@@ -76,12 +76,6 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     }
 
     @Override
-    public ErrorCode produceRefusal(ProduceRequest request) {
-        PartitionReplica replica = replicas.get(request.partition());
-        return replica == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : replica.produceRefusal(request);
-    }
-
-    @Override
     public CompletableFuture<ProduceResponse> produce(ProduceRequest request, Append append) throws IOException {
         PartitionReplica replica = replicas.get(request.partition());
         if (replica == null) {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -110,6 +111,7 @@ class AcksAllTest {
             leader.onFollowerFetch(2, 10, EPOCH, T0);
             leader.onFollowerFetch(3, 10, EPOCH, T0);
             leader.onFollowerFetch(2, 10, EPOCH, T0 + LAG);
+            LeaderFixture.chapter8Shrinks(Map.of(2, T0 + LAG, 3, T0), T0 + LAG + 1, true);
             assertThat(leader.maybeShrinkIsr(T0 + LAG + 1)).as("follower 3 silent past the lag: ISR [1, 2]").isTrue();
             assertThat(leader.answer(10))
                     .as("written, and covered by the HW, but the ISR [1, 2] is under min.insync.replicas 3 now:"

@@ -81,10 +81,19 @@ class CheckpointsTest {
         Files.writeString(file, "0\n3\norders 0 5\norders 1 7\n");
         assertThat(catchThrowable(() -> Checkpoints.read(file)))
                 .as("the count says 3, the file holds 2: a torn or edited file is refused, naming the line")
+                .isInstanceOf(Checkpoints.CheckpointException.class)
+                .hasMessageContaining("line 2").hasMessageContaining("says 3 entries, the file holds 2");
+        Files.writeString(file, "0\n");
+        assertThat(catchThrowable(() -> Checkpoints.read(file))).as("the version and no count line: the count is missing")
                 .isInstanceOf(Checkpoints.CheckpointException.class).hasMessageContaining("line 2");
         Files.writeString(file, "1\n0\n");
         assertThat(catchThrowable(() -> Checkpoints.read(file))).as("version 1 is not a format this reader knows")
-                .isInstanceOf(Checkpoints.CheckpointException.class).hasMessageContaining("line 1");
+                .isInstanceOf(Checkpoints.CheckpointException.class).hasMessageContaining("line 1")
+                .hasMessageContaining("not '1'");
+        Files.writeString(file, "");
+        assertThat(catchThrowable(() -> Checkpoints.read(file))).as("an empty file has no version line at all")
+                .isInstanceOf(Checkpoints.CheckpointException.class).hasMessageContaining("line 1")
+                .hasMessageContaining("missing");
         Files.writeString(file, "0\nmany\n");
         assertThat(catchThrowable(() -> Checkpoints.read(file))).as("a count that is not a number")
                 .isInstanceOf(Checkpoints.CheckpointException.class).hasMessageContaining("line 2");

@@ -199,6 +199,7 @@ class FollowerFetchTest {
             PartitionLeader leader = leader(replica, List.of(1, 2, 3));
             leader.onFollowerFetch(2, 10, EPOCH, T0 + LAG);
             leader.onFollowerFetch(3, 10, EPOCH, T0);
+            LeaderFixture.chapter8Shrinks(Map.of(2, T0 + LAG, 3, T0), T0 + LAG + 1, true);
             assertThat(leader.maybeShrinkIsr(T0 + LAG + 1))
                     .as("follower 3 last fetched at T0, follower 2 at T0 + %d: only 3 leaves after the lag", LAG).isTrue();
             assertThat(leader.committedIsr()).as("the fetch time recorded is when each fetch came").containsExactly(1, 2);

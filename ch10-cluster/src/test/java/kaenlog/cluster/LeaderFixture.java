@@ -6,13 +6,15 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.replication.IsrState;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
+import kaenlog.testkit.EarlierRule;
 
 /**
  * Broker 1 leading orders-0 of replicas [1, 2, 3] at a given epoch, for the tests of the leader's
- * side (FollowerFetchTest, AcksAllTest): its replica with some records, and its PartitionLeader on
- * a state the controller wrote in ZooKeeper.
+ * side (FollowerFetchTest, AcksAllTest, and LeaderIsrTest's shrink): its replica with some records,
+ * its PartitionLeader on a state the controller wrote in ZooKeeper, and chapter 8's rule asked first.
  */
 final class LeaderFixture {
     static final long T0 = 1_700_000_000_000L;
@@ -31,6 +33,25 @@ final class LeaderFixture {
             replica.appendAsLeader(new BatchBuilder().append(T0, "k", "v" + i).build());
         }
         return replica;
+    }
+
+    /**
+     * Chapter 8's shrink asked first ({@link EarlierRule}), on followers 2 and 3 last heard from at
+     * {@code lastFetchMs}: does one of them leave the ISR at {@code nowMs}? The leader's shrink is
+     * chapter 8's {@code IsrState.shrinkIsr}: when that answers wrong, chapter 10's task cannot be
+     * judged, and the failure says "this fails in your chapter 8 code" (the table: "blocked by chapter 8").
+     */
+    static void chapter8Shrinks(Map<Integer, Long> lastFetchMs, long nowMs, boolean shrinks) {
+        IsrState heard = new IsrState(1, List.of(2, 3), 1, LAG, T0);
+        lastFetchMs.forEach((follower, atMs) -> heard.observe(follower, 0, atMs));
+        chapter8Shrinks(heard, nowMs, shrinks);
+    }
+
+    /** The same on {@code lag} (left as it is): chapter 8's shrink on its ISR at {@code nowMs}. */
+    static void chapter8Shrinks(IsrState lag, long nowMs, boolean shrinks) {
+        EarlierRule.holds(lag.withIsr(lag.isr()).shrinkIsr(nowMs) == shrinks, IsrState.class, "shrinkIsr", shrinks
+                ? "a follower silent for more than replica.lag.time.max.ms leaves the ISR (" + (nowMs - T0) + " ms after T0)"
+                : "a follower silent for replica.lag.time.max.ms or less stays in the ISR (" + (nowMs - T0) + " ms after T0)");
     }
 
     /** The state {@code (leader 1, epoch, isr)} written by a controller, and the leader that reads it; every broker live. */

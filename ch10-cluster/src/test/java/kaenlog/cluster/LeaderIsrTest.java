@@ -30,9 +30,12 @@ class LeaderIsrTest {
     @Test
     void aSilentFollowerLeavesTheIsrOnceTheShrinkIsWritten() throws Exception {
         ZkClient zk = ZK.connect();
-        LeaderIsr leader = new LeaderIsr(zk, TOPIC, 0, created(zk, List.of(1, 2, 3)), lagFrom(T0));
+        IsrState lag = lagFrom(T0);
+        LeaderIsr leader = new LeaderIsr(zk, TOPIC, 0, created(zk, List.of(1, 2, 3)), lag);
+        LeaderFixture.chapter8Shrinks(lag, T0 + LAG, false);
         assertThat(leader.maybeShrink(T0 + LAG)).as("exactly replica.lag.time.max.ms of silence is still in sync")
                 .isFalse();
+        LeaderFixture.chapter8Shrinks(lag, T0 + LAG + 1, true);
         assertThat(leader.maybeShrink(T0 + LAG + 1)).as("follower 3 silent for more than %d ms: the ISR shrinks", LAG)
                 .isTrue();
         assertThat(PartitionStateStore.read(zk, TOPIC, 0).orElseThrow())
@@ -47,8 +50,10 @@ class LeaderIsrTest {
     @Test
     void aShrinkThatIsRefusedCountsForNothing() throws Exception {
         ZkClient zk = ZK.connect();
-        LeaderIsr leader = new LeaderIsr(zk, TOPIC, 0, created(zk, List.of(1, 2, 3)), lagFrom(T0));
+        IsrState lag = lagFrom(T0);
+        LeaderIsr leader = new LeaderIsr(zk, TOPIC, 0, created(zk, List.of(1, 2, 3)), lag);
         PartitionStateStore.updateAsLeader(ZK.connect(), TOPIC, 0, new PartitionState(1, 0, List.of(1, 2, 3), 1), 0);
+        LeaderFixture.chapter8Shrinks(lag, T0 + LAG + 1, true);
         assertThat(leader.maybeShrink(T0 + LAG + 1)).as("the state moved since zkVersion 0: the write is refused").isFalse();
         assertThat(leader.maximalIsr())
                 .as("a shrink counts only once written: the HW and acks=all still count follower 3")

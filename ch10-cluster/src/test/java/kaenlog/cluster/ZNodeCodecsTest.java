@@ -83,6 +83,7 @@ class ZNodeCodecsTest {
         broken.put(registration("[\"KAENLOG://h:9092\", 7]"), "endpoints");
         broken.put(registration("[\"KAENLOG-h-9092\"]"), "is not NAME://host:port");
         broken.put(registration("[\"KAENLOG://:9092\"]"), "is not NAME://host:port");
+        broken.put(registration("[\"KAENLOG://h:9092\", \"://h:9093\"]"), "is not NAME://host:port");
         broken.put(registration("[\"KAENLOG://h:http\"]"), "has no port from 0 to 65535");
         broken.put(registration("[\"KAENLOG://h:99999999999999999999\"]"), "has no port from 0 to 65535");
         broken.put(registration("[\"KAENLOG://h:70000\"]"), "has no port from 0 to 65535");

@@ -125,21 +125,29 @@ public final class EarlierChapterFailures
     private Origin originOf(String className, ClassLoader loader) {
         return origins.computeIfAbsent(className, name -> {
             try {
-                Class<?> c = Class.forName(name, false, loader);
-                Path location = location(c);
-                if (location == null) {
-                    return Origin.OTHER;
-                }
-                Path marker = location.resolve(MARKER);
-                if (Files.isRegularFile(marker)) {
-                    return read(marker.toUri().toURL());
-                }
-                String testModule = moduleOfTestClass(c);
-                return testModule.isEmpty() ? Origin.OTHER : new Origin(testModule, "test");
-            } catch (ReflectiveOperationException | LinkageError | IOException | RuntimeException e) {
+                return originOf(Class.forName(name, false, loader));
+            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
                 return Origin.OTHER;
             }
         });
+    }
+
+    /** The module of a loaded class, as {@link #originOf(String, ClassLoader)} reads it ({@link EarlierRule} too). */
+    static Origin originOf(Class<?> c) {
+        Path location = location(c);
+        if (location == null) {
+            return Origin.OTHER;
+        }
+        try {
+            Path marker = location.resolve(MARKER);
+            if (Files.isRegularFile(marker)) {
+                return read(marker.toUri().toURL());
+            }
+        } catch (IOException | RuntimeException e) {
+            return Origin.OTHER;
+        }
+        String testModule = moduleOfTestClass(c);
+        return testModule.isEmpty() ? Origin.OTHER : new Origin(testModule, "test");
     }
 
     private static Origin read(URL marker) throws IOException {

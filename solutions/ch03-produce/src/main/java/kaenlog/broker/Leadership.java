@@ -27,15 +27,6 @@ public interface Leadership {
     };
 
     /**
-     * Before a client's produce is checked further or anything created: NONE to go on, else the
-     * answer (NOT_LEADER_OR_FOLLOWER; NOT_ENOUGH_REPLICAS for acks=all under
-     * {@code min.insync.replicas}, checked BEFORE the append, chapter 8).
-     */
-    default ErrorCode produceRefusal(ProduceRequest request) {
-        return ErrorCode.NONE;
-    }
-
-    /**
      * A produce's append, run by {@link #produce} while this broker may take it, as the leader of
      * {@code leaderEpoch}: the log stamps every batch it appends with that epoch
      * ({@code Log.append(batch, leaderEpoch)}, Kafka's {@code appendAsLeader}), -1 stamping none.
@@ -46,11 +37,14 @@ public interface Leadership {
     }
 
     /**
-     * Runs a produce's {@code append} (chapter 3's path: the log appends, the answer waits as acks
-     * says) if this broker may still take it, asking {@link #produceRefusal} again under a guard no
-     * change of role passes (Kafka's {@code leaderIsrUpdateLock}, read-held by every append), at the
-     * leader epoch it leads with: a produce checked while this broker led must not be written after
-     * it stopped leading. A broker alone just appends, with no epoch (one replica has none).
+     * Runs a produce's {@code append} (chapter 3's path: the produce's own checks, then the log
+     * appends and the answer waits as acks says) if this broker may take it, else answers why not:
+     * NOT_LEADER_OR_FOLLOWER, or NOT_ENOUGH_REPLICAS for acks=all under {@code min.insync.replicas}
+     * (checked BEFORE the append, chapter 8). The check and the append run under one guard no change
+     * of role passes (Kafka's {@code Partition.appendRecordsToLeader}: both under the read side of
+     * {@code leaderIsrUpdateLock}), at the leader epoch it leads with, and the partition is looked up
+     * once for both: a produce checked while this broker led is never written after it stopped
+     * leading. A broker alone just appends, with no epoch (one replica has none).
      */
     default CompletableFuture<ProduceResponse> produce(ProduceRequest request, Append append) throws IOException {
         return append.run(BatchHeader.NO_PARTITION_LEADER_EPOCH);

@@ -15,8 +15,9 @@ import kaenlog.wire.ProduceResponse;
  *
  * <p>Before anything is opened or written, {@link ClientRules} refuses what a client may not
  * produce: a name that is not a partition name, the broker's own partitions, control and
- * transactional batches; then the broker's {@link Leadership} what it does not lead (chapter 10);
- * then a batch over {@code message.max.bytes} ({@link MessageSizeLimit}). Only a produce on this
+ * transactional batches; then the broker's {@link Leadership} what it does not lead (chapter 10),
+ * which runs the rest under its guard: a batch over {@code message.max.bytes}
+ * ({@link MessageSizeLimit}), a later chapter's check, the append. Only a produce on this
  * port creates a partition, and only on a broker alone.
  *
  * <p>Both ports produce through here: this port decodes a body into a {@link ProduceRequest} and
@@ -75,10 +76,10 @@ public class ProduceHandler implements RequestHandler {
 
     private Optional<ProduceResponse> answer(ProduceRequest request, BrokerContext broker, Leadership.Append append)
             throws IOException {
-        ErrorCode refused = refusal(request, broker);
+        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
         CompletableFuture<ProduceResponse> answer = refused != ErrorCode.NONE
                 ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
-                : broker.leadership().produce(request, append);
+                : broker.leadership().produce(request, checkedThen(request, broker, append));
         if (request.acks() == ProduceRequest.ACKS_NONE) {
             ProduceResponse response = answer.getNow(null);
             if (response != null && response.error() != ErrorCode.NONE) {
@@ -120,14 +121,20 @@ public class ProduceHandler implements RequestHandler {
         return answer;
     }
 
-    private ErrorCode refusal(ProduceRequest request, BrokerContext broker) throws IOException {
-        ErrorCode refused = ClientRules.produceRefusal(request.partition(), request.records());
-        if (refused == ErrorCode.NONE) {
-            refused = broker.leadership().produceRefusal(request);
-        }
-        if (refused == ErrorCode.NONE) {
-            refused = MessageSizeLimit.refusal(request, broker.configs());
-        }
-        return refused != ErrorCode.NONE ? refused : validation.refusal(request, broker);
+    /**
+     * {@code append}, run by the leadership once it let the produce in, after the checks that come
+     * after the leadership's (Kafka's order: the leader and min.insync.replicas, then the batch):
+     * the batch's size, then a later chapter's check.
+     */
+    private Leadership.Append checkedThen(ProduceRequest request, BrokerContext broker, Leadership.Append append) {
+        return leaderEpoch -> {
+            ErrorCode refused = MessageSizeLimit.refusal(request, broker.configs());
+            if (refused == ErrorCode.NONE) {
+                refused = validation.refusal(request, broker);
+            }
+            return refused != ErrorCode.NONE
+                    ? CompletableFuture.completedFuture(ProduceResponse.error(request.partition(), refused))
+                    : append.run(leaderEpoch);
+        };
     }
 }

@@ -82,10 +82,9 @@ public final class Backend {
     }
 
     /**
-     * One partition's answer to a Kafka produce, in kaen-log's error: the offset of its first record
+     * One partition's answer to a Kafka produce, in Kafka's error code: the offset of its first record
      * and the partition's log start offset after the write (both -1 unless written).
      */
-    /** A partition's produce answered, in Kafka's error codes. */
     public record Produced(short errorCode, long baseOffset, long logStartOffset) {
         static Produced error(short kafkaError) {
             return new Produced(kafkaError, -1, -1);

@@ -176,19 +176,9 @@ final class PartitionReplica {
         }
     }
 
-    /** NONE while this broker leads, else NOT_LEADER_OR_FOLLOWER; for acks=all, min.insync.replicas too. */
-    ErrorCode produceRefusal(ProduceRequest request) {
-        lock.readLock().lock();
-        try {
-            PartitionLeader current = leader;
-            return current == null ? ErrorCode.NOT_LEADER_OR_FOLLOWER : current.produceRefusal(request.acks());
-        } finally {
-            lock.readLock().unlock();
-        }
-    }
-
     /**
-     * The check and the append under the read side of the lock: see the class comment. The append
+     * The check (NOT_LEADER_OR_FOLLOWER unless this broker leads; for acks=all, min.insync.replicas
+     * too) and the append under the read side of the lock: see the class comment. The append
      * runs at this leader's epoch, which the log stamps on the batch (chapter 3's
      * {@code Log.append(batch, leaderEpoch)}, Kafka's {@code appendAsLeader}): a batch without its
      * epoch would teach the followers that copy it none, and leave their truncation by epoch blind.

@@ -98,7 +98,8 @@ public final class TaskTable implements TestExecutionListener {
      * The state of the tests of one class of chapter {@code chapter} (its number); {@code pending}
      * classes have not run yet in this round. Not started: every failure is this chapter's own TODO.
      * Blocked: every failure that is not this chapter's TODO comes from an earlier chapter (a TODO of
-     * it, or a stack through its code), so the task's own body cannot be judged yet. Failing: the rest.
+     * it, a stack through its code, or a rule of it answering wrong: testkit's EarlierRule), so the
+     * task's own body cannot be judged yet. Failing: the rest.
      */
     public synchronized State stateOf(String testClass, Set<String> pending, int chapter) {
         if (pending.contains(testClass)) {
@@ -220,8 +221,8 @@ public final class TaskTable implements TestExecutionListener {
                     red.isEmpty() ? "" : " (red: " + String.join(", ", red) + ")"));
         }
         for (int blocker : blockers) {
-            out.append(String.format("  blocked by chapter %d: these tests stop in your chapter %d code (a TODO, or a stack through"
-                    + " it) before they reach chapter %d's; %s%n", blocker, blocker, n, useReference.apply(blocker)));
+            out.append(String.format("  blocked by chapter %d: these tests stop in your chapter %d code (a TODO, a stack through"
+                    + " it, or a rule of it that answers wrong) before they reach chapter %d's; %s%n", blocker, blocker, n, useReference.apply(blocker)));
         }
         List<Outcome> failures = new ArrayList<>();
         for (String cls : concat(taskClasses, others)) {
