@@ -179,7 +179,7 @@ class KafkaPortClusterTest {
                     sent.add("before-" + i);
                     producer.send(new ProducerRecord<>(TOPIC, 0, null, "before-" + i)).get();
                 }
-                moveLeadership(TOPIC, 0, 2);
+                cluster.moveLeadership(TOPIC, 0, 2);
                 assertThat(cluster.await(() -> led(cluster.node(2), 0) && !led(cluster.node(1), 0)
                         && cluster.node(1).replica(partition).orElseThrow().leo() >= 11, WAIT_MS))
                         .as("the state names broker 2 at leader epoch 1: it leads, broker 1 follows it").isTrue();
@@ -236,24 +236,6 @@ class KafkaPortClusterTest {
         assertThat(cluster.await(() -> cluster.nodes().stream().allMatch(n -> ASSIGNMENT.keySet().stream()
                 .allMatch(p -> n.replica(TOPIC + "-" + p).map(r -> r.leo() == 1 && r.highWatermark() == 1)
                         .orElse(false))), WAIT_MS)).as("every replica holds the preflight record, below its HW").isTrue();
-    }
-
-    /**
-     * An administrator's leader election by hand (what a preferred-replica election would write): the
-     * state names {@code newLeader} at leader epoch + 1, conditional on the zkVersion read.
-     */
-    private static void moveLeadership(String topic, int partition, int newLeader) throws Exception {
-        try (ZkClient admin = ZkClient.connect(ZK.connectString(), ZooKeeperFixture.SESSION_MS)) {
-            for (int attempt = 0; attempt < 100; attempt++) {
-                Versioned<PartitionState> now = PartitionStateStore.read(admin, topic, partition).orElseThrow();
-                PartitionState next = new PartitionState(newLeader, now.value().leaderEpoch() + 1, now.value().isr(),
-                        now.value().controllerEpoch());
-                if (PartitionStateStore.updateAsLeader(admin, topic, partition, next, now.zkVersion()).isPresent()) {
-                    return;
-                }
-            }
-            throw new AssertionError("the state of " + topic + "-" + partition + " kept moving under the test");
-        }
     }
 
     private static boolean led(TestCluster.Node node, int partition) {
