@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -177,10 +176,7 @@ final class LocalLog {
      * (never the active one); the record of the segments is written once, before any file goes.
      */
     void deleteSegmentsBelow(long logStartOffset) throws IOException {
-        List<Segment> below = new ArrayList<>();
-        while (segments.count() > 1 && segments.nextBaseOffset(segments.first().baseOffset()) <= logStartOffset) {
-            below.add(segments.removeFirst());
-        }
+        List<Segment> below = segments.removeWhollyBelow(logStartOffset);
         if (!below.isEmpty()) {
             writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
             for (Segment segment : below) {

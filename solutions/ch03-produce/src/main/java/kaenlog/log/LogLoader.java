@@ -257,9 +257,10 @@ final class LogLoader {
      * came before it deleted them. The deletion is finished.
      */
     private void finishInterruptedRetention(long logStartOffset) throws IOException {
-        while (!readOnly && segments.count() > 1
-                && segments.nextBaseOffset(segments.first().baseOffset()) <= logStartOffset) {
-            Segment below = segments.removeFirst();
+        if (readOnly) {
+            return;
+        }
+        for (Segment below : segments.removeWhollyBelow(logStartOffset)) {
             below.delete();
             events.add("removed " + below.logFile().getFileName() + ": below the log start offset "
                     + logStartOffset + " (a retention a crash interrupted)");

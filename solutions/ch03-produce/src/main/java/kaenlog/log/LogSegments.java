@@ -1,6 +1,7 @@
 package kaenlog.log;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.TreeMap;
@@ -48,6 +49,18 @@ final class LogSegments {
 
     Segment removeLast() {
         return byBaseOffset.pollLastEntry().getValue();
+    }
+
+    /**
+     * Removes, oldest first, the segments whose every offset is below {@code offset}: those the next
+     * one starts at or before (never the active one). Their files are the caller's to delete.
+     */
+    List<Segment> removeWhollyBelow(long offset) {
+        List<Segment> removed = new ArrayList<>();
+        while (count() > 1 && nextBaseOffset(first().baseOffset()) <= offset) {
+            removed.add(removeFirst());
+        }
+        return removed;
     }
 
     /** The base offset of the segment after the one at {@code baseOffset}; null for the last one. */
