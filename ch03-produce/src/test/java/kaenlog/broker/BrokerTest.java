@@ -683,6 +683,22 @@ class BrokerTest {
     }
 
     @Test
+    void aFrameIsReadUpToTheBrokersSocketRequestMaxBytesNotTheWireDefault() throws Exception {
+        start();
+        BrokerClient client = client();
+        ByteBuffer big = new BatchBuilder().append(0L, null, "v".repeat(2 * Frames.DEFAULT_MAX_FRAME_BYTES)).build();
+        List<ProduceResponse> answers = new ArrayList<>();
+        assertThatCode(() -> answers.add(client.produce(PARTITION, ProduceRequest.ACKS_LEADER, big)))
+                .as(() -> String.format("a frame up to the broker's socket.request.max.bytes (%,d) is read, even one"
+                        + " over Frames' default of %,d: the broker reads with its config's maximum (broker log:%n%s)",
+                        broker.config().maxFrameBytes(), Frames.DEFAULT_MAX_FRAME_BYTES, brokerLog()))
+                .doesNotThrowAnyException();
+        assertThat(answers.get(0).error())
+                .as("and answered: a batch over message.max.bytes is an answer, not a closed connection")
+                .isEqualTo(ErrorCode.BATCH_TOO_LARGE);
+    }
+
+    @Test
     void theAcceptorOutlivesConnectionThreadsThatCannotStart() throws Exception {
         AtomicInteger refusals = new AtomicInteger(3);
         Waits.requireFramesFlushed();
