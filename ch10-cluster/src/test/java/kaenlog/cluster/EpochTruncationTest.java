@@ -175,15 +175,17 @@ class EpochTruncationTest {
 
     /** Runs of epochs above {@code above}: a few epochs close together, so that leader and follower share some. */
     private static Gen<List<int[]>> runs(int above) {
-        return c -> {
+        // (gap to the previous epoch, records) pairs: a run shrinks away whole, the epochs after it close up.
+        Gen<int[]> gapAndRecords = Gens.ints(1, 3).zip(Gens.ints(1, 3), (gap, records) -> new int[] {gap, records});
+        return Gens.listOf(Gens.ints(0, 3), i -> gapAndRecords).map(pairs -> {
             List<int[]> runs = new ArrayList<>();
             int epoch = above;
-            for (int n = Gens.ints(0, 3).generate(c); n > 0; n--) {
-                epoch += Gens.ints(1, 3).generate(c);
-                runs.add(new int[] {epoch, Gens.ints(1, 3).generate(c)});
+            for (int[] pair : pairs) {
+                epoch += pair[0];
+                runs.add(new int[] {epoch, pair[1]});
             }
             return runs;
-        };
+        });
     }
 
     /** A follower and a leader after failovers: a shared past, then each its own epochs; the follower's HW and records without an epoch. */

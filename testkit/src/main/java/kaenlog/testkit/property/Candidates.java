@@ -1,19 +1,46 @@
 package kaenlog.testkit.property;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Predicate;
 
 /**
  * The smaller draw sequences shrinking tries, most promising first, made one at a time (a long
- * sequence has many): chunks cut out, runs set to zero, single draws lowered.
+ * sequence has many): list elements cut out whole, chunks cut out, runs set to zero, single draws
+ * lowered.
  */
 final class Candidates {
     private Candidates() {
     }
 
     /** Offers each candidate to {@code accept} until it returns true; true when one was accepted. */
-    static boolean offer(long[] d, Predicate<long[]> accept) {
-        return truncations(d, accept) || deletions(d, accept) || zeroings(d, accept) || lowerings(d, accept);
+    static boolean offer(long[] d, List<Choices.Span> spans, Predicate<long[]> accept) {
+        return truncations(d, accept) || elementDeletions(d, spans, accept) || deletions(d, accept)
+                || zeroings(d, accept) || lowerings(d, accept);
+    }
+
+    /**
+     * One list element deleted whole, the last first: its span of draws cut out and, for a list
+     * whose size was drawn first, that size draw lowered by one, so the elements after it keep
+     * their values (a fixed chunk would cut an element in two and shift every later draw).
+     */
+    static boolean elementDeletions(long[] d, List<Choices.Span> spans, Predicate<long[]> accept) {
+        for (int i = spans.size() - 1; i >= 0; i--) {
+            Choices.Span span = spans.get(i);
+            if (span.end() > d.length || span.size() >= 0 && d[span.size()] == 0) {
+                continue;
+            }
+            long[] c = new long[d.length - (span.end() - span.start())];
+            System.arraycopy(d, 0, c, 0, span.start());
+            System.arraycopy(d, span.end(), c, span.start(), d.length - span.end());
+            if (span.size() >= 0) {
+                c[span.size()]--;
+            }
+            if (accept.test(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

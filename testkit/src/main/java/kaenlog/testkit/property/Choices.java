@@ -1,6 +1,8 @@
 package kaenlog.testkit.property;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -11,6 +13,9 @@ import java.util.SplittableRandom;
  * choice" (the shortest list, the first alternative, the number nearest zero). So shrinking needs
  * no knowledge of the values: it deletes draws and lowers them, and replays the generator on what
  * is left (a missing draw is 0). This is Hypothesis's idea of shrinking the choice sequence.
+ *
+ * <p>The draws of one list element are recorded as a {@link Span}, so that shrinking can delete an
+ * element whole: chunks of a fixed size cut elements in two and mostly make inputs that pass.
  */
 public final class Choices {
     /** A generation that ran past this many draws is abandoned (a runaway recursion, a huge list). */
@@ -20,6 +25,7 @@ public final class Choices {
     private final long[] replay;
     private long[] drawn = new long[16];
     private int count;
+    private final List<Span> spans = new ArrayList<>();
 
     private Choices(SplittableRandom random, long[] replay) {
         this.random = random;
@@ -100,6 +106,30 @@ public final class Choices {
 
     long[] drawn() {
         return Arrays.copyOf(drawn, count);
+    }
+
+    /** Where the next draw goes: the start of a span. */
+    int mark() {
+        return count;
+    }
+
+    /**
+     * The draws from {@code start} to here made one element of a list; {@code size} is the draw that
+     * said how many elements the list has (deleting the element lowers it by one), or -1 when the
+     * list's end is a draw of its own, deleted with the element.
+     */
+    void span(int start, int size) {
+        if (count > start) {
+            spans.add(new Span(start, count, size));
+        }
+    }
+
+    List<Span> spans() {
+        return List.copyOf(spans);
+    }
+
+    /** The draws [start, end) of one element; {@code size}: the list's size draw, or -1. */
+    record Span(int start, int end, int size) {
     }
 
     /** A generation that made too many choices, or one a filter could not satisfy: not a test. */

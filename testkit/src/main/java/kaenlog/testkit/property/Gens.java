@@ -154,9 +154,15 @@ public final class Gens {
             while (list.size() < min) {
                 list.add(element.generate(c));
             }
-            // Each further element is one "more?" draw: zeroed or deleted, the list ends there.
-            while (list.size() < max && c.below(8) != 0) {
+            // Each further element is one "more?" draw: zeroed or deleted, the list ends there; its span
+            // holds the "more?" draw too, so that deleting it leaves the next element's in its place.
+            while (list.size() < max) {
+                int start = c.mark();
+                if (c.below(8) == 0) {
+                    break;
+                }
                 list.add(element.generate(c));
+                c.span(start, -1);
             }
             return list;
         };
@@ -305,10 +311,14 @@ public final class Gens {
     /** A list of {@code size} elements, the size itself drawn from {@code sizes}. */
     public static <T> Gen<List<T>> listOf(Gen<Integer> sizes, IntFunction<Gen<T>> element) {
         return c -> {
+            int before = c.mark();
             int n = sizes.generate(c);
+            int size = c.mark() == before + 1 ? before : -1; // one draw made the size: it can be lowered
             List<T> list = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
+                int start = c.mark();
                 list.add(element.apply(i).generate(c));
+                c.span(start, size);
             }
             return list;
         };

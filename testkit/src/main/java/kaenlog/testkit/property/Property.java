@@ -3,6 +3,9 @@ package kaenlog.testkit.property;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -102,7 +105,7 @@ public final class Property<T> {
             }
             Throwable failure = run(check, input);
             if (failure != null) {
-                throw report(check, choices.drawn(), input, failure, attempt, n, s);
+                throw report(check, choices, input, failure, attempt, n, s);
             }
         }
     }
@@ -126,9 +129,9 @@ public final class Property<T> {
         return t instanceof UnsupportedOperationException && t.getMessage() != null && t.getMessage().startsWith("TODO ch");
     }
 
-    private AssertionFailedError report(Check<? super T> check, long[] draws, T input, Throwable failure, int attempt,
-                                        int n, long s) {
-        Shrunk<T> smallest = shrink(check, draws, input, failure);
+    private AssertionFailedError report(Check<? super T> check, Choices choices, T input, Throwable failure,
+                                        int attempt, int n, long s) {
+        Shrunk<T> smallest = shrink(check, choices, input, failure);
         String message = String.valueOf(smallest.failure().getMessage()).strip();
         String why = smallest.failure() instanceof AssertionError ? "" : smallest.failure().getClass().getName() + ": ";
         return new AssertionFailedError(why + message + "\n  the smallest input found: "
@@ -143,11 +146,13 @@ public final class Property<T> {
     /**
      * Deletes and lowers draws while the input they make still fails with the same kind of
      * throwable: shorter sequences first, then smaller draws, each step strictly smaller (so it
-     * ends), within {@link #shrinkBudget} replays.
+     * ends), within {@link #shrinkBudget} runs of the check (a candidate that makes no smaller
+     * input, or draws already tried, costs none).
      */
-    private Shrunk<T> shrink(Check<? super T> check, long[] draws, T input, Throwable failure) {
-        Shrinking<T> s = new Shrinking<>(draws, input, failure, shrinkBudget);
-        while (s.budget > 0 && Candidates.offer(s.draws, candidate -> s.budget-- > 0 && tryCandidate(check, s, candidate))) {
+    private Shrunk<T> shrink(Check<? super T> check, Choices choices, T input, Throwable failure) {
+        Shrinking<T> s = new Shrinking<>(choices.drawn(), choices.spans(), input, failure, shrinkBudget);
+        while (s.budget > 0 && Candidates.offer(s.draws, s.spans, candidate -> s.budget > 0
+                && tryCandidate(check, s, candidate))) {
             s.steps++;
         }
         return new Shrunk<>(s.input, s.failure, s.steps);
@@ -156,13 +161,17 @@ public final class Property<T> {
     /** The smallest failing input so far. */
     private static final class Shrinking<T> {
         long[] draws;
+        List<Choices.Span> spans;
         T input;
         Throwable failure;
         int steps;
         int budget;
+        /** Draw sequences whose input was checked and passed (or failed otherwise): never checked twice. */
+        final Set<List<Long>> tried = new HashSet<>();
 
-        Shrinking(long[] draws, T input, Throwable failure, int budget) {
+        Shrinking(long[] draws, List<Choices.Span> spans, T input, Throwable failure, int budget) {
             this.draws = draws;
+            this.spans = spans;
             this.input = input;
             this.failure = failure;
             this.budget = budget;
@@ -180,14 +189,16 @@ public final class Property<T> {
             return false;
         }
         long[] used = replay.drawn();
-        if (!Candidates.smaller(used, s.draws)) {
+        if (!Candidates.smaller(used, s.draws) || !s.tried.add(Arrays.stream(used).boxed().toList())) {
             return false;
         }
+        s.budget--;
         Throwable t = run(check, value);
         if (t == null || t.getClass() != s.failure.getClass()) {
             return false;
         }
         s.draws = used;
+        s.spans = replay.spans();
         s.input = value;
         s.failure = t;
         return true;

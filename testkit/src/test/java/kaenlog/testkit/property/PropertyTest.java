@@ -45,6 +45,15 @@ class PropertyTest {
     }
 
     @Test
+    void aListWhoseSizeIsDrawnFirstShrinksToItsOneOffendingElement() {
+        assertThatThrownBy(() -> Property.forAll(Gens.listOf(Gens.ints(0, 6), i -> Gens.ints(0, 10_000)))
+                .shrinkBudget(40).check(list -> assertThat(list).as("no element above 100").allMatch(x -> x <= 100)))
+                .as("an element is deleted whole, its draws with one off the size drawn before them, in few runs"
+                        + " of the check (a property whose check opens files has a budget of a few hundred)")
+                .hasMessageContaining("the smallest input found: [101]\n");
+    }
+
+    @Test
     void aListOfMixedGeneratorsShrinksThroughReplayedPickedLongs() {
         assertThatThrownBy(() -> Property.forAll(Gens.lists(Gens.oneOf(Gens.longs().map(v -> "n" + v),
                 Gens.elements("a", "b", "c")), 0, 20)).check(list -> assertThat(list).as("no c").doesNotContain("c")))
