@@ -261,6 +261,54 @@ class CoordinatedGroupsTest {
         }
     }
 
+    @Test
+    void kafkasAdminListsDeletesOffsetsAndDeletesTheGroupThroughItsCoordinatorAndTheDeletionOutlivesAMove()
+            throws Exception {
+        try (TestCluster cluster = start()) {
+            createTopic(cluster, 3);
+            String group = "tidy";
+            int offsetsPartition = Utils.abs(group.hashCode()) % OFFSETS_PARTITIONS;
+            String offsets = "__consumer_offsets-" + offsetsPartition;
+            TopicPartition orders0 = new TopicPartition(TOPIC, 0);
+            TopicPartition orders1 = new TopicPartition(TOPIC, 1);
+            try (KafkaConsumer<String, String> consumer = consumer(cluster, group, 100)) {
+                consumer.assign(List.of(orders0, orders1));
+                consumer.commitSync(Map.of(orders0, new OffsetAndMetadata(7), orders1, new OffsetAndMetadata(3)),
+                        Duration.ofSeconds(30));
+            }
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapAll(cluster)))) {
+                assertThat(admin.listConsumerGroups().all().get().stream()
+                        .filter(listing -> listing.groupId().equals(group)).count())
+                        .as("the admin client asks every broker for its groups (ListGroups is per broker, as in Kafka):"
+                                + " the group is listed once, by its coordinator alone").isEqualTo(1);
+
+                admin.deleteConsumerGroupOffsets(group, Set.of(orders0)).all().get();
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+                        .as("OffsetDelete through the coordinator: orders-0's commit is gone, orders-1's stays")
+                        .containsOnlyKeys(orders1);
+
+                TestCluster.Node old = cluster.leaderOf(offsets).orElseThrow();
+                TestCluster.Node next = cluster.nodes().stream().filter(n -> n != old).findFirst().orElseThrow();
+                long leaderEnd = old.replica(offsets).orElseThrow().leo();
+                assertThat(cluster.await(() -> next.replica(offsets).map(r -> r.highWatermark() == leaderEnd)
+                        .orElse(false), WAIT_MS)).as("the deletion is a tombstone in the replicated %s", offsets)
+                        .isTrue();
+                cluster.moveLeadership(GroupCoordinator.OFFSETS_TOPIC, offsetsPartition, next.id);
+                assertThat(cluster.await(() -> status(next, group) == OffsetsPlacement.Status.NONE, WAIT_MS))
+                        .as("broker %d leads %s now and coordinates the group", next.id, offsets).isTrue();
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+                        .as("the new coordinator loaded the tombstone with the commits: orders-0 stays deleted")
+                        .containsOnlyKeys(orders1);
+
+                admin.deleteConsumerGroups(List.of(group)).all().get();
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+                        .as("DeleteGroups through the new coordinator: the group's last commit is gone too").isEmpty();
+                assertThat(admin.listConsumerGroups().all().get().stream().map(listing -> listing.groupId()))
+                        .as("and the group is listed by no broker").doesNotContain(group);
+            }
+        }
+    }
+
     private static long committedOffset(TestCluster.Node node, OffsetCommitKey key) throws IOException {
         return GroupCoordinator.of(node.broker).committed(node.broker, key).orElseThrow().value().offset();
     }
