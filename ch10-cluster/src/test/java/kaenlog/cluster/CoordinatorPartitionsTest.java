@@ -207,6 +207,58 @@ class CoordinatorPartitionsTest {
     }
 
     @Test
+    void aLoadThatEndsAfterItsLeadershipWasSucceededByANewerOneLeavesTheOffsetsToTheNewerLoad() {
+        String partition = partitionOf("orders-app");
+        offsets = new CoordinatorPartitions.Offsets() {
+            @Override
+            public void load(String p) {
+                loaded.add(p);
+                if (loaded.size() == 1) { // mid-read: another broker led, and then this one again at epoch 5
+                    partitions.onResignation(p, 3);
+                    partitions.onElection(p, 5);
+                }
+            }
+
+            @Override
+            public void unload(String p) {
+                unloaded.add(p);
+            }
+        };
+        partitions.onElection(partition, 3);
+        assertThat(loads).as("the log is read on the loads' thread, not on the metadata thread that elects")
+                .hasSize(1);
+        loads.poll().run(); // epoch 3's load
+        assertThat(partitions.status("orders-app")).as("epoch 3's read began before another broker led: the commits"
+                + " written meanwhile may be missing from it, so only epoch 5's own load may end the loading (remove"
+                + " the partition from loading only at the epoch this load was for)").isEqualTo(Status.LOAD_IN_PROGRESS);
+        runLoads();
+        assertThat(partitions.status("orders-app")).as("epoch 5's load done: the coordinator").isEqualTo(Status.NONE);
+        assertThat(loaded).as("the log read again, for epoch 5").containsExactly(partition, partition);
+    }
+
+    @Test
+    void aLoadThatRunsTheMomentItIsHandedOverFindsThePartitionLoading() {
+        String partition = partitionOf("orders-app");
+        CoordinatorPartitions direct = new CoordinatorPartitions(() -> PARTITIONS, Runnable::run,
+                new CoordinatorPartitions.Offsets() {
+                    @Override
+                    public void load(String p) {
+                        loaded.add(p);
+                    }
+
+                    @Override
+                    public void unload(String p) {
+                        unloaded.add(p);
+                    }
+                }, new PrintStream(log, true, StandardCharsets.UTF_8));
+        direct.onElection(partition, 1);
+        assertThat(direct.status("orders-app")).as("an executor may run the load before onElection returns: the"
+                + " partition goes into loading at its epoch first, then the load is handed over, so the load finds it"
+                + " and makes the broker the coordinator").isEqualTo(Status.NONE);
+        assertThat(loaded).as("read once").containsExactly(partition);
+    }
+
+    @Test
     void aLoadThatFailsLeavesTheBrokerNotTheCoordinator() {
         String partition = partitionOf("orders-app");
         offsets = new CoordinatorPartitions.Offsets() {
