@@ -17,6 +17,7 @@ import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.replication.AckVerdict;
 import kaenlog.replication.Replica;
 import kaenlog.testkit.property.Scratch;
 import kaenlog.wire.ErrorCode;
@@ -44,6 +45,8 @@ class AcksAllTest {
     @Test
     void acksAllUnderMinIsrIsRefusedBeforeTheAppendOtherAcksAreNot() throws Exception {
         try (Replica replica = leaderWith(0)) {
+            LeaderFixture.chapter8Refuses(ProduceRequest.ACKS_ALL, List.of(1), 2, ErrorCode.NOT_ENOUGH_REPLICAS);
+            LeaderFixture.chapter8Refuses(ProduceRequest.ACKS_LEADER, List.of(1), 2, ErrorCode.NONE);
             PartitionLeader alone = leader(replica, List.of(1), 2);
             assertThat(alone.produceRefusal(ProduceRequest.ACKS_ALL))
                     .as("ISR [1] under min.insync.replicas 2: acks=all is refused, nothing is written")
@@ -57,6 +60,7 @@ class AcksAllTest {
     @Test
     void anIsrExactlyAtMinIsrTakesAcksAll() throws Exception {
         try (Replica replica = leaderWith(0)) {
+            LeaderFixture.chapter8Refuses(ProduceRequest.ACKS_ALL, List.of(1, 2), 2, ErrorCode.NONE);
             assertThat(leader(replica, List.of(1, 2), 2).produceRefusal(ProduceRequest.ACKS_ALL))
                     .as("ISR of 2 with min.insync.replicas 2: enough (under means fewer than)").isEqualTo(ErrorCode.NONE);
         }
@@ -80,6 +84,8 @@ class AcksAllTest {
     @Test
     void afterTheAppendTheHighWatermarkAndTheMaximalIsrDecide() throws Exception {
         try (Replica replica = leaderWith(10)) {
+            LeaderFixture.chapter8Verdict(10, 0, 3, 2, AckVerdict.NOT_YET);
+            LeaderFixture.chapter8Verdict(10, 10, 3, 2, AckVerdict.COMMITTED);
             PartitionLeader leader = leader(replica, List.of(1, 2, 3), 2);
             assertThat(leader.answer(10)).as("HW 0, the write ends at 10: it waits").isEmpty();
             leader.onFollowerFetch(2, 10, EPOCH, T0);
@@ -96,6 +102,7 @@ class AcksAllTest {
             PartitionStateStore.updateAsLeader(ZK.connect(), TOPIC, 0, new PartitionState(1, EPOCH, List.of(1), 1), 0);
             leader.onFollowerFetch(2, 0, EPOCH, T0); // joins the maximal ISR; its write is refused
             leader.onFollowerFetch(2, 10, EPOCH, T0);
+            LeaderFixture.chapter8Verdict(10, 10, 2, 2, AckVerdict.COMMITTED);
             assertThat(replica.highWatermark()).as("the HW counts the maximal ISR [1, 2]").isEqualTo(10);
             assertThat(leader.answer(10))
                     .as("after the append the MAXIMAL ISR is counted (Kafka's checkEnoughReplicasReachOffset): [1, 2]"
@@ -113,6 +120,7 @@ class AcksAllTest {
             leader.onFollowerFetch(2, 10, EPOCH, T0 + LAG);
             LeaderFixture.chapter8Shrinks(Map.of(2, T0 + LAG, 3, T0), T0 + LAG + 1, true);
             assertThat(leader.maybeShrinkIsr(T0 + LAG + 1)).as("follower 3 silent past the lag: ISR [1, 2]").isTrue();
+            LeaderFixture.chapter8Verdict(10, 10, 2, 3, AckVerdict.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
             assertThat(leader.answer(10))
                     .as("written, and covered by the HW, but the ISR [1, 2] is under min.insync.replicas 3 now:"
                             + " NOT_ENOUGH_REPLICAS_AFTER_APPEND (the write stays in the log)")

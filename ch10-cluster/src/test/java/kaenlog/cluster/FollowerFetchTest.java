@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -78,6 +79,7 @@ class FollowerFetchTest {
             assertThat(leader.onFollowerFetch(2, 10, EPOCH, T0)).isEqualTo(ErrorCode.NONE);
             assertThat(replica.highWatermark()).as("follower 3 has not fetched yet: the HW waits for it").isZero();
             assertThat(leader.onFollowerFetch(3, 7, EPOCH, T0)).isEqualTo(ErrorCode.NONE);
+            LeaderFixture.chapter8ProposesHw(10, Map.of(2, 10L, 3, 7L), Set.of(1, 2, 3), 2, OptionalLong.of(7));
             assertThat(leader.followerLeos()).as("each fetch offset is that follower's LEO")
                     .isEqualTo(Map.of(2, 10L, 3, 7L));
             assertThat(replica.highWatermark())
@@ -128,6 +130,7 @@ class FollowerFetchTest {
         try (Replica replica = leaderWith(10)) {
             PartitionLeader leader = leader(replica, List.of(1, 2, 3));
             leader.onFollowerFetch(3, 10, EPOCH, T0);
+            LeaderFixture.chapter8ChecksFetch(2, 1L << 40, 0, 10, ErrorCode.OFFSET_OUT_OF_RANGE);
             assertThat(leader.onFollowerFetch(2, 1L << 40, FetchRequest.NO_LEADER_EPOCH, T0))
                     .as("a replica FETCH from 2^40, past the leader's log end 10: no follower holds a record the leader"
                             + " never had, so this is no LEO: OFFSET_OUT_OF_RANGE (chapter 8's checkFollowerFetch)")
@@ -145,6 +148,7 @@ class FollowerFetchTest {
         try (Replica replica = leaderWith(10)) {
             PartitionLeader leader = leader(replica, List.of(1, 2, 3));
             for (int stranger : List.of(4, 1)) {
+                LeaderFixture.chapter8ChecksFetch(stranger, 10, 0, 10, ErrorCode.NOT_LEADER_OR_FOLLOWER);
                 assertThat(leader.onFollowerFetch(stranger, 10, EPOCH, T0))
                         .as("broker %d is not one of the partition's followers [2, 3]: NOT_LEADER_OR_FOLLOWER (Kafka's"
                                 + " followerReplicaOrThrow), and nothing recorded", stranger)

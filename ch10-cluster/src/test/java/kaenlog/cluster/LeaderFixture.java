@@ -3,13 +3,19 @@ package kaenlog.cluster;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import kaenlog.batch.BatchBuilder;
+import kaenlog.replication.AckVerdict;
+import kaenlog.replication.Cluster;
+import kaenlog.replication.HighWatermark;
 import kaenlog.replication.IsrState;
 import kaenlog.replication.Replica;
 import kaenlog.replication.Role;
 import kaenlog.testkit.EarlierRule;
+import kaenlog.wire.ErrorCode;
 
 /**
  * Broker 1 leading orders-0 of replicas [1, 2, 3] at a given epoch, for the tests of the leader's
@@ -52,6 +58,45 @@ final class LeaderFixture {
         EarlierRule.holds(lag.withIsr(lag.isr()).shrinkIsr(nowMs) == shrinks, IsrState.class, "shrinkIsr", shrinks
                 ? "a follower silent for more than replica.lag.time.max.ms leaves the ISR (" + (nowMs - T0) + " ms after T0)"
                 : "a follower silent for replica.lag.time.max.ms or less stays in the ISR (" + (nowMs - T0) + " ms after T0)");
+    }
+
+    /**
+     * Chapter 8's check before the append asked first ({@link Cluster#produceRefusal}): a write with
+     * {@code acks} while the ISR as written is {@code isr}, under min.insync.replicas {@code minIsr}.
+     */
+    static void chapter8Refuses(short acks, List<Integer> isr, int minIsr, ErrorCode expected) {
+        IsrState written = new IsrState(1, List.of(2, 3), minIsr, LAG, T0).withIsr(isr);
+        EarlierRule.holds(Cluster.produceRefusal(acks, written) == expected, Cluster.class, "produceRefusal",
+                "acks=" + acks + " with the ISR " + isr + " and min.insync.replicas " + minIsr + " is answered "
+                        + expected + " (acks=all under the minimum: NOT_ENOUGH_REPLICAS; acks 0 and 1: never refused)");
+    }
+
+    /** Chapter 8's verdict after the append asked first ({@link AckVerdict#decide}). */
+    static void chapter8Verdict(long requiredOffset, long highWatermark, int isrSize, int minIsr, AckVerdict expected) {
+        EarlierRule.holds(AckVerdict.decide(requiredOffset, highWatermark, isrSize, minIsr) == expected,
+                AckVerdict.class, "decide", "a write ending before " + requiredOffset + ", HW " + highWatermark
+                        + ", ISR of " + isrSize + ", min.insync.replicas " + minIsr + ": " + expected.displayName()
+                        + " (NotYet while the HW is below it; then Committed, or NotEnoughReplicasAfterAppend when"
+                        + " the ISR shrank under the minimum)");
+    }
+
+    /** Chapter 8's check of a replica's word asked first ({@link Cluster#checkFollowerFetch}), followers 2 and 3. */
+    static void chapter8ChecksFetch(int replicaId, long fetchOffset, long logStartOffset, long logEndOffset,
+                                    ErrorCode expected) {
+        EarlierRule.holds(Cluster.checkFollowerFetch(replicaId, fetchOffset, List.of(2, 3), logStartOffset,
+                        logEndOffset) == expected, Cluster.class, "checkFollowerFetch", "a fetch by replica "
+                        + replicaId + " from " + fetchOffset + " (followers [2, 3], log " + logStartOffset + ".."
+                        + logEndOffset + ") is " + expected + " (not a follower: NOT_LEADER_OR_FOLLOWER; an offset"
+                        + " outside the log: OFFSET_OUT_OF_RANGE)");
+    }
+
+    /** Chapter 8's proposal of the high watermark asked first ({@link HighWatermark#advanceHw}), leader 1. */
+    static void chapter8ProposesHw(long leaderLeo, Map<Integer, Long> followerLeos, Set<Integer> isr, int minIsr,
+                                   OptionalLong expected) {
+        EarlierRule.holds(HighWatermark.advanceHw(1, leaderLeo, followerLeos, isr, minIsr).equals(expected),
+                HighWatermark.class, "advanceHw", "leader LEO " + leaderLeo + ", follower LEOs " + followerLeos
+                        + ", ISR " + isr + ", min.insync.replicas " + minIsr + ": " + expected + " (the smallest LEO"
+                        + " of the ISR; none under the minimum or while a member's LEO is unknown)");
     }
 
     /** The state {@code (leader 1, epoch, isr)} written by a controller, and the leader that reads it; every broker live. */
