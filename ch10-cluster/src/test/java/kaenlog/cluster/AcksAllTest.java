@@ -243,6 +243,9 @@ class AcksAllTest {
             ErrorCode kafkas = leader.stopped() ? ErrorCode.NOT_LEADER_OR_FOLLOWER
                     : acks == ProduceRequest.ACKS_ALL && written.size() < life.minIsr() ? ErrorCode.NOT_ENOUGH_REPLICAS
                     : ErrorCode.NONE;
+            if (!leader.stopped()) {
+                LeaderFixture.chapter8Refuses(acks, written, life.minIsr(), kafkas);
+            }
             Judge.agree("a produce with acks=" + acks + " to " + state, "answer before the append",
                     leader.produceRefusal(acks), "Partition.appendRecordsToLeader answers", kafkas, ACKS_RULE);
         }
@@ -252,6 +255,10 @@ class AcksAllTest {
             Optional<ErrorCode> kafkas = leader.stopped() ? Optional.of(ErrorCode.NOT_LEADER_OR_FOLLOWER)
                     : hw >= required ? Optional.of(life.minIsr() <= maximal ? ErrorCode.NONE
                     : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND) : Optional.empty();
+            if (!leader.stopped()) {
+                LeaderFixture.chapter8Verdict(required, hw, maximal, life.minIsr(), hw < required ? AckVerdict.NOT_YET
+                        : life.minIsr() <= maximal ? AckVerdict.COMMITTED : AckVerdict.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+            }
             Judge.agree("an acks=all write ending before offset " + required + " to " + state, "answer after the append",
                     leader.answer(required), "Partition.checkEnoughReplicasReachOffset answers (empty: it waits)", kafkas,
                     ACKS_RULE);

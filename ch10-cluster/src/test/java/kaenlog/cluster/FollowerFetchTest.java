@@ -300,6 +300,9 @@ class FollowerFetchTest {
                     KafkasLeader kafka = new KafkasLeader(l);
                     for (int i = 0; i < l.fetches().size(); i++) {
                         long[] f = l.fetches().get(i);
+                        LeaderFixture.chapter8ChecksFetch((int) f[0], f[1], 0, l.before() + l.during(),
+                                f[0] != 2 && f[0] != 3 ? ErrorCode.NOT_LEADER_OR_FOLLOWER
+                                : f[1] < 0 || f[1] > l.before() + l.during() ? ErrorCode.OFFSET_OUT_OF_RANGE : ErrorCode.NONE);
                         Judge.Outcome answer = Judge.Outcome.of(() -> leader.onFollowerFetch((int) f[0], f[1], (int) f[2], T0));
                         Object yours = answer.refused() ? answer : answer.value();
                         ErrorCode kafkas = kafka.fetch((int) f[0], f[1], (int) f[2]);
