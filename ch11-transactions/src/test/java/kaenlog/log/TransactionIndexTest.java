@@ -122,6 +122,20 @@ class TransactionIndexTest {
     }
 
     @Test
+    void anEntryWhoseWriteFailsIsNotKept() throws Exception {
+        Path file = dir.resolve("00000000000000000000.txnindex");
+        TransactionIndex index = TransactionIndex.empty(file);
+        index.append(new AbortedTxn(A, 2, 10, 11));
+        Files.delete(file);
+        Files.createDirectory(file); // the file's place taken: the next write fails, as on a disk that went away
+        assertThat(catchThrowable(() -> index.append(new AbortedTxn(B, 12, 20, 21)))).as("the write fails")
+                .isNotNull();
+        assertThat(index.entries()).as("write the 34 bytes, then keep the entry: an entry kept before a write that"
+                + " failed is one the file does not have, and a restart would answer fetches without it")
+                .containsExactly(new AbortedTxn(A, 2, 10, 11));
+    }
+
+    @Test
     void anAbortGetsAnEntryInTheSegmentOfItsMarkerACommitNone() throws Exception {
         TransactionalLogs producers = new TransactionalLogs();
         try (Log log = TransactionalLogs.open(dir, 1024)) {

@@ -159,6 +159,10 @@ class EndTransactionMarkerTest {
                 .isInstanceOf(CorruptBatchException.class).hasMessageContaining("version");
         Record noValue = new Record(0, T0, new byte[] {0, 0, 0, 1}, null, List.of());
         assertThat(catchThrowable(() -> EndTransactionMarker.read(noValue))).isInstanceOf(CorruptBatchException.class);
+        Record shortValue = new Record(0, T0, new byte[] {0, 0, 0, 1}, new byte[] {0, 0, 0, 0, 9}, List.of());
+        assertThat(catchThrowable(() -> EndTransactionMarker.read(shortValue))).as("a value of 5 bytes: the version's 2"
+                + " and the coordinator epoch's 4 make at least 6 (not the key's 4), refused naming the value")
+                .isInstanceOf(CorruptBatchException.class).hasMessageContaining("value");
     }
 
     @Test

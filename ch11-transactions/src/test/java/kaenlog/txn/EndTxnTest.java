@@ -80,6 +80,30 @@ class EndTxnTest {
     }
 
     @Test
+    void markersWrittenTheMomentTheyAreSentCompleteTheTransactionAtOnce() throws Exception {
+        TxnFixture f = new TxnFixture();
+        f.markers.autoDeliver = true; // one broker: every partition local, each report made inside send
+        InitProducerIdResult producer = open(f);
+        assertThat(f.end(ID, producer, TransactionResult.COMMIT, T0 + 20)).isEqualTo(TxnError.NONE);
+        assertThat(f.state(ID).state()).as("the channel reported every marker written before send returned: what is"
+                + " owed must be recorded before the marker is sent, or those reports find nothing owed and the"
+                + " Complete state is never written").isEqualTo(TransactionState.COMPLETE_COMMIT);
+        assertThat(f.coordinator.pendingState(ID)).as("nothing left in flight").isEmpty();
+    }
+
+    @Test
+    void aTransactionWithoutPartitionsIsCompleteAtOnce() throws Exception {
+        TxnFixture f = new TxnFixture();
+        InitProducerIdResult producer = f.init(ID, T0);
+        assertThat(f.add(ID, producer, T0 + 10)).as("an AddPartitionsToTxn naming no partition").isEqualTo(TxnError.NONE);
+        assertThat(f.end(ID, producer, TransactionResult.COMMIT, T0 + 20)).isEqualTo(TxnError.NONE);
+        assertThat(f.markers.sent).as("no partition, no marker to send").isEmpty();
+        assertThat(f.state(ID).state()).as("a transaction without partitions owes no marker: its Complete state is"
+                + " written at once (nothing would ever report on an empty marker)")
+                .isEqualTo(TransactionState.COMPLETE_COMMIT);
+    }
+
+    @Test
     void anAbortGoesTheSameWay() throws Exception {
         TxnFixture f = new TxnFixture();
         InitProducerIdResult producer = open(f);

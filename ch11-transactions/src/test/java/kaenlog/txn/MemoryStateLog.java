@@ -16,6 +16,8 @@ final class MemoryStateLog implements StateLog {
     private long nextOffset;
     /** How many of the next appends fail. */
     int failingAppends;
+    /** How many of the next appends are refused as too large for the log's segments. */
+    int tooLargeAppends;
 
     MemoryStateLog() {
         this(new ArrayList<>());
@@ -30,6 +32,10 @@ final class MemoryStateLog implements StateLog {
         if (failingAppends > 0) {
             failingAppends--;
             throw new IOException("the test's __transaction_state cannot be written");
+        }
+        if (tooLargeAppends > 0) {
+            tooLargeAppends--;
+            throw new kaenlog.log.BatchTooLargeException(batch.remaining(), 64);
         }
         ByteBuffer copy = ByteBuffer.allocate(batch.remaining()).put(batch.duplicate()).flip();
         RecordBatch.assignBaseOffset(copy, nextOffset);

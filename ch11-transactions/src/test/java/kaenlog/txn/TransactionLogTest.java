@@ -247,6 +247,20 @@ class TransactionLogTest {
     }
 
     @Test
+    void aTransitionTooLargeForTheLogIsAnsweredUnknownServerErrorAndChangesNothing() throws Exception {
+        TxnFixture f = new TxnFixture();
+        f.init(ID, T0);
+        f.logOf(ID).tooLargeAppends = 1;
+        InitProducerIdResult refused = f.init(ID, T0 + 1);
+        assertThat(refused.error()).as("a record too large for the log's segments (BatchTooLargeException, not an"
+                + " IOException) is UNKNOWN_SERVER_ERROR, caught like a failed write: the transition is abandoned")
+                .isEqualTo(TxnError.UNKNOWN_SERVER_ERROR);
+        assertThat(f.coordinator.pendingState(ID)).as("and is not left in flight (every later request would be"
+                + " CONCURRENT_TRANSACTIONS)").isEmpty();
+        assertThat(f.init(ID, T0 + 2).producerEpoch()).as("the next InitProducerId bumps 0 to 1").isEqualTo((short) 1);
+    }
+
+    @Test
     void aRecordThatDoesNotDecodeStopsTheLoad() throws Exception {
         MemoryStateLog log = new MemoryStateLog();
         log.append(TransactionLog.record("a", ongoing((short) 0, ORDERS_0), T0));
