@@ -273,10 +273,12 @@ final class CoordinatorFailover {
                     ledger.failed.get(), ledger.firstFailure.get() == null ? "" : " (the first: "
                             + ledger.firstFailure.get() + ")", ledger.distinctRead(), written, renumbered,
                     System.currentTimeMillis() - startedAt));
-            run.note("claims (violations): 1 every acknowledged record read, 2 each at its acknowledged offset once"
-                    + " written, 3 read again at most the uncommitted polls, 4 one coordinator at any time, 5 a new"
-                    + " one within the session + 5 s that leads the offsets partition, 6 no acknowledged commit lost,"
-                    + " 7 the last commits reach every record");
+            run.note("claims: 1 every acknowledged record read, 2 each at its acknowledged offset, written once, 3 read"
+                    + " again at most the uncommitted polls, 4 one coordinator at any time, 5 a new one within the"
+                    + " session + 5 s that leads the offsets partition, 6 no acknowledged commit lost, 7 the last commits"
+                    + " reach every record; violations per claim " + violations);
+            run.note("then every row's end: heal, ISR whole, replicas converged, and the checker's eight invariants on "
+                    + ClusterHarness.PARTITION + ", which this row does not write to:");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
