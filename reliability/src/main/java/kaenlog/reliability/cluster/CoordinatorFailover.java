@@ -22,12 +22,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -383,17 +381,7 @@ final class CoordinatorFailover {
 
     /** kafka-clients' idempotent acks=all producer, paced, round-robin over the partitions. */
     private static void produce(String bootstrap, long n, Ledger ledger, AtomicBoolean stop) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, ClusterRun.REQUEST_TIMEOUT_MS);
-        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) ClusterRun.WAIT_MS);
-        config.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 100);
-        config.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, 1_000);
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        Map<String, Object> config = KafkaClientsWorkload.producerConfig(bootstrap);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             for (long s = 0; s < n && !stop.get(); s++) {
                 String value = GROUP + "-" + s;
