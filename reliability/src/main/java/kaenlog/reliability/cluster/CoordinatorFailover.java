@@ -59,7 +59,9 @@ import org.apache.kafka.common.utils.Utils;
  * </ol>
  * The offsets topic has {@value #OFFSETS_PARTITIONS} partitions here ({@code
  * offsets.topic.num.partitions}; Kafka's default is 50), as chapter 10's CoordinatedGroupsTest
- * sets it: the row needs one partition's leader, not 150 replicas started on three processes.
+ * sets it: the row needs one partition's leader, not 150 replicas started on three processes
+ * (measured at the tests' size: the test took 43 s with 50 partitions, 31 and 32 s with 5; the
+ * claims held with both).
  */
 final class CoordinatorFailover {
     static final String TOPIC = "payments";
