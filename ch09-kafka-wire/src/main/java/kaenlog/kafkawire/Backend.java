@@ -18,6 +18,7 @@ import kaenlog.broker.Partition;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.coordinator.OffsetCommitError;
+import kaenlog.coordinator.OffsetsPlacement;
 import kaenlog.groups.CommittedOffset;
 import kaenlog.groups.OffsetCommitKey;
 import kaenlog.groups.PartitionOffset;
@@ -305,11 +306,53 @@ public final class Backend {
      * it does not lead that partition.
      */
     public short coordinatorError(String group) {
-        return switch (GroupCoordinator.of(broker).placement().status(group)) {
+        return switch (placement().status(group)) {
             case NONE -> KafkaErrors.NONE;
             case LOAD_IN_PROGRESS -> KafkaErrors.COORDINATOR_LOAD_IN_PROGRESS;
             case NOT_COORDINATOR -> KafkaErrors.NOT_COORDINATOR;
         };
+    }
+
+    /**
+     * A cluster member that has not joined yet coordinates no group: chapter 10 places the groups'
+     * offsets once it has, and this port may already listen (klog serve starts it first: its port is
+     * the one the member registers). Meanwhile FindCoordinator answers COORDINATOR_NOT_AVAILABLE and a
+     * group's requests NOT_COORDINATOR; a Kafka broker answers no request before its group
+     * coordinator has started (Kafka 3.9's {@code KafkaServer.startup} enables request processing
+     * after {@code GroupCoordinator.startup}). Without it, a restarted member named itself the
+     * coordinator of every group for a moment.
+     */
+    private static final OffsetsPlacement NOT_JOINED = new OffsetsPlacement() {
+        @Override
+        public boolean alone() {
+            return false;
+        }
+
+        @Override
+        public int coordinatorId(String group, int self) {
+            return -1;
+        }
+
+        @Override
+        public Status status(String group) {
+            return Status.NOT_COORDINATOR;
+        }
+
+        @Override
+        public boolean owns(String partition) {
+            return false;
+        }
+
+        @Override
+        public Set<String> owned() {
+            return Set.of();
+        }
+    };
+
+    /** Chapter 6's placement, or {@link #NOT_JOINED} while a cluster member's is still a broker alone's. */
+    private OffsetsPlacement placement() {
+        OffsetsPlacement placement = GroupCoordinator.of(broker).placement();
+        return placement.alone() && broker.leadership().cluster().isPresent() ? NOT_JOINED : placement;
     }
 
     /**
@@ -318,7 +361,7 @@ public final class Backend {
      * while none does (or it has no Kafka port).
      */
     public Optional<Metadata.Node> coordinator(String group, Metadata.Node self) {
-        int id = GroupCoordinator.of(broker).placement().coordinatorId(group, self.id());
+        int id = placement().coordinatorId(group, self.id());
         if (id == self.id()) {
             return Optional.of(self);
         }

@@ -3,7 +3,9 @@ package kaenlog.reliability;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import kaenlog.reliability.cluster.ClusterFaults;
 
 /**
@@ -31,12 +33,23 @@ final class Suite {
     }
 
     private final Sizes sizes;
+    /** The names the command line chose ({@code --only}); empty: every scenario. */
+    private final Set<String> only;
     private final BrokerProcess.Options options = BrokerProcess.Options.ofThisClasspath();
     /** Row 6's result: finding F3 is measured in its row 6a. */
     private BoundedBroker.Result bounded;
 
     Suite(Sizes sizes) {
+        this(sizes, Set.of());
+    }
+
+    /**
+     * The scenarios {@code only} names ({@link #chosen}); a name of a cluster row
+     * ({@link ClusterFaults.Scenario}, e.g. COORDINATOR_KILLED) chooses the cluster table with that row alone.
+     */
+    Suite(Sizes sizes, Set<String> only) {
         this.sizes = sizes;
+        this.only = Set.copyOf(only);
     }
 
     Sizes sizes() {
@@ -65,8 +78,26 @@ final class Suite {
         return List.of(
                 new Entry<>("storage", dir -> StorageFaults.run(dir, options)),
                 new Entry<>("lost-files", dir -> LostFiles.run(dir, options)),
-                new Entry<>("cluster", dir -> ClusterFaults.run(dir, options, sizes.cluster(),
-                        List.of(ClusterFaults.Scenario.values()))));
+                new Entry<>("cluster", dir -> ClusterFaults.run(dir, options, sizes.cluster(), clusterRows())));
+    }
+
+    /** The cluster table's rows: those {@code only} names, or all of them. */
+    private List<ClusterFaults.Scenario> clusterRows() {
+        List<ClusterFaults.Scenario> named = Arrays.stream(ClusterFaults.Scenario.values())
+                .filter(s -> only.contains(s.name())).toList();
+        return named.isEmpty() || only.contains("cluster") ? List.of(ClusterFaults.Scenario.values()) : named;
+    }
+
+    /** The entries of {@code entries} the command line chose: all, or those named (the cluster's by a row's name too). */
+    <T> List<Entry<T>> chosen(List<Entry<T>> entries) {
+        boolean clusterRow = Arrays.stream(ClusterFaults.Scenario.values()).anyMatch(s -> only.contains(s.name()));
+        return entries.stream().filter(e -> only.isEmpty() || only.contains(e.name())
+                || e.name().equals("cluster") && clusterRow).toList();
+    }
+
+    /** The names of the cluster table's rows, each a name {@code --only} takes. */
+    static List<String> clusterRowNames() {
+        return Arrays.stream(ClusterFaults.Scenario.values()).map(Enum::name).toList();
     }
 
     /** The findings, F1 to F5. F3 comes with row 6 (its name is row 6's): it is measured in row 6a. */
@@ -85,6 +116,7 @@ final class Suite {
         for (List<? extends Entry<?>> kind : List.of(rows(), tables(), findings())) {
             kind.stream().map(Entry::name).filter(n -> !names.contains(n)).forEach(names::add);
         }
+        names.addAll(clusterRowNames());
         return names;
     }
 

@@ -95,6 +95,13 @@ public final class ClusterHarness implements Closeable {
         public Config withDirectPeers() {
             return new Config(sessionTimeoutMs, zkTickMs, ensemble, kafkaPorts, brokerConfigs, false);
         }
+
+        /** Every broker also takes {@code --config KEY=VALUE} for each of {@code more}. */
+        public Config withBrokerConfigs(String... more) {
+            List<String> all = new ArrayList<>(brokerConfigs);
+            all.addAll(List.of(more));
+            return new Config(sessionTimeoutMs, zkTickMs, ensemble, kafkaPorts, all, peerProxies);
+        }
     }
 
     /** What happened to a broker's process last. */
@@ -419,8 +426,13 @@ public final class ClusterHarness implements Closeable {
     }
 
     public Optional<PartitionState> state(String topic) {
+        return state(topic, 0);
+    }
+
+    /** Partition {@code partition} of {@code topic}'s state as ZooKeeper holds it now, or empty. */
+    public Optional<PartitionState> state(String topic, int partition) {
         try {
-            return PartitionStateStore.read(observer, topic, 0).map(Versioned::value);
+            return PartitionStateStore.read(observer, topic, partition).map(Versioned::value);
         } catch (KeeperException e) {
             return Optional.empty();
         } catch (InterruptedException e) {

@@ -94,7 +94,8 @@ final class KafkaClientsWorkload {
                 + firstError.get() + ")") + "; leader " + killed + " killed and restarted");
     }
 
-    private static Map<String, Object> producerConfig(String bootstrap) {
+    /** kafka-clients' idempotent producer, acks=all, with the harness's timeouts (the coordinator row's too). */
+    static Map<String, Object> producerConfig(String bootstrap) {
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
