@@ -55,7 +55,7 @@ class TransactionalProducerTest {
 
     @BeforeEach
     void start() throws Exception {
-        preflight();
+        preflight(dir);
         PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
         broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
         listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
@@ -69,7 +69,7 @@ class TransactionalProducerTest {
      * waiting for a broker whose coordinator threw: a transaction committed and one aborted at its
      * timeout, through the chapter's API on a broker of their own, and the log side's own preflight.
      */
-    private void preflight() throws Exception {
+    static void preflight(Path dir) throws Exception {
         ReadCommittedConsumerTest.preflight(dir);
         try (Broker alone = Broker.start(BrokerConfig.of(dir.resolve("preflight-broker")),
                 new PrintStream(OutputStream.nullOutputStream()))) {

@@ -59,7 +59,9 @@ public enum ApiKey {
     // chapter 11's transactions, at the classic versions (v2 is the first that answers PRODUCER_FENCED)
     ADD_PARTITIONS_TO_TXN(24, 0, 2, 3, true),
     ADD_OFFSETS_TO_TXN(25, 0, 2, 3, true),
-    END_TXN(26, 0, 2, 3, true);
+    END_TXN(26, 0, 2, 3, true),
+    // v3 is the first that names the consumer's generation and member id (KIP-447), flexible
+    TXN_OFFSET_COMMIT(28, 0, 3, 3, true);
 
     public final short id;
     public final short minVersion;
