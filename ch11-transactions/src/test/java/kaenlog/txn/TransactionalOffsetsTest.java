@@ -107,13 +107,7 @@ class TransactionalOffsetsTest {
     }
 
     private KafkaProducer<String, String> producer(String transactionalId) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+        KafkaProducer<String, String> producer = TransactionalProducerTest.producer(listener.port(), transactionalId);
         clients.add(producer);
         return producer;
     }
