@@ -19,6 +19,7 @@ import kaenlog.broker.BrokerExtension;
 import kaenlog.broker.ConfigKey;
 import kaenlog.broker.MessageSizeLimit;
 import kaenlog.broker.Partition;
+import kaenlog.cli.Services;
 import kaenlog.groups.CommittedOffset;
 import kaenlog.groups.CommittedOffsets;
 import kaenlog.groups.GroupActivity;
@@ -26,6 +27,7 @@ import kaenlog.groups.GroupOffsetsLog;
 import kaenlog.groups.OffsetCommitKey;
 import kaenlog.groups.OffsetExpiry;
 import kaenlog.groups.PartitionOffset;
+import kaenlog.log.Log;
 import kaenlog.logmanager.CleanupConfigs;
 import kaenlog.wire.PartitionNames;
 
@@ -76,6 +78,9 @@ public final class GroupCoordinator implements BrokerExtension {
     private final Map<String, CommittedOffsets> loaded = new ConcurrentHashMap<>();
     private volatile GroupMembership membership = GroupMembership.NONE;
     private volatile OffsetsPlacement placement = OffsetsPlacement.ALONE;
+    /** How a partition is read into memory: chapter 6's replay, or a later chapter's (chapter 11: transactions). */
+    private final OffsetsLoader loader = Services.load(OffsetsLoader.class).stream().findFirst()
+            .orElse(OffsetsLoader.PLAIN);
 
     @Override
     public List<ConfigKey> configKeys() {
@@ -169,7 +174,7 @@ public final class GroupCoordinator implements BrokerExtension {
             if (again != null) {
                 return again;
             }
-            CommittedOffsets read = CommittedOffsets.load(new GroupOffsetsLog(log));
+            CommittedOffsets read = loader.load(partition.name(), new GroupOffsetsLog(log));
             loaded.put(partition.name(), read);
             return read;
         });
@@ -181,8 +186,49 @@ public final class GroupCoordinator implements BrokerExtension {
      */
     public void unload(String partition) {
         loaded.remove(partition);
+        loader.unloaded(partition);
         OffsetsPlacement where = placement;
         membership.unloaded(group -> where.partitionFor(group).equals(partition));
+    }
+
+    /** This broker's {@link OffsetsLoader}: chapter 6's, or the one a later chapter registered. */
+    public OffsetsLoader loader() {
+        return loader;
+    }
+
+    /** What a later chapter does with {@code group}'s offsets partition, under its lock. */
+    @FunctionalInterface
+    public interface OffsetsWork<T> {
+        T run(String partition, Log log, CommittedOffsets offsets) throws IOException;
+    }
+
+    /**
+     * Runs {@code work} on {@code group}'s offsets partition, loaded, under its lock (chapter 11
+     * writes a transaction's offsets there, and materialises them at its marker). A broker alone
+     * only: in chapter 10's cluster a write must go through the placement.
+     */
+    public <T> T withOffsetsOf(BrokerContext broker, String group, OffsetsWork<T> work) throws IOException {
+        return withOffsetsPartition(broker, offsetsPartition(group), work);
+    }
+
+    /** The same, on the offsets partition named {@code name} (chapter 11: the one a marker was written to). */
+    public <T> T withOffsetsPartition(BrokerContext broker, String name, OffsetsWork<T> work) throws IOException {
+        if (!placement.alone()) {
+            throw new IOException("a later chapter's offsets are written on a broker alone only");
+        }
+        Partition partition = broker.partition(name);
+        CommittedOffsets offsets = load(partition);
+        return partition.locked(log -> work.run(partition.name(), log, offsets));
+    }
+
+    /** Whether {@code key} has an offset pending ({@link OffsetsLoader#isPending}): OffsetFetch's require_stable. */
+    public boolean isPending(BrokerContext broker, OffsetCommitKey key) throws IOException {
+        if (placement.status(key.group()) != OffsetsPlacement.Status.NONE) {
+            return false;
+        }
+        Partition partition = broker.partition(offsetsPartition(key.group()));
+        load(partition);
+        return partition.locked(log -> loader.isPending(partition.name(), key));
     }
 
     // ---- commits ------------------------------------------------------------------------------------

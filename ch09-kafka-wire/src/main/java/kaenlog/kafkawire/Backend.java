@@ -381,6 +381,14 @@ public final class Backend {
     }
 
     /**
+     * Whether {@code group}'s offset of the partition is pending (chapter 11: a transaction's, until its
+     * marker), which OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT.
+     */
+    public boolean pendingOffset(String group, String topic, int partition) throws IOException {
+        return GroupCoordinator.of(broker).isPending(broker, new OffsetCommitKey(group, topic, partition));
+    }
+
+    /**
      * Chapter 6's coordinator asks {@code groups} how each group's offsets age, and tells it when a
      * group's last offset expired; {@code groups} asks it which groups have offsets, and deletes them.
      */

@@ -953,6 +953,23 @@ public final class ClassicGroups {
      */
     public synchronized short validateCommit(String groupId, int generationId, String memberId, String instanceId,
                                              long nowMs) {
+        return validate(groupId, generationId, memberId, instanceId, false, nowMs);
+    }
+
+    /**
+     * A transaction's offsets (TxnOffsetCommit v3+, KIP-447), checked as a commit is with two
+     * differences, as Kafka's {@code ClassicGroup.validateOffsetCommit(..., isTransactional)}: one without
+     * a member id or generation (TxnOffsetCommit before v3) is taken whatever the group's state, and the
+     * group's state is not enforced (no REBALANCE_IN_PROGRESS): a member of the current generation
+     * may commit while its assignment is on its way.
+     */
+    public synchronized short validateTxnCommit(String groupId, int generationId, String memberId, String instanceId,
+                                                long nowMs) {
+        return validate(groupId, generationId, memberId, instanceId, true, nowMs);
+    }
+
+    private short validate(String groupId, int generationId, String memberId, String instanceId,
+                           boolean transactional, long nowMs) {
         tick(nowMs);
         Group group = groups.get(groupId);
         if (group == null) {
@@ -973,10 +990,11 @@ public final class ClassicGroups {
             if (generationId != group.generation) {
                 return KafkaErrors.ILLEGAL_GENERATION;
             }
-        } else if (group.state != GroupState.EMPTY) {
+        } else if (!transactional && group.state != GroupState.EMPTY) {
             return KafkaErrors.UNKNOWN_MEMBER_ID;
         }
-        return group.state == GroupState.COMPLETING_REBALANCE ? KafkaErrors.REBALANCE_IN_PROGRESS : KafkaErrors.NONE;
+        return !transactional && group.state == GroupState.COMPLETING_REBALANCE ? KafkaErrors.REBALANCE_IN_PROGRESS
+                : KafkaErrors.NONE;
     }
 
     private void remove(Group group, Member member, long nowMs) {

@@ -19,8 +19,11 @@ public interface KafkaApiExtension {
     /** The later chapter's keys it answers. */
     Set<ApiKey> answers();
 
-    /** The response body to one request of a key it {@link #answers} (the header read already). */
-    byte[] answer(ApiKey key, KafkaReader in, short version, Backend backend) throws IOException;
+    /**
+     * The response body to one request of a key it {@link #answers} (the header read already);
+     * {@code groups} are this listener's classic groups (TxnOffsetCommit checks a member's generation).
+     */
+    byte[] answer(ApiKey key, KafkaReader in, short version, Backend backend, ClassicGroups groups) throws IOException;
 
     /**
      * FindCoordinator for a transactional id: the error and, when NONE, where its coordinator is; empty

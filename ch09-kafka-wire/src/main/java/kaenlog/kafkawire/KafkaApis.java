@@ -116,8 +116,8 @@ public final class KafkaApis {
             case FIND_COORDINATOR, JOIN_GROUP, SYNC_GROUP, HEARTBEAT, LEAVE_GROUP, OFFSET_COMMIT, OFFSET_FETCH,
                  DESCRIBE_GROUPS, LIST_GROUPS, DELETE_GROUPS, OFFSET_DELETE -> Optional.of(GroupApis.answer(key, in, version, header.clientId(),
                     groups(), backend, self(), extensions));
-            case ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN, END_TXN -> Optional.of(extensionOf(key)
-                    .answer(key, in, version, backend));
+            case ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN, END_TXN, TXN_OFFSET_COMMIT -> Optional.of(extensionOf(key)
+                    .answer(key, in, version, backend, groups()));
         };
         boolean headerV1 = key.responseHeaderVersion(version) >= 1;
         return body.map(b -> withHeader(header.correlationId(), headerV1, b));

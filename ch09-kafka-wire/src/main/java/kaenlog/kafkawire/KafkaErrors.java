@@ -63,6 +63,8 @@ public final class KafkaErrors {
     /** OffsetDelete of a topic the group's members subscribe to. */
     public static final short GROUP_SUBSCRIBED_TO_TOPIC = 86;
     public static final short INVALID_RECORD = 87;
+    /** KIP-447: OffsetFetch v7+ with require_stable, for a partition with a transaction's offset pending (retriable). */
+    public static final short UNSTABLE_OFFSET_COMMIT = 88;
     /** Kafka's answer for an error it has no better code for. */
     public static final short UNKNOWN_SERVER_ERROR = -1;
 

@@ -55,7 +55,7 @@ class TransactionalProducerTest {
 
     @BeforeEach
     void start() throws Exception {
-        preflight();
+        preflight(dir);
         PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
         broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
         listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
@@ -69,7 +69,7 @@ class TransactionalProducerTest {
      * waiting for a broker whose coordinator threw: a transaction committed and one aborted at its
      * timeout, through the chapter's API on a broker of their own, and the log side's own preflight.
      */
-    private void preflight() throws Exception {
+    static void preflight(Path dir) throws Exception {
         ReadCommittedConsumerTest.preflight(dir);
         try (Broker alone = Broker.start(BrokerConfig.of(dir.resolve("preflight-broker")),
                 new PrintStream(OutputStream.nullOutputStream()))) {
@@ -104,15 +104,20 @@ class TransactionalProducerTest {
     }
 
     private KafkaProducer<String, String> producer(String transactionalId) {
+        KafkaProducer<String, String> producer = producer(listener.port(), transactionalId);
+        clients.add(producer);
+        return producer;
+    }
+
+    /** kafka-clients' transactional producer on the Kafka port {@code port}, its timeouts short enough for a test. */
+    static KafkaProducer<String, String> producer(int port, String transactionalId) {
         Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + listener.port());
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
-        clients.add(producer);
-        return producer;
+        return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 
     private KafkaConsumer<String, String> consumer(String isolation) {

@@ -115,13 +115,26 @@ public final class CommittedOffsets {
     public void appended(String group, List<PartitionOffset> offsets, long firstLogOffset, long nowMs) {
         long logOffset = firstLogOffset;
         for (PartitionOffset p : offsets) {
-            OffsetCommitKey key = new OffsetCommitKey(group, p.topic(), p.partition());
-            CommittedOffset before = committed.get(key);
-            if (before == null || before.logOffset() < logOffset) {
-                remember(key, new CommittedOffset(logOffset, new OffsetCommitValue(p.offset(), p.metadata(), nowMs)));
-            }
-            logOffset++;
+            rememberIfLater(new OffsetCommitKey(group, p.topic(), p.partition()),
+                    new CommittedOffset(logOffset++, new OffsetCommitValue(p.offset(), p.metadata(), nowMs)));
         }
+    }
+
+    /**
+     * Memory learns {@code offset} for {@code key} unless the record it remembers is later in the log
+     * (chapter 11: a transaction's offset, materialised at its COMMIT marker, does not replace a
+     * commit written after it; Kafka's {@code OffsetMetadataManager.replayEndTransactionMarker}).
+     */
+    public void rememberIfLater(OffsetCommitKey key, CommittedOffset offset) {
+        CommittedOffset before = committed.get(key);
+        if (before == null || before.logOffset() < offset.logOffset()) {
+            remember(key, offset);
+        }
+    }
+
+    /** Nothing committed yet: a later chapter's replay ({@link kaenlog.coordinator.OffsetsLoader}) fills it. */
+    public static CommittedOffsets empty() {
+        return new CommittedOffsets();
     }
 
     /** Memory forgets {@code keys}, whose tombstones another path appended. */
@@ -177,7 +190,7 @@ public final class CommittedOffsets {
     }
 
     /** Memory learns a commit that is in the log. */
-    void remember(OffsetCommitKey key, CommittedOffset offset) {
+    public void remember(OffsetCommitKey key, CommittedOffset offset) {
         CommittedOffset before = committed.put(key, offset);
         if (before == null) {
             offsetsPerGroup.merge(key.group(), 1, Integer::sum);
@@ -188,7 +201,7 @@ public final class CommittedOffsets {
     }
 
     /** Memory forgets an offset whose tombstone is in the log. */
-    void forget(OffsetCommitKey key) {
+    public void forget(OffsetCommitKey key) {
         CommittedOffset before = committed.remove(key);
         if (before == null) {
             return;

@@ -42,7 +42,9 @@ public enum ApiKey {
     // The group requests (GroupApis), classic versions only: both clients accept them. ListGroups goes
     // on to v5, flexible, for its states filter (v4: kafka-consumer-groups --list --state) and types filter (v5)
     OFFSET_COMMIT(8, 2, 7, 8),
-    OFFSET_FETCH(9, 1, 5, 6),
+    // OffsetFetch to v7, flexible from v6: v7 is the first with require_stable (KIP-447), which
+    // kafka-clients' consumer always sets; below v7 it drops it silently
+    OFFSET_FETCH(9, 1, 7, 6),
     FIND_COORDINATOR(10, 0, 2, 3),
     JOIN_GROUP(11, 2, 5, 6),
     HEARTBEAT(12, 0, 3, 4),
@@ -57,7 +59,9 @@ public enum ApiKey {
     // chapter 11's transactions, at the classic versions (v2 is the first that answers PRODUCER_FENCED)
     ADD_PARTITIONS_TO_TXN(24, 0, 2, 3, true),
     ADD_OFFSETS_TO_TXN(25, 0, 2, 3, true),
-    END_TXN(26, 0, 2, 3, true);
+    END_TXN(26, 0, 2, 3, true),
+    // v3 is the first that names the consumer's generation and member id (KIP-447), flexible
+    TXN_OFFSET_COMMIT(28, 0, 3, 3, true);
 
     public final short id;
     public final short minVersion;

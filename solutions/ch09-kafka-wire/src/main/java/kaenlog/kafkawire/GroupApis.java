@@ -15,9 +15,10 @@ import kaenlog.wire.MalformedMessageException;
 
 /**
  * A member's group requests on the Kafka port, read and answered in their classic layouts (the
- * versions {@link ApiKey} lists all stop below each request's first flexible version, which
+ * versions {@link ApiKey} lists stop below each request's first flexible version, which
  * kafka-clients 4.1.1 and librdkafka 2.0.2 both accept): FindCoordinator v0-2, JoinGroup v2-5,
- * SyncGroup v0-3, Heartbeat v0-3, LeaveGroup v0-3, OffsetCommit v2-7, OffsetFetch v1-5; from
+ * SyncGroup v0-3, Heartbeat v0-3, LeaveGroup v0-3, OffsetCommit v2-7; OffsetFetch goes on to v7,
+ * compact from v6, for v7's require_stable (KIP-447: chapter 11's pending offsets); from
  * JoinGroup v5, SyncGroup v3, Heartbeat v3, LeaveGroup v3 and OffsetCommit v7 on, a static member
  * names its {@code group.instance.id} (KIP-345). An admin's (DescribeGroups, ListGroups,
  * DeleteGroups, OffsetDelete) are {@link GroupAdminApis}'. Layouts: kafka-clients 4.1.1's
@@ -283,14 +284,18 @@ public final class GroupApis {
 
     /**
      * group_id · topics [name · partition_indexes [int32]] (null from v2: every partition the group
-     * committed) → throttle_time_ms (v3+) · topics [name · partitions [partition_index ·
-     * committed_offset · committed_leader_epoch (v5+) · metadata · error_code]] · error_code (v2+).
-     * Answered from the coordinator's memory (chapter 6's, the offsets log read once); a partition
-     * the group never committed is -1 with metadata "", as Kafka answers.
+     * committed) · require_stable (v7+) → throttle_time_ms (v3+) · topics [name · partitions
+     * [partition_index · committed_offset · committed_leader_epoch (v5+) · metadata · error_code]] ·
+     * error_code (v2+); compact with tagged fields from v6. Answered from the coordinator's memory
+     * (chapter 6's, the offsets log read once); a partition the group never committed is -1 with
+     * metadata "", as Kafka answers. With require_stable (KIP-447) a partition whose offset is pending
+     * (chapter 11: a transaction's, until its marker) is -1 with UNSTABLE_OFFSET_COMMIT, which the
+     * client retries (Kafka's {@code OffsetMetadataManager.fetchOffsets}).
      */
     static byte[] offsetFetch(KafkaReader in, short version, Backend backend) throws IOException {
-        String groupId = in.string("group_id");
-        int topicCount = in.arrayLength("topics");
+        boolean flexible = ApiKey.OFFSET_FETCH.isFlexible(version);
+        String groupId = flexible ? in.compactString("group_id") : in.string("group_id");
+        int topicCount = flexible ? in.compactArrayLength("topics") : in.arrayLength("topics");
         if (topicCount < 0 && version < 2) {
             throw new MalformedMessageException("OffsetFetch v" + version + ": topics is null before v2");
         }
@@ -298,12 +303,21 @@ public final class GroupApis {
         if (topicCount >= 0) {
             asked = new LinkedHashMap<>();
             for (int t = 0; t < topicCount; t++) {
-                List<Integer> partitions = asked.computeIfAbsent(in.string("topics.name"), n -> new ArrayList<>());
-                int count = in.arrayLength("topics.partition_indexes");
+                String name = flexible ? in.compactString("topics.name") : in.string("topics.name");
+                List<Integer> partitions = asked.computeIfAbsent(name, n -> new ArrayList<>());
+                int count = flexible ? in.compactArrayLength("topics.partition_indexes")
+                        : in.arrayLength("topics.partition_indexes");
                 for (int p = 0; p < count; p++) {
                     partitions.add(in.int32("partition_index"));
                 }
+                if (flexible) {
+                    in.skipTaggedFields("OffsetFetch topic");
+                }
             }
+        }
+        boolean requireStable = version >= 7 && in.bool("require_stable");
+        if (flexible) {
+            in.skipTaggedFields("OffsetFetch request");
         }
         in.end("OffsetFetch v" + version + " request");
         short refused = groupId.isEmpty() ? KafkaErrors.NONE : backend.coordinatorError(groupId);
@@ -321,21 +335,35 @@ public final class GroupApis {
                 asked.put(topic.getKey(), new ArrayList<>(topic.getValue().keySet()));
             }
         }
-        KafkaWriter out = withThrottle(version >= 3).arrayLength(asked.size());
+        KafkaWriter out = withThrottle(version >= 3);
+        arrayLength(out, flexible, asked.size());
         for (Map.Entry<String, List<Integer>> topic : asked.entrySet()) {
-            out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
+            string(out, flexible, topic.getKey());
+            arrayLength(out, flexible, topic.getValue().size());
             Map<Integer, OffsetCommitValue> offsets = committed.getOrDefault(topic.getKey(), Map.of());
             for (int partition : topic.getValue()) {
-                OffsetCommitValue value = offsets.get(partition);
+                boolean unstable = requireStable && !groupId.isEmpty()
+                        && backend.pendingOffset(groupId, topic.getKey(), partition);
+                OffsetCommitValue value = unstable ? null : offsets.get(partition);
                 out.int32(partition).int64(value == null ? -1L : value.offset());
                 if (version >= 5) {
                     out.int32(-1); // committed_leader_epoch: kaen-log keeps none
                 }
-                out.nullableString(value == null ? "" : value.metadata()).int16(KafkaErrors.NONE);
+                string(out, flexible, value == null ? "" : value.metadata());
+                out.int16(unstable ? KafkaErrors.UNSTABLE_OFFSET_COMMIT : KafkaErrors.NONE);
+                if (flexible) {
+                    out.noTaggedFields();
+                }
+            }
+            if (flexible) {
+                out.noTaggedFields();
             }
         }
         if (version >= 2) {
             out.int16(KafkaErrors.NONE);
+        }
+        if (flexible) {
+            out.noTaggedFields();
         }
         return out.toByteArray();
     }
@@ -347,7 +375,13 @@ public final class GroupApis {
     private static byte[] offsetFetchRefused(short version, Map<String, List<Integer>> asked, short error) {
         KafkaWriter out = withThrottle(version >= 3);
         if (version >= 2) {
-            return out.arrayLength(0).int16(error).toByteArray();
+            boolean flexible = ApiKey.OFFSET_FETCH.isFlexible(version);
+            arrayLength(out, flexible, 0);
+            out.int16(error);
+            if (flexible) {
+                out.noTaggedFields();
+            }
+            return out.toByteArray();
         }
         out.arrayLength(asked.size());
         for (Map.Entry<String, List<Integer>> topic : asked.entrySet()) {
@@ -357,6 +391,24 @@ public final class GroupApis {
             }
         }
         return out.toByteArray();
+    }
+
+    /** An array's length, compact in a flexible version. */
+    private static void arrayLength(KafkaWriter out, boolean flexible, int count) {
+        if (flexible) {
+            out.compactArrayLength(count);
+        } else {
+            out.arrayLength(count);
+        }
+    }
+
+    /** A string, compact in a flexible version. */
+    private static void string(KafkaWriter out, boolean flexible, String s) {
+        if (flexible) {
+            out.compactNullableString(s);
+        } else {
+            out.nullableString(s);
+        }
     }
 
     static KafkaWriter withThrottle(boolean throttle) {

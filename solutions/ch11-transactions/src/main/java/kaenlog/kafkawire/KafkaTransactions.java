@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import kaenlog.broker.ProduceRefusedException;
+import kaenlog.coordinator.GroupCoordinator;
+import kaenlog.coordinator.TransactionalOffsets;
+import kaenlog.groups.PartitionOffset;
 import kaenlog.txn.AddOffsetsRequest;
 import kaenlog.txn.AddPartitionsRequest;
 import kaenlog.txn.EndTxnRequest;
@@ -24,7 +28,9 @@ import kaenlog.wire.PartitionNames.TopicPartition;
  * sends. FindCoordinator with key type TRANSACTION (1) finds this broker; InitProducerId with a
  * transactional id, AddPartitionsToTxn (24), AddOffsetsToTxn (25) and EndTxn (26) go to the
  * {@link TransactionCoordinator}, which decides everything: this class only reads the requests and
- * writes the answers. Layouts: kafka-clients 4.1.1's {@code common/message/*.json}, the classic
+ * writes the answers. TxnOffsetCommit (28) goes to the group coordinator: the group's verdict on the
+ * member ({@link ClassicGroups#validateTxnCommit}), then the offsets, pending until the marker
+ * ({@link TransactionalOffsets}). Layouts: kafka-clients 4.1.1's {@code common/message/*.json}, the classic
  * versions v0..v2 (flexible from v3), which 4.1.1's {@code TransactionManager} uses when the broker
  * advertises no {@code transaction.version} feature: ApiVersions here lists no finalized features,
  * so the client adds each partition with AddPartitionsToTxn itself (KIP-890's implicit add, transaction
@@ -39,15 +45,15 @@ import kaenlog.wire.PartitionNames.TopicPartition;
  * {@code __transaction_state} then ({@link LocalTransactions#start}). Only a broker alone
  * coordinates transactions: in chapter 10's cluster the coordinator of an id is the leader of its
  * {@code __transaction_state} partition, which is not built, so a cluster member refuses a
- * transactional id as chapter 9 does. TxnOffsetCommit (28) is not built: a producer's
- * {@code sendOffsetsToTransaction} fails there (the client finds no version of it in ApiVersions).
+ * transactional id as chapter 9 does. TxnOffsetCommit (28, v0..v3) writes a transaction's offsets
+ * to chapter 6's coordinator, pending until the transaction's marker ({@link TransactionalOffsets}).
  */
 public final class KafkaTransactions implements KafkaApiExtension {
     private TransactionCoordinator coordinator;
 
     @Override
     public Set<ApiKey> answers() {
-        return Set.of(ApiKey.ADD_PARTITIONS_TO_TXN, ApiKey.ADD_OFFSETS_TO_TXN, ApiKey.END_TXN);
+        return Set.of(ApiKey.ADD_PARTITIONS_TO_TXN, ApiKey.ADD_OFFSETS_TO_TXN, ApiKey.END_TXN, ApiKey.TXN_OFFSET_COMMIT);
     }
 
     @Override
@@ -73,7 +79,11 @@ public final class KafkaTransactions implements KafkaApiExtension {
     }
 
     @Override
-    public byte[] answer(ApiKey key, KafkaReader in, short version, Backend backend) throws IOException {
+    public byte[] answer(ApiKey key, KafkaReader in, short version, Backend backend, ClassicGroups groups)
+            throws IOException {
+        if (key == ApiKey.TXN_OFFSET_COMMIT) {
+            return txnOffsetCommit(in, version, backend, groups);
+        }
         String transactionalId = in.string("transactional_id");
         long producerId = in.int64("producer_id");
         short producerEpoch = in.int16("producer_epoch");
@@ -144,6 +154,149 @@ public final class KafkaTransactions implements KafkaApiExtension {
             }
         }
         return out.toByteArray();
+    }
+
+    /**
+     * TxnOffsetCommit v0..v3 (flexible from v3): transactional_id · group_id · producer_id ·
+     * producer_epoch · generation_id, member_id, group_instance_id (v3+, KIP-447) · topics [name ·
+     * partitions [partition_index · committed_offset · committed_leader_epoch (v2+) · committed_metadata]]
+     * → throttle_time_ms · topics [name · partitions [partition_index · error_code]]. Checked in Kafka's
+     * order: a partition that does not exist is UNKNOWN_TOPIC_OR_PARTITION ({@code KafkaApis}); an empty
+     * group id INVALID_GROUP_ID; then the group's verdict for a transaction's commit (ILLEGAL_GENERATION,
+     * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID: {@link ClassicGroups#validateTxnCommit}); then each
+     * partition's metadata (OFFSET_METADATA_TOO_LARGE); then the write, pending until the marker
+     * ({@link TransactionalOffsets#commit}), which a zombie's older epoch does not pass
+     * (INVALID_PRODUCER_EPOCH). The transaction coordinator is not asked whether the group's partition
+     * is in the transaction (KIP-890's verification is not built). The leader epoch is not kept.
+     */
+    private static byte[] txnOffsetCommit(KafkaReader in, short version, Backend backend, ClassicGroups groups)
+            throws IOException {
+        boolean flexible = ApiKey.TXN_OFFSET_COMMIT.isFlexible(version);
+        String transactionalId = flexible ? in.compactString("transactional_id") : in.string("transactional_id");
+        String groupId = flexible ? in.compactString("group_id") : in.string("group_id");
+        long producerId = in.int64("producer_id");
+        short producerEpoch = in.int16("producer_epoch");
+        int generationId = -1;
+        String memberId = "";
+        String instanceId = null;
+        if (version >= 3) {
+            generationId = in.int32("generation_id");
+            memberId = in.compactString("member_id");
+            instanceId = in.compactNullableString("group_instance_id");
+        }
+        List<PartitionOffset> offsets = new ArrayList<>();
+        List<String> topicNames = new ArrayList<>();
+        List<Integer> topicSizes = new ArrayList<>();
+        int topicCount = flexible ? in.compactArrayLength("topics") : in.requiredArrayLength("topics");
+        for (int t = 0; t < topicCount; t++) {
+            String topic = flexible ? in.compactString("topics.name") : in.string("topics.name");
+            int count = flexible ? in.compactArrayLength("topics.partitions") : in.requiredArrayLength("topics.partitions");
+            for (int p = 0; p < count; p++) {
+                int partition = in.int32("partition_index");
+                long offset = in.int64("committed_offset");
+                if (version >= 2) {
+                    in.int32("committed_leader_epoch");
+                }
+                String metadata = flexible ? in.compactNullableString("committed_metadata")
+                        : in.nullableString("committed_metadata");
+                if (flexible) {
+                    in.skipTaggedFields("TxnOffsetCommit partition");
+                }
+                offsets.add(new PartitionOffset(topic, partition, offset, metadata == null ? "" : metadata));
+            }
+            if (flexible) {
+                in.skipTaggedFields("TxnOffsetCommit topic");
+            }
+            topicNames.add(topic);
+            topicSizes.add(Math.max(count, 0));
+        }
+        if (flexible) {
+            in.skipTaggedFields("TxnOffsetCommit request");
+        }
+        in.end("TxnOffsetCommit v" + version + " request (transactional id " + transactionalId + ")");
+        short[] errors = txnOffsetErrors(backend, groups, groupId, producerId, producerEpoch, generationId, memberId,
+                instanceId, offsets);
+        KafkaWriter out = new KafkaWriter().int32(0);
+        if (flexible) {
+            out.compactArrayLength(topicSizes.size());
+        } else {
+            out.arrayLength(topicSizes.size());
+        }
+        int at = 0;
+        for (int t = 0; t < topicSizes.size(); t++) {
+            int size = topicSizes.get(t);
+            String topic = topicNames.get(t);
+            if (flexible) {
+                out.compactNullableString(topic).compactArrayLength(size);
+            } else {
+                out.nullableString(topic).arrayLength(size);
+            }
+            for (int p = 0; p < size; p++, at++) {
+                out.int32(offsets.get(at).partition()).int16(errors[at]);
+                if (flexible) {
+                    out.noTaggedFields();
+                }
+            }
+            if (flexible) {
+                out.noTaggedFields();
+            }
+        }
+        if (flexible) {
+            out.noTaggedFields();
+        }
+        return out.toByteArray();
+    }
+
+    /** Each offset's answer, in order: see {@link #txnOffsetCommit}. */
+    private static short[] txnOffsetErrors(Backend backend, ClassicGroups groups, String groupId, long producerId,
+                                           short producerEpoch, int generationId, String memberId, String instanceId,
+                                           List<PartitionOffset> offsets) throws IOException {
+        short[] errors = new short[offsets.size()];
+        List<PartitionOffset> valid = new ArrayList<>();
+        List<Integer> validAt = new ArrayList<>();
+        for (int i = 0; i < offsets.size(); i++) {
+            PartitionOffset p = offsets.get(i);
+            if (!backend.committable(p.topic(), p.partition())) {
+                errors[i] = KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
+            } else {
+                valid.add(p);
+                validAt.add(i);
+            }
+        }
+        if (valid.isEmpty()) {
+            return errors;
+        }
+        short verdict = groupId.isEmpty() ? KafkaErrors.INVALID_GROUP_ID : backend.coordinatorError(groupId);
+        if (verdict == KafkaErrors.NONE) {
+            verdict = groups.validateTxnCommit(groupId, generationId, memberId, instanceId, backend.nowMs());
+        }
+        long maxMetadata = backend.broker().configs().brokerLong(GroupCoordinator.METADATA_MAX_BYTES);
+        List<PartitionOffset> written = new ArrayList<>();
+        List<Integer> writtenAt = new ArrayList<>();
+        for (int v = 0; v < valid.size(); v++) {
+            int i = validAt.get(v);
+            if (verdict != KafkaErrors.NONE) {
+                errors[i] = verdict;
+            } else if (valid.get(v).metadata().length() > maxMetadata) {
+                errors[i] = KafkaErrors.OFFSET_METADATA_TOO_LARGE;
+            } else {
+                written.add(valid.get(v));
+                writtenAt.add(i);
+            }
+        }
+        if (!written.isEmpty()) {
+            short error;
+            try {
+                error = GroupApis.commitError(TransactionalOffsets.of(backend.broker()).commit(backend.broker(), groupId,
+                        producerId, producerEpoch, written));
+            } catch (ProduceRefusedException fenced) {
+                error = KafkaErrors.of(fenced.error());
+            }
+            for (int i : writtenAt) {
+                errors[i] = error;
+            }
+        }
+        return errors;
     }
 
     /**

@@ -10,7 +10,8 @@ import kaenlog.wire.PartitionNames.TopicPartition;
 /**
  * The transaction coordinator of a broker on its own: every {@code __transaction_state} partition is
  * this broker's (coordinator epoch 0), its producer ids are chapter 7's, its markers are appended to
- * its own partitions ({@link LocalMarkers}), and a group's offsets live in chapter 6's one
+ * its own partitions ({@link LocalMarkers}; on an offsets partition a marker also ends the producer's
+ * pending offsets, {@link OffsetsMarkers}), and a group's offsets live in chapter 6's one
  * {@code __consumer_offsets} partition. Kafka creates the 50 partitions of {@code __transaction_state}
  * the first time a transactional producer looks for its coordinator; so does {@link #start}, which
  * the Kafka port calls then.
@@ -26,7 +27,7 @@ public final class LocalTransactions {
     /** A coordinator of every {@code __transaction_state} partition of {@code broker}, each one loaded. */
     public static TransactionCoordinator start(BrokerContext broker, TxnConfig config) throws IOException {
         TransactionCoordinator coordinator = new TransactionCoordinator(config, () -> ProducerIds.of(broker).issue(broker),
-                new LocalMarkers(broker::existingPartition), group -> OFFSETS_PARTITION);
+                new OffsetsMarkers(new LocalMarkers(broker::existingPartition), broker), group -> OFFSETS_PARTITION);
         for (int n = 0; n < config.stateLogPartitions(); n++) {
             String name = TransactionStateExtension.stateLogPartition(n);
             coordinator.load(n, 0, new PartitionStateLog(() -> broker.partition(name)), broker.nowMs());
