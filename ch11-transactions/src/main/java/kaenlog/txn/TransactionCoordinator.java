@@ -42,6 +42,8 @@ public final class TransactionCoordinator {
     private final Function<String, TopicPartition> offsetsPartitionOf;
     /** The __transaction_state partitions this coordinator coordinates, by number. */
     private final Map<Integer, StatePartition> partitions = new TreeMap<>();
+    /** The UTF-8 bytes of every transactional id held, over the partitions coordinated (bounded by the config). */
+    private long heldIdBytes;
 
     /** One coordinated {@code __transaction_state} partition: its log, its epoch, its ids, the markers they owe. */
     private static final class StatePartition {
@@ -102,13 +104,17 @@ public final class TransactionCoordinator {
         SortedMap<String, TxnTransit> states = TransactionLog.replay(log);
         StatePartition loaded = new StatePartition(partition, coordinatorEpoch, log);
         states.forEach((id, state) -> loaded.ids.put(id, new TransactionMetadata(id, state)));
-        partitions.put(partition, loaded);
+        StatePartition replaced = partitions.put(partition, loaded);
+        heldIdBytes += idBytes(loaded) - (replaced == null ? 0 : idBytes(replaced));
         completePrepared(loaded, nowMs);
     }
 
     /** Gives {@code __transaction_state-partition} up (Kafka's onResignation): its ids are another coordinator's now. */
     public synchronized void unload(int partition) {
-        partitions.remove(partition);
+        StatePartition gone = partitions.remove(partition);
+        if (gone != null) {
+            heldIdBytes -= idBytes(gone);
+        }
     }
 
     public synchronized boolean coordinates(int partition) {
@@ -140,9 +146,14 @@ public final class TransactionCoordinator {
         }
         try {
             TransactionMetadata md = p.ids.get(id);
+            if (md == null && !roomForANewId(id)) {
+                // every id held is a client's to come back with: a new one waits (retriable) until there is room
+                return InitProducerIdResult.failed(TxnError.COORDINATOR_NOT_AVAILABLE);
+            }
             if (md == null) { // a new id: in memory at once, in the log with its first epoch (Kafka does the same)
                 md = TransactionMetadata.fresh(id, ids.next(), request.transactionTimeoutMs(), nowMs);
                 p.ids.put(id, md);
+                heldIdBytes += idBytes(id);
             }
             Decision decision = md.prepareInitProducerId(request.transactionTimeoutMs(), request.expected(), ids, nowMs);
             if (decision instanceof Decision.Write write) {
@@ -162,6 +173,28 @@ public final class TransactionCoordinator {
             // Kafka throws here too (an expected epoch beside a used-up one), and its request handler answers so.
             return InitProducerIdResult.failed(TxnError.UNKNOWN_SERVER_ERROR);
         }
+    }
+
+    /**
+     * Whether one more id fits: the ids held, over every partition coordinated, stay within the
+     * config's count and bytes (a flood of new transactional ids, each up to 32,767 bytes, would
+     * otherwise hold the heap).
+     */
+    private boolean roomForANewId(String id) {
+        return heldIds() < config.maxIds() && heldIdBytes + idBytes(id) <= config.maxIdBytes();
+    }
+
+    private static long idBytes(String id) {
+        return id.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    private static long idBytes(StatePartition p) {
+        return p.ids.keySet().stream().mapToLong(TransactionCoordinator::idBytes).sum();
+    }
+
+    /** How many transactional ids this coordinator holds, over every partition it coordinates. */
+    public synchronized int heldIds() {
+        return partitions.values().stream().mapToInt(p -> p.ids.size()).sum();
     }
 
     /** AddPartitionsToTxn: see {@link TransactionMetadata#prepareAddPartitions}. */

@@ -27,13 +27,20 @@ final class TxnFixture {
     long nextProducerId = 1000;
     TransactionCoordinator coordinator;
 
+    private final TxnConfig config;
+
     TxnFixture() throws IOException {
+        this(TxnConfig.defaults());
+    }
+
+    TxnFixture(TxnConfig config) throws IOException {
+        this.config = config;
         start();
     }
 
     /** A new coordinator over the same logs (the old one's memory gone, as after a crash), every partition loaded. */
     TransactionCoordinator start() throws IOException {
-        coordinator = new TransactionCoordinator(TxnConfig.defaults(), () -> nextProducerId++, markers,
+        coordinator = new TransactionCoordinator(config, () -> nextProducerId++, markers,
                 TransactionCoordinator::kafkaOffsetsPartition);
         for (int p = 0; p < TxnConfig.DEFAULT_STATE_LOG_PARTITIONS; p++) {
             coordinator.load(p, 0, log(p), T0);
