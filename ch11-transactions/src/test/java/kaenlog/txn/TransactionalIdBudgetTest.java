@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 /**
- * The coordinator holds a bounded number of transactional ids (given code around task 2): Kafka keeps
+ * The coordinator holds a bounded number of transactional ids (given code around task 2 (InitProducerIdTest)): Kafka keeps
  * every id until it has been idle for {@code transactional.id.expiration.ms} (7 days), so a client
  * that makes up new ids would fill the heap first. Past the budget a new id is answered
  * COORDINATOR_NOT_AVAILABLE (retriable: the producer waits), and the ids already held go on.
