@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import kaenlog.broker.Leadership;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.wire.PartitionNames;
 
@@ -88,8 +89,11 @@ public final class AlterConfigs {
     public static List<Answer> answer(Request request, Backend backend, boolean incremental) throws IOException {
         PartitionConfigs configs = backend.configs();
         long max = configs.brokerLong(kaenlog.broker.LogConfigKeys.MAX_PARTITIONS);
-        Set<String> topics = backend.topics().keySet();
-        Optional<String> elsewhere = backend.leadership().topicChangeRefusal();
+        Optional<ClusterTopics> cluster = backend.clusterTopics();
+        Set<String> topics = cluster.isPresent()
+                ? Set.copyOf(backend.leadership().cluster().map(Leadership.ClusterView::topics).orElse(List.of()))
+                : backend.topics().keySet();
+        Optional<String> elsewhere = cluster.isPresent() ? Optional.empty() : backend.leadership().topicChangeRefusal();
         Set<String> seen = new HashSet<>();
         Set<String> twice = new HashSet<>();
         request.resources().forEach(r -> {
@@ -111,8 +115,10 @@ public final class AlterConfigs {
                 TopicConfigs.Refusal refused = check(r, configs, topics, elsewhere);
                 Map<String, String> next = null;
                 if (refused == null) {
-                    next = incremental ? applied(r, configs.topicConfigs(r.name()), configs)
-                            : given(r.configs());
+                    // a cluster's topic configs are in ZooKeeper, where every broker reads them
+                    Map<String, String> own = cluster.isPresent()
+                            ? cluster.get().configs(r.name()).orElse(Map.of()) : configs.topicConfigs(r.name());
+                    next = incremental ? applied(r, own, configs) : given(r.configs());
                     refused = next == null ? appendRefusal(r, configs) : TopicConfigs.refusal(configs, next);
                 }
                 if (refused != null) {
@@ -124,7 +130,13 @@ public final class AlterConfigs {
         }
         if (!request.validateOnly() && !changes.isEmpty()) {
             try {
-                backend.alterTopicConfigs(changes);
+                if (cluster.isPresent()) {
+                    for (Map.Entry<String, Map<String, String>> change : changes.entrySet()) {
+                        cluster.get().alterConfigs(change.getKey(), change.getValue());
+                    }
+                } else {
+                    backend.alterTopicConfigs(changes);
+                }
             } catch (IOException e) {
                 for (Resource r : request.resources()) {
                     if (!codes.containsKey(r)) {
