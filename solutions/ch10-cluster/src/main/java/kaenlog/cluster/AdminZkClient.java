@@ -56,43 +56,56 @@ final class AdminZkClient {
      */
     TopicStore.Result create(String topic, int partitions, int replicationFactor, List<List<Integer>> manual,
                              Map<String, String> configs, boolean validateOnly, int timeoutMs) throws IOException {
+        SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
+        for (int p = 0; p < manual.size(); p++) {
+            assignment.put(p, manual.get(p));
+        }
         try {
-            ZkClient zk = leadership.session();
-            Optional<TopicStore.Result> exists = existence(zk, topic);
-            if (exists.isPresent()) {
-                return exists.get();
-            }
-            SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
-            if (manual.isEmpty()) {
-                try {
-                    assignment = ReplicaAssignment.assign(liveBrokers(zk), partitions, replicationFactor);
-                } catch (IllegalArgumentException tooFew) {
-                    return TopicStore.Result.error(topic, TopicError.INVALID_REPLICATION_FACTOR, tooFew.getMessage());
-                }
-            } else {
-                for (int p = 0; p < manual.size(); p++) {
-                    assignment.put(p, manual.get(p));
-                }
-                Optional<String> problem = manualProblem(assignment);
-                if (problem.isPresent()) {
-                    return TopicStore.Result.error(topic, TopicError.INVALID_REPLICA_ASSIGNMENT, problem.get());
-                }
-            }
-            if (validateOnly) {
-                return TopicStore.Result.ok(topic, assignment.size());
-            }
-            try {
-                PartitionStateStore.createAssignment(zk, topic, assignment, configs);
-            } catch (KeeperException.NodeExistsException raced) {
-                return TopicStore.Result.error(topic, TopicError.TOPIC_ALREADY_EXISTS, "Topic '" + topic
-                        + "' already exists.");
-            }
-            return awaitLeaders(topic, assignment.size(), timeoutMs);
+            TopicStore.Result written = createTopic(leadership.session(), topic, partitions, replicationFactor,
+                    assignment, configs, validateOnly);
+            return written.error() != TopicError.NONE || validateOnly ? written
+                    : awaitLeaders(topic, written.partitions(), timeoutMs);
         } catch (KeeperException e) {
             throw zooKeeper(e);
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
+    }
+
+    /**
+     * The creation itself, answered at once (given; also {@code klog topics --zookeeper --create}'s):
+     * {@code manual} the assignment, or empty for Kafka's placement over the live brokers.
+     */
+    static TopicStore.Result createTopic(ZkClient zk, String topic, int partitions, int replicationFactor,
+                                         SortedMap<Integer, List<Integer>> manual, Map<String, String> configs,
+                                         boolean validateOnly) throws KeeperException, InterruptedException {
+        Optional<TopicStore.Result> exists = existence(zk, topic);
+        if (exists.isPresent()) {
+            return exists.get();
+        }
+        SortedMap<Integer, List<Integer>> assignment = manual;
+        if (manual.isEmpty()) {
+            try {
+                assignment = ReplicaAssignment.assign(liveBrokers(zk), partitions, replicationFactor);
+            } catch (IllegalArgumentException tooFew) {
+                return TopicStore.Result.error(topic, TopicError.INVALID_REPLICATION_FACTOR, tooFew.getMessage());
+            }
+        } else {
+            Optional<String> problem = manualProblem(assignment);
+            if (problem.isPresent()) {
+                return TopicStore.Result.error(topic, TopicError.INVALID_REPLICA_ASSIGNMENT, problem.get());
+            }
+        }
+        if (validateOnly) {
+            return TopicStore.Result.ok(topic, assignment.size());
+        }
+        try {
+            PartitionStateStore.createAssignment(zk, topic, assignment, configs);
+        } catch (KeeperException.NodeExistsException raced) {
+            return TopicStore.Result.error(topic, TopicError.TOPIC_ALREADY_EXISTS, "Topic '" + topic
+                    + "' already exists.");
+        }
+        return TopicStore.Result.ok(topic, assignment.size());
     }
 
     /** TOPIC_ALREADY_EXISTS for a topic that exists or is still marked for deletion; empty otherwise. */
@@ -262,17 +275,11 @@ final class AdminZkClient {
                     + " would lose what it keeps");
         }
         try {
-            ZkClient zk = leadership.session();
-            if (zk.exists(ZNodes.topicPath(topic)).isEmpty()) {
+            if (!markForDeletion(leadership.session(), topic)) {
                 return TopicStore.Result.error(topic, TopicError.UNKNOWN_TOPIC_OR_PARTITION, "Topic `" + topic
                         + "` to delete does not exist");
             }
-            zk.ensurePersistent(ZNodes.DELETE_TOPICS);
-            try {
-                zk.create(ZNodes.deleteTopicPath(topic), new byte[0], CreateMode.PERSISTENT);
-            } catch (KeeperException.NodeExistsException alreadyMarked) {
-                // Kafka swallows TopicAlreadyMarkedForDeletionException and waits as well
-            }
+            // a topic marked already is waited for as well (Kafka swallows TopicAlreadyMarkedForDeletionException)
             boolean gone = leadership.awaitView(view -> view.partitions(topic).isEmpty(), wait(timeoutMs));
             return gone ? TopicStore.Result.ok(topic, 0) : timedOut(topic, "deleted");
         } catch (KeeperException e) {
@@ -280,6 +287,24 @@ final class AdminZkClient {
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
+    }
+
+    /**
+     * Kafka's {@code createDeleteTopicPath}: {@code /admin/delete_topics/T}, for the controller. False when
+     * the topic does not exist; true when it is marked, now or before (given; also {@code klog topics
+     * --zookeeper --delete}'s).
+     */
+    static boolean markForDeletion(ZkClient zk, String topic) throws KeeperException, InterruptedException {
+        if (zk.exists(ZNodes.topicPath(topic)).isEmpty()) {
+            return false;
+        }
+        zk.ensurePersistent(ZNodes.DELETE_TOPICS);
+        try {
+            zk.create(ZNodes.deleteTopicPath(topic), new byte[0], CreateMode.PERSISTENT);
+        } catch (KeeperException.NodeExistsException alreadyMarked) {
+            // marked before: what was asked
+        }
+        return true;
     }
 
     /** {@code topic}'s own configs, as {@code /config/topics/T} holds them; empty when the topic does not exist. */
