@@ -23,6 +23,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.DeleteTopicsOptions;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -33,6 +34,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Order;
@@ -161,6 +163,34 @@ class KafkaAdminClusterTest {
         }
     }
 
+    @Test
+    void aTopicWithAReplicaOnAStoppedBrokerIsDeletedWhenTheBrokerComesBackAndNoBrokerKeepsItsLogs() throws Exception {
+        try (TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
+             Admin admin = admin(cluster)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 3))).all().get();
+            assertThat(cluster.await(() -> cluster.nodes().stream().allMatch(n -> logDirs(n).size() == 2), WAIT_MS))
+                    .as("every broker holds a replica of both partitions").isTrue();
+            cluster.stop(3);
+            assertThatThrownBy(() -> admin.deleteTopics(List.of(TOPIC), new DeleteTopicsOptions().timeoutMs(500))
+                    .all().get()).as("broker 3 holds a replica and is not live: the deletion waits for it, and the"
+                    + " request times out (REQUEST_TIMED_OUT), as Kafka's DelayedDeleteTopics").cause()
+                    .isInstanceOf(TimeoutException.class);
+            ZkClient zk = ZK.connect();
+            assertThat(zk.exists(DeleteTopicsTopicZNode.path(TOPIC))).as("the topic stays marked").isPresent();
+            assertThat(PartitionStateStore.topics(zk)).as("and is not deleted yet").contains(TOPIC);
+
+            TestCluster.Node back = cluster.restart(3);
+            assertThat(cluster.await(() -> cluster.nodes().stream().allMatch(n -> logDirs(n).isEmpty())
+                    && !marked(zk), WAIT_MS))
+                    .as("broker 3 came back: the controller deleted the topic, and no broker keeps its logs (left:"
+                            + " %s)", cluster.nodes().stream().map(KafkaAdminClusterTest::logDirs).toList()).isTrue();
+            assertThat(back.log()).as("broker 3 deleted its logs of the marked topic before it registered")
+                    .contains("cluster: broker 3 deleted its log of " + TOPIC + "-0: its topic is marked for deletion");
+            assertThat(PartitionStateStore.topics(zk)).as("the topic's znodes deleted").doesNotContain(TOPIC);
+            cluster.rethrowFailure();
+        }
+    }
+
     /** Kafka's own rack-unaware placement over brokers 1, 2, 3 (kafka-server-common 3.9.1's AdminUtils). */
     private static Map<Integer, List<Integer>> kafkasPlacement(int partitions, int startIndex, int startPartition) {
         List<BrokerMetadata> brokers = List.of(1, 2, 3).stream().map(id -> new BrokerMetadata(id, Optional.empty()))
@@ -206,6 +236,14 @@ class KafkaAdminClusterTest {
                     .collect(Collectors.toSet());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static boolean marked(ZkClient zk) {
+        try {
+            return zk.exists(DeleteTopicsTopicZNode.path(TOPIC)).isPresent();
+        } catch (Exception e) {
+            throw new AssertionError("reading " + DeleteTopicsTopicZNode.path(TOPIC), e);
         }
     }
 
