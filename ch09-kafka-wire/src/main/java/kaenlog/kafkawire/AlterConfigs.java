@@ -119,7 +119,8 @@ public final class AlterConfigs {
                     Map<String, String> own = cluster.isPresent()
                             ? cluster.get().configs(r.name()).orElse(Map.of()) : configs.topicConfigs(r.name());
                     next = incremental ? applied(r, own, configs) : given(r.configs());
-                    refused = next == null ? appendRefusal(r, configs) : TopicConfigs.refusal(configs, next);
+                    refused = next == null ? appendRefusal(r, configs, cluster.isPresent())
+                            : TopicConfigs.refusal(configs, next, cluster.isPresent());
                 }
                 if (refused != null) {
                     refuse(refusals, codes, r, refused.error(), refused.message());
@@ -250,11 +251,11 @@ public final class AlterConfigs {
     }
 
     /** Kafka's answer for APPEND or SUBTRACT on a config that is no list (ConfigAdminManager). */
-    private static TopicConfigs.Refusal appendRefusal(Resource r, PartitionConfigs configs) {
+    private static TopicConfigs.Refusal appendRefusal(Resource r, PartitionConfigs configs, boolean cluster) {
         for (Config c : r.configs()) {
             if ((c.operation() == APPEND || c.operation() == SUBTRACT) && !isList(c.name())) {
-                TopicConfigs.Refusal unknown = TopicConfigs.refusal(configs, c.name(), c.value());
-                return unknown != null && !TopicConfigs.HONOURED.containsKey(c.name()) ? unknown
+                TopicConfigs.Refusal unknown = TopicConfigs.refusal(configs, c.name(), c.value(), cluster);
+                return unknown != null && !TopicConfigs.honoured(cluster).containsKey(c.name()) ? unknown
                         : new TopicConfigs.Refusal(TopicError.INVALID_CONFIG, "Config value "
                         + (c.operation() == APPEND ? "append" : "subtract") + " is not allowed for config key: " + c.name());
             }

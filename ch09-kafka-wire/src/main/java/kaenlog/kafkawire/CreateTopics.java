@@ -201,7 +201,7 @@ public final class CreateTopics {
         if (shape.isPresent()) {
             return error(t.name(), shape.get().error(), shape.get().message());
         }
-        TopicConfigs.Refusal badConfig = TopicConfigs.refusal(backend.configs(), t.configs());
+        TopicConfigs.Refusal badConfig = TopicConfigs.refusal(backend.configs(), t.configs(), true);
         if (badConfig != null) {
             return error(t.name(), badConfig.error(), badConfig.message());
         }
@@ -213,7 +213,7 @@ public final class CreateTopics {
         }
         short factor = (short) (assignment.isEmpty() ? replicationFactor : assignment.get(0).size());
         return new Answer(t.name(), KafkaErrors.NONE, null, partitions, factor,
-                TopicConfigs.describe(backend.configs().withTopic(t.name(), t.configs()), t.name(), null, false));
+                TopicConfigs.describe(backend.configs().withTopic(t.name(), t.configs()), t.name(), null, false, true));
     }
 
     private static Answer error(String name, TopicError error, String message) {

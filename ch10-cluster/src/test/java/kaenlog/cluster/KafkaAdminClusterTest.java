@@ -67,8 +67,8 @@ class KafkaAdminClusterTest {
             throws Exception {
         try (TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
              Admin admin = admin(cluster)) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3).configs(Map.of("retention.ms", "3600000"))))
-                    .all().get();
+            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3).configs(Map.of("retention.ms", "3600000",
+                    "min.insync.replicas", "2")))).all().get();
             ZkClient zk = ZK.connect();
             Map<Integer, List<Integer>> written = KafkaZk.kafkaReadsTopic(data(zk, TopicZNode.path(TOPIC)));
             assertThat(written).as("/brokers/topics/%s, read by Kafka 3.9.1's TopicZNode: Kafka's own"
@@ -85,6 +85,11 @@ class KafkaAdminClusterTest {
                     .isEqualTo(Map.entry("3600000", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG));
             assertThat(cluster.await(() -> everyBrokerHas(cluster, "3600000"), WAIT_MS))
                     .as("every broker applies the config of /config/topics/%s as its own", TOPIC).isTrue();
+            ConfigEntry minIsr = admin.describeConfigs(List.of(RESOURCE)).all().get().get(RESOURCE)
+                    .get("min.insync.replicas");
+            assertThat(Map.entry(minIsr.value(), minIsr.source())).as("min.insync.replicas, a config a cluster's"
+                    + " leaders honour: taken at creation and described as the topic's own")
+                    .isEqualTo(Map.entry("2", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG));
 
             admin.createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(5))).all().get();
             Map<Integer, List<Integer>> grown = KafkaZk.kafkaReadsTopic(data(zk, TopicZNode.path(TOPIC)));
