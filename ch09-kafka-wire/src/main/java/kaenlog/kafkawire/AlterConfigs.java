@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import kaenlog.broker.Leadership;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.wire.PartitionNames;
 
@@ -30,8 +29,8 @@ import kaenlog.wire.PartitionNames;
  * ({@link TopicConfigs}: INVALID_CONFIG naming it otherwise). The broker's own configs are set when it
  * starts ({@code klog serve --config}): changing them here is INVALID_REQUEST. All the topics a request
  * changes are written in one step ({@code topic-configs}, forced to disk) before the answer; with
- * {@code validate_only} nothing is. A member of chapter 10's cluster changes no topic's configs on a
- * client's word: POLICY_VIOLATION, with the reason.
+ * {@code validate_only} nothing is. A member of chapter 10's cluster reads and writes its topics'
+ * configs where the cluster keeps them ({@link ClusterTopics}: in ZooKeeper, every broker applying them).
  *
  * <p>Bounded: at most {@code max.partitions} resources per request are looked at (a broker holds no more
  * topics than that); the rest are INVALID_REQUEST.
@@ -90,9 +89,10 @@ public final class AlterConfigs {
         PartitionConfigs configs = backend.configs();
         long max = configs.brokerLong(kaenlog.broker.LogConfigKeys.MAX_PARTITIONS);
         Optional<ClusterTopics> cluster = backend.clusterTopics();
-        Set<String> topics = cluster.isPresent()
-                ? Set.copyOf(backend.leadership().cluster().map(Leadership.ClusterView::topics).orElse(List.of()))
-                : backend.topics().keySet();
+        // a cluster's topics and their configs are in ZooKeeper, where every broker reads them
+        Map<String, Map<String, String>> clusterConfigs = cluster.isPresent()
+                ? clusterConfigs(request, cluster.get(), max) : Map.of();
+        Set<String> topics = cluster.isPresent() ? clusterConfigs.keySet() : backend.topics().keySet();
         Optional<String> elsewhere = cluster.isPresent() ? Optional.empty() : backend.leadership().topicChangeRefusal();
         Set<String> seen = new HashSet<>();
         Set<String> twice = new HashSet<>();
@@ -115,9 +115,8 @@ public final class AlterConfigs {
                 TopicConfigs.Refusal refused = check(r, configs, topics, elsewhere);
                 Map<String, String> next = null;
                 if (refused == null) {
-                    // a cluster's topic configs are in ZooKeeper, where every broker reads them
-                    Map<String, String> own = cluster.isPresent()
-                            ? cluster.get().configs(r.name()).orElse(Map.of()) : configs.topicConfigs(r.name());
+                    Map<String, String> own = cluster.isPresent() ? clusterConfigs.get(r.name())
+                            : configs.topicConfigs(r.name());
                     next = incremental ? applied(r, own, configs) : given(r.configs());
                     refused = next == null ? appendRefusal(r, configs, cluster.isPresent())
                             : TopicConfigs.refusal(configs, next, cluster.isPresent());
@@ -152,6 +151,23 @@ public final class AlterConfigs {
             answers.add(new Answer(r, codes.getOrDefault(r, KafkaErrors.NONE), refusals.get(r)));
         }
         return answers;
+    }
+
+    /**
+     * The own configs of each topic the first {@code max} resources name that exists in the cluster, read
+     * where the cluster keeps them (Kafka 3.9's {@code AdminZkClient.validateTopicConfig} asks ZooKeeper
+     * whether the topic exists, not the broker's metadata, which may lag a creation).
+     */
+    private static Map<String, Map<String, String>> clusterConfigs(Request request, ClusterTopics cluster, long max)
+            throws IOException {
+        Map<String, Map<String, String>> found = new TreeMap<>();
+        for (Resource r : request.resources().subList(0, (int) Math.min(max, request.resources().size()))) {
+            if (r.type() == DescribeConfigs.TOPIC && PartitionNames.topicProblem(r.name()) == null
+                    && !found.containsKey(r.name())) {
+                cluster.configs(r.name()).ifPresent(own -> found.put(r.name(), own));
+            }
+        }
+        return found;
     }
 
     private static void refuse(Map<Resource, String> refusals, Map<Resource, Short> codes, Resource r,

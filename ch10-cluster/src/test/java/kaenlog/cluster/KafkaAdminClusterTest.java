@@ -65,8 +65,7 @@ class KafkaAdminClusterTest {
     @Test
     void aTopicCreatedGrownReconfiguredAndDeletedThroughTheKafkaPortIsKafkasZNodesActedOnByEveryBroker()
             throws Exception {
-        try (TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
-             Admin admin = admin(cluster)) {
+        try (TestCluster cluster = start(); Admin admin = admin(cluster)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3).configs(Map.of("retention.ms", "3600000",
                     "min.insync.replicas", "2")))).all().get();
             ZkClient zk = ZK.connect();
@@ -134,8 +133,7 @@ class KafkaAdminClusterTest {
 
     @Test
     void kafkasErrorsForATopicThatExistsTooFewBrokersNoIncreaseAnUnknownConfigAndAMissingTopic() throws Exception {
-        try (TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
-             Admin admin = admin(cluster)) {
+        try (TestCluster cluster = start(); Admin admin = admin(cluster)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 2))).all().get();
             assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get())
                     .as("a second create: TOPIC_ALREADY_EXISTS").cause().isInstanceOf(TopicExistsException.class)
@@ -159,7 +157,8 @@ class KafkaAdminClusterTest {
                     .as("a topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION").cause()
                     .isInstanceOf(UnknownTopicOrPartitionException.class);
             ZkClient zk = ZK.connect();
-            assertThat(PartitionStateStore.topics(zk)).as("only the first create wrote anything").containsExactly(TOPIC);
+            assertThat(PartitionStateStore.topics(zk)).as("only the first create wrote anything").contains(TOPIC)
+                    .doesNotContain("wide", "odd");
             assertThat(zk.exists(ConfigEntityZNode.path("topics", TOPIC)).isPresent()
                     && PartitionStateStore.configs(zk, TOPIC).isEmpty()).as("the refused change wrote no config")
                     .isTrue();
@@ -170,8 +169,7 @@ class KafkaAdminClusterTest {
 
     @Test
     void aTopicWithAReplicaOnAStoppedBrokerIsDeletedWhenTheBrokerComesBackAndNoBrokerKeepsItsLogs() throws Exception {
-        try (TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
-             Admin admin = admin(cluster)) {
+        try (TestCluster cluster = start(); Admin admin = admin(cluster)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 3))).all().get();
             assertThat(cluster.await(() -> cluster.nodes().stream().allMatch(n -> logDirs(n).size() == 2), WAIT_MS))
                     .as("every broker holds a replica of both partitions").isTrue();
@@ -201,6 +199,21 @@ class KafkaAdminClusterTest {
         List<BrokerMetadata> brokers = List.of(1, 2, 3).stream().map(id -> new BrokerMetadata(id, Optional.empty()))
                 .toList();
         return new TreeMap<>(AdminUtils.assignReplicasToBrokers(brokers, partitions, 3, startIndex, startPartition));
+    }
+
+    /**
+     * Three brokers with Kafka ports, after the chapter's tasks are known to answer (chapter 10's
+     * preflight: an exercise not written yet fails there, as its TODO, before any Kafka client waits).
+     */
+    private TestCluster start() throws Exception {
+        TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
+        try {
+            KafkaPortClusterTest.preflight(cluster);
+            return cluster;
+        } catch (Exception | Error e) {
+            cluster.close();
+            throw e;
+        }
     }
 
     private static Admin admin(TestCluster cluster) {

@@ -204,7 +204,7 @@ class KafkaPortClusterTest {
      * connection), and one record per partition replicated to every replica by the followers'
      * fetchers. An exercise not written yet fails here, as its TODO.
      */
-    private static void preflight(TestCluster cluster) throws Exception {
+    static void preflight(TestCluster cluster) throws Exception {
         cluster.createTopic(TOPIC, ASSIGNMENT, Map.of("min.insync.replicas", "2"));
         assertThat(cluster.await(() -> ASSIGNMENT.keySet().stream().allMatch(p -> led(cluster.node(p + 1), p)),
                 WAIT_MS)).as("each partition led by the first of its replicas").isTrue();

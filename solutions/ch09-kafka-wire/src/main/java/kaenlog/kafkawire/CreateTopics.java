@@ -24,6 +24,8 @@ import kaenlog.broker.PartitionConfigs;
  * from then on ({@link TopicConfigs}: one this broker does not honour is INVALID_CONFIG, naming it),
  * and the answer (v5+) lists the configs the topic runs with; a name twice in one request is
  * INVALID_REQUEST for both. kaen-log keeps no topic ids: every topic_id is the zero uuid, Kafka's "none".
+ * A member of chapter 10's cluster creates the topic in the cluster instead ({@link ClusterTopics}: its
+ * controller alone, any number of replicas, placed on the cluster's brokers).
  */
 public final class CreateTopics {
 
