@@ -127,6 +127,8 @@ class KafkaAdminClusterTest {
             }
             assertThat(cluster.nodes()).as("every broker forgot the topic's configs")
                     .allSatisfy(n -> assertThat(n.broker.configs().topicConfigs(TOPIC)).isEmpty());
+            assertThat(cluster.logs()).as("a follower's fetch parked on a replica deleted under it is answered,"
+                    + " its connection not closed as an internal error").doesNotContain("internal error");
             cluster.rethrowFailure();
         }
     }
