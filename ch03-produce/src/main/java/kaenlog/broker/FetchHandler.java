@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import kaenlog.wire.ApiKeys;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
@@ -112,7 +113,15 @@ public final class FetchHandler implements RequestHandler {
             return now;
         }
         now.close();
-        broker.await(partition.get().fetch(parkOn.withMaxBytes(1), broker.nowMs()));
+        try {
+            broker.await(partition.get().fetch(parkOn.withMaxBytes(1), broker.nowMs()));
+        } catch (CompletionException closed) {
+            if (!(closed.getCause() instanceof IOException)) {
+                throw closed;
+            }
+            // the partition was closed under the wait (deleted, say: chapter 10's topic deletion): the read
+            // again answers what is there now, an error for a partition gone, not a closed connection
+        }
         return reader.read();
     }
 

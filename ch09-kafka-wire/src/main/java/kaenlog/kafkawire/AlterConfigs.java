@@ -29,8 +29,8 @@ import kaenlog.wire.PartitionNames;
  * ({@link TopicConfigs}: INVALID_CONFIG naming it otherwise). The broker's own configs are set when it
  * starts ({@code klog serve --config}): changing them here is INVALID_REQUEST. All the topics a request
  * changes are written in one step ({@code topic-configs}, forced to disk) before the answer; with
- * {@code validate_only} nothing is. A member of chapter 10's cluster changes no topic's configs on a
- * client's word: POLICY_VIOLATION, with the reason.
+ * {@code validate_only} nothing is. A member of chapter 10's cluster reads and writes its topics'
+ * configs where the cluster keeps them ({@link ClusterTopics}: in ZooKeeper, every broker applying them).
  *
  * <p>Bounded: at most {@code max.partitions} resources per request are looked at (a broker holds no more
  * topics than that); the rest are INVALID_REQUEST.
@@ -88,8 +88,12 @@ public final class AlterConfigs {
     public static List<Answer> answer(Request request, Backend backend, boolean incremental) throws IOException {
         PartitionConfigs configs = backend.configs();
         long max = configs.brokerLong(kaenlog.broker.LogConfigKeys.MAX_PARTITIONS);
-        Set<String> topics = backend.topics().keySet();
-        Optional<String> elsewhere = backend.leadership().topicChangeRefusal();
+        Optional<ClusterTopics> cluster = backend.clusterTopics();
+        // a cluster's topics and their configs are in ZooKeeper, where every broker reads them
+        Map<String, Map<String, String>> clusterConfigs = cluster.isPresent()
+                ? clusterConfigs(request, cluster.get(), max) : Map.of();
+        Set<String> topics = cluster.isPresent() ? clusterConfigs.keySet() : backend.topics().keySet();
+        Optional<String> elsewhere = cluster.isPresent() ? Optional.empty() : backend.leadership().topicChangeRefusal();
         Set<String> seen = new HashSet<>();
         Set<String> twice = new HashSet<>();
         request.resources().forEach(r -> {
@@ -111,9 +115,11 @@ public final class AlterConfigs {
                 TopicConfigs.Refusal refused = check(r, configs, topics, elsewhere);
                 Map<String, String> next = null;
                 if (refused == null) {
-                    next = incremental ? applied(r, configs.topicConfigs(r.name()), configs)
-                            : given(r.configs());
-                    refused = next == null ? appendRefusal(r, configs) : TopicConfigs.refusal(configs, next);
+                    Map<String, String> own = cluster.isPresent() ? clusterConfigs.get(r.name())
+                            : configs.topicConfigs(r.name());
+                    next = incremental ? applied(r, own, configs) : given(r.configs());
+                    refused = next == null ? appendRefusal(r, configs, cluster.isPresent())
+                            : TopicConfigs.refusal(configs, next, cluster.isPresent());
                 }
                 if (refused != null) {
                     refuse(refusals, codes, r, refused.error(), refused.message());
@@ -124,7 +130,13 @@ public final class AlterConfigs {
         }
         if (!request.validateOnly() && !changes.isEmpty()) {
             try {
-                backend.alterTopicConfigs(changes);
+                if (cluster.isPresent()) {
+                    for (Map.Entry<String, Map<String, String>> change : changes.entrySet()) {
+                        cluster.get().alterConfigs(change.getKey(), change.getValue());
+                    }
+                } else {
+                    backend.alterTopicConfigs(changes);
+                }
             } catch (IOException e) {
                 for (Resource r : request.resources()) {
                     if (!codes.containsKey(r)) {
@@ -139,6 +151,23 @@ public final class AlterConfigs {
             answers.add(new Answer(r, codes.getOrDefault(r, KafkaErrors.NONE), refusals.get(r)));
         }
         return answers;
+    }
+
+    /**
+     * The own configs of each topic the first {@code max} resources name that exists in the cluster, read
+     * where the cluster keeps them (Kafka 3.9's {@code AdminZkClient.validateTopicConfig} asks ZooKeeper
+     * whether the topic exists, not the broker's metadata, which may lag a creation).
+     */
+    private static Map<String, Map<String, String>> clusterConfigs(Request request, ClusterTopics cluster, long max)
+            throws IOException {
+        Map<String, Map<String, String>> found = new TreeMap<>();
+        for (Resource r : request.resources().subList(0, (int) Math.min(max, request.resources().size()))) {
+            if (r.type() == DescribeConfigs.TOPIC && PartitionNames.topicProblem(r.name()) == null
+                    && !found.containsKey(r.name())) {
+                cluster.configs(r.name()).ifPresent(own -> found.put(r.name(), own));
+            }
+        }
+        return found;
     }
 
     private static void refuse(Map<Resource, String> refusals, Map<Resource, Short> codes, Resource r,
@@ -238,11 +267,11 @@ public final class AlterConfigs {
     }
 
     /** Kafka's answer for APPEND or SUBTRACT on a config that is no list (ConfigAdminManager). */
-    private static TopicConfigs.Refusal appendRefusal(Resource r, PartitionConfigs configs) {
+    private static TopicConfigs.Refusal appendRefusal(Resource r, PartitionConfigs configs, boolean cluster) {
         for (Config c : r.configs()) {
             if ((c.operation() == APPEND || c.operation() == SUBTRACT) && !isList(c.name())) {
-                TopicConfigs.Refusal unknown = TopicConfigs.refusal(configs, c.name(), c.value());
-                return unknown != null && !TopicConfigs.HONOURED.containsKey(c.name()) ? unknown
+                TopicConfigs.Refusal unknown = TopicConfigs.refusal(configs, c.name(), c.value(), cluster);
+                return unknown != null && !TopicConfigs.honoured(cluster).containsKey(c.name()) ? unknown
                         : new TopicConfigs.Refusal(TopicError.INVALID_CONFIG, "Config value "
                         + (c.operation() == APPEND ? "append" : "subtract") + " is not allowed for config key: " + c.name());
             }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -23,7 +24,7 @@ public final class CreatePartitions {
     public record Topic(String name, int count, List<List<Integer>> assignments) {
     }
 
-    public record Request(List<Topic> topics, boolean validateOnly) {
+    public record Request(List<Topic> topics, int timeoutMs, boolean validateOnly) {
     }
 
     public record Answer(String name, short errorCode, String message) {
@@ -53,11 +54,11 @@ public final class CreatePartitions {
             CreateTopics.tags(in, flexible, "topic");
             topics.add(new Topic(name, partitions, assignments));
         }
-        in.int32("timeout_ms");
+        int timeoutMs = in.int32("timeout_ms");
         boolean validateOnly = in.bool("validate_only");
         CreateTopics.tags(in, flexible, "CreatePartitions request");
         in.end("CreatePartitions v" + version + " request");
-        return new Request(topics, validateOnly);
+        return new Request(topics, timeoutMs, validateOnly);
     }
 
     public static List<Answer> answer(Request request, Backend backend) throws IOException {
@@ -68,10 +69,20 @@ public final class CreatePartitions {
                 twice.add(t.name());
             }
         });
+        Optional<ClusterTopics> cluster = backend.clusterTopics();
         List<Answer> answers = new ArrayList<>();
         for (Topic t : request.topics()) {
             if (twice.contains(t.name())) {
                 answers.add(new Answer(t.name(), TopicError.INVALID_REQUEST.kafkaCode, "Duplicate topic name."));
+                continue;
+            }
+            if (cluster.isPresent()) { // a cluster's controller places the new partitions on its brokers
+                TopicStore.Result result = cluster.get().isController()
+                        ? cluster.get().createPartitions(t.name(), t.count(), t.assignments(), request.validateOnly(),
+                                request.timeoutMs())
+                        : TopicStore.Result.error(t.name(), TopicError.NOT_CONTROLLER,
+                                "This is not the correct controller for this cluster.");
+                answers.add(new Answer(t.name(), result.error().kafkaCode, result.message()));
                 continue;
             }
             String badAssignment = t.assignments() == null ? null : assignmentProblem(t, backend);

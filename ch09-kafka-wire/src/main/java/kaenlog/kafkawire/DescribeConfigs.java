@@ -79,6 +79,7 @@ public final class DescribeConfigs {
         PartitionConfigs configs = backend.configs();
         Set<String> topics = Set.copyOf(cluster.topics());
         int nodeId = cluster.brokerId();
+        boolean member = backend.clusterTopics().isPresent(); // a member of a cluster honours more topic configs
         long max = configs.brokerLong(kaenlog.broker.LogConfigKeys.MAX_PARTITIONS);
         List<Result> results = new ArrayList<>();
         for (Resource r : request.resources()) {
@@ -88,7 +89,7 @@ public final class DescribeConfigs {
                 continue;
             }
             results.add(switch (r.type()) {
-                case TOPIC -> topic(r, configs, topics, request.synonyms());
+                case TOPIC -> topic(r, configs, topics, request.synonyms(), member);
                 case BROKER -> broker(r, configs, nodeId, request.synonyms());
                 default -> error(r, TopicError.INVALID_REQUEST, "kaen-log keeps configs of topics (2) and of the broker"
                         + " (4) only, not of resource type " + r.type());
@@ -97,7 +98,8 @@ public final class DescribeConfigs {
         return results;
     }
 
-    private static Result topic(Resource r, PartitionConfigs configs, Set<String> topics, boolean synonyms) {
+    private static Result topic(Resource r, PartitionConfigs configs, Set<String> topics, boolean synonyms,
+                                boolean member) {
         String problem = PartitionNames.topicProblem(r.name());
         if (problem != null) {
             return error(r, TopicError.INVALID_TOPIC_EXCEPTION, problem);
@@ -105,8 +107,8 @@ public final class DescribeConfigs {
         if (!topics.contains(r.name())) {
             return error(r, TopicError.UNKNOWN_TOPIC_OR_PARTITION, null);
         }
-        return new Result(r, KafkaErrors.NONE, null, TopicConfigs.describe(configs, r.name(), r.keys(), synonyms)
-                .stream().map(d -> new Config(d, false)).toList());
+        return new Result(r, KafkaErrors.NONE, null, TopicConfigs.describe(configs, r.name(), r.keys(), synonyms,
+                member).stream().map(d -> new Config(d, false)).toList());
     }
 
     private static Result broker(Resource r, PartitionConfigs configs, int nodeId, boolean synonyms) {

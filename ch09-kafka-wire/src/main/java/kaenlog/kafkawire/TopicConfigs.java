@@ -57,6 +57,24 @@ public final class TopicConfigs {
             Map.entry("retention.ms", new Honoured("log.retention.ms", LONG)),
             Map.entry("segment.bytes", new Honoured("log.segment.bytes", INT)));
 
+    /**
+     * The topic configs a member of chapter 10's cluster honours besides: {@code min.insync.replicas},
+     * which its leaders count their ISR against. A broker alone holds one replica and would ignore it,
+     * so it refuses it.
+     */
+    static final Map<String, Honoured> CLUSTER_HONOURED = Map.of("min.insync.replicas",
+            new Honoured("min.insync.replicas", INT));
+
+    /** The topic configs honoured by a broker alone, or ({@code cluster}) by a member of a cluster. */
+    static Map<String, Honoured> honoured(boolean cluster) {
+        if (!cluster) {
+            return HONOURED;
+        }
+        Map<String, Honoured> all = new java.util.HashMap<>(HONOURED);
+        all.putAll(CLUSTER_HONOURED);
+        return all;
+    }
+
     /** Every topic config name Kafka 4.1.1 knows ({@code LogConfig.configNames()}). */
     static final Set<String> KAFKA_NAMES = Set.of("cleanup.policy", "compression.gzip.level", "compression.lz4.level",
             "compression.type", "compression.zstd.level", "delete.retention.ms", "file.delete.delay.ms", "flush.messages",
@@ -84,7 +102,12 @@ public final class TopicConfigs {
 
     /** The configs this broker honours, sorted: HONOURED's names whose chapter is on the classpath. */
     static List<String> honoured(PartitionConfigs configs) {
-        return new TreeSet<>(HONOURED.keySet()).stream().filter(configs::has).toList();
+        return honoured(configs, false);
+    }
+
+    /** The same, for a member of a cluster too ({@link #CLUSTER_HONOURED}). */
+    static List<String> honoured(PartitionConfigs configs, boolean cluster) {
+        return new TreeSet<>(honoured(cluster).keySet()).stream().filter(configs::has).toList();
     }
 
     /**
@@ -94,15 +117,21 @@ public final class TopicConfigs {
      * {@code ReplicationControlManager}, {@code LogConfig.validateNames}, {@code ConfigException}).
      */
     static Refusal refusal(PartitionConfigs configs, String name, String value) {
+        return refusal(configs, name, value, false);
+    }
+
+    /** {@link #refusal(PartitionConfigs, String, String)} on a broker alone, or ({@code cluster}) a member of a cluster. */
+    static Refusal refusal(PartitionConfigs configs, String name, String value, boolean cluster) {
         if (value == null) {
             return new Refusal(TopicError.INVALID_CONFIG, "Null value not supported for topic configs: " + name);
         }
         if (!KAFKA_NAMES.contains(name)) {
             return new Refusal(TopicError.INVALID_CONFIG, "Unknown topic config name: " + name);
         }
-        if (!HONOURED.containsKey(name) || !configs.has(name)) {
-            return new Refusal(TopicError.INVALID_CONFIG, "Topic config " + name + " is not built in kaen-log: a topic"
-                    + " may set only " + String.join(", ", honoured(configs)));
+        if (!honoured(cluster).containsKey(name) || !configs.has(name)) {
+            return new Refusal(TopicError.INVALID_CONFIG, "Topic config " + name + " is not built in kaen-log"
+                    + (cluster ? "" : " for a broker alone") + ": a topic may set only "
+                    + String.join(", ", honoured(configs, cluster)));
         }
         String problem = configs.topicConfigProblem(name, value);
         return problem == null ? null : new Refusal(TopicError.INVALID_CONFIG, "Invalid value " + value
@@ -111,8 +140,13 @@ public final class TopicConfigs {
 
     /** The first refusal among {@code values}, or null when the broker takes them all. */
     static Refusal refusal(PartitionConfigs configs, Map<String, String> values) {
+        return refusal(configs, values, false);
+    }
+
+    /** The same, for a broker alone or ({@code cluster}) a member of a cluster. */
+    static Refusal refusal(PartitionConfigs configs, Map<String, String> values, boolean cluster) {
         for (Map.Entry<String, String> config : values.entrySet()) {
-            Refusal refused = refusal(configs, config.getKey(), config.getValue());
+            Refusal refused = refusal(configs, config.getKey(), config.getValue(), cluster);
             if (refused != null) {
                 return refused;
             }
@@ -128,13 +162,20 @@ public final class TopicConfigs {
      * config's broker value, as it does on the produce path (chapter 3's MessageSizeLimit).
      */
     static List<Described> describe(PartitionConfigs configs, String topic, Set<String> names, boolean synonyms) {
+        return describe(configs, topic, names, synonyms, false);
+    }
+
+    /** The same, on a broker alone or ({@code cluster}) a member of a cluster, whose honoured configs are more. */
+    static List<Described> describe(PartitionConfigs configs, String topic, Set<String> names, boolean synonyms,
+                                    boolean cluster) {
+        Map<String, Honoured> honoured = honoured(cluster);
         List<Described> described = new ArrayList<>();
         for (PartitionConfigs.Entry entry : configs.describeTopic(topic)) {
             String name = entry.name();
-            if (!HONOURED.containsKey(name) || (names != null && !names.contains(name))) {
+            if (!honoured.containsKey(name) || (names != null && !names.contains(name))) {
                 continue;
             }
-            String brokerName = HONOURED.get(name).brokerName();
+            String brokerName = honoured.get(name).brokerName();
             PartitionConfigs.Entry broker = configs.brokerWideEntry(name);
             if (broker.source() == PartitionConfigs.Source.DEFAULT && configs.isBrokerKey(brokerName)) {
                 broker = configs.brokerWideEntry(brokerName);
@@ -148,7 +189,7 @@ public final class TopicConfigs {
             }
             list.add(new Synonym(brokerName, broker.key().defaultValue(), DEFAULT_CONFIG));
             described.add(new Described(name, list.get(0).value(), list.get(0).source(), synonyms ? list : List.of(),
-                    HONOURED.get(name).type(), entry.key().doc()));
+                    honoured.get(name).type(), entry.key().doc()));
         }
         return described;
     }

@@ -8,6 +8,8 @@ package kaenlog.kafkawire;
 public enum TopicError {
     NONE(0),
     UNKNOWN_TOPIC_OR_PARTITION(3),
+    /** A cluster's creation or deletion not seen done within the request's timeout (chapter 10). */
+    REQUEST_TIMED_OUT(7),
     /** A partition Metadata lists whose directory is missing (a hole in 0..N-1): no log leads it. */
     LEADER_NOT_AVAILABLE(5),
     INVALID_TOPIC_EXCEPTION(17),
@@ -16,6 +18,8 @@ public enum TopicError {
     INVALID_REPLICATION_FACTOR(38),
     INVALID_REPLICA_ASSIGNMENT(39),
     INVALID_CONFIG(40),
+    /** A cluster's topics are created and deleted by its controller: the client asks Metadata who it is. */
+    NOT_CONTROLLER(41),
     INVALID_REQUEST(42),
     /** Kafka's answer when a request would create too many partitions; here: over max.partitions. */
     POLICY_VIOLATION(44),

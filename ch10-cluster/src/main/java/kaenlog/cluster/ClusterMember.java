@@ -89,6 +89,9 @@ public final class ClusterMember implements Closeable, Watcher {
         ZkClient session = ZkClient.connect(connectString, sessionTimeoutMs, this);
         long deadline = broker.nowMs() + 2L * sessionTimeoutMs;
         try {
+            if (leadership.replicas().isEmpty()) {
+                deleteMarkedTopics(session);
+            }
             while (true) {
                 try {
                     long epoch = BrokerRegistration.register(session, info, broker.nowMs());
@@ -112,6 +115,26 @@ public final class ClusterMember implements Closeable, Watcher {
             Thread.currentThread().interrupt();
             session.close();
             throw new IOException("interrupted", e);
+        }
+    }
+
+    /**
+     * Before a starting broker registers, it deletes its logs of every topic marked for deletion: the
+     * controller waits for every replica's broker to be live before it deletes a topic, and deletes it
+     * as soon as this one registers, possibly before this broker has read the topics once, and then it
+     * would never see the topic go (Kafka's controller sent the returning broker StopReplica with
+     * deletePartitions instead). A marked topic is never unmarked: its logs are doomed.
+     */
+    private void deleteMarkedTopics(ZkClient session) throws KeeperException, InterruptedException, IOException {
+        java.util.List<String> marked = session.children(ZNodes.DELETE_TOPICS);
+        for (String partition : broker.clientPartitionNames()) {
+            boolean doomed = kaenlog.wire.PartitionNames.parse(partition).map(p -> marked.contains(p.topic()))
+                    .orElse(false);
+            if (doomed) {
+                broker.deletePartition(partition);
+                log.println("cluster: broker " + info.id() + " deleted its log of " + partition
+                        + ": its topic is marked for deletion");
+            }
         }
     }
 

@@ -109,6 +109,39 @@ final class LocalReplicas implements ClusterContext {
         };
     }
 
+    /**
+     * {@code topic} was deleted (the controller deleted its znodes): each replica of it on this broker
+     * is stopped (its fetcher, its leadership, the listeners told) and its log deleted, and the topic's
+     * configs go with it (Kafka's StopReplica with deletePartitions). A log that cannot be deleted is
+     * told, and the other replicas go on.
+     */
+    void deleteTopic(String topic) {
+        for (PartitionReplica replica : List.copyOf(leadership.replicas())) {
+            if (!PartitionNames.parse(replica.name()).map(p -> p.topic().equals(topic)).orElse(false)) {
+                continue;
+            }
+            Optional<PartitionLeader> led = replica.leader();
+            leadership.remove(replica.name());
+            try {
+                replica.close();
+                led.ifPresent(leader -> leadership.resigned(replica.name(), leader.leaderEpoch()));
+                broker.deletePartition(replica.name());
+                log.println("cluster: broker " + leadership.brokerId() + " deleted its replica of " + replica.name()
+                        + ": topic " + topic + " was deleted");
+            } catch (IOException e) {
+                log.println("cluster: broker " + leadership.brokerId() + " could not delete its replica of "
+                        + replica.name() + " (topic " + topic + " was deleted): " + e.getMessage());
+            }
+        }
+        minIsrByTopic.remove(topic);
+        try {
+            broker.alterTopicConfigs(Map.of(topic, Map.of()));
+        } catch (IOException e) {
+            log.println("cluster: broker " + leadership.brokerId() + " could not forget the configs of deleted topic "
+                    + topic + ": " + e.getMessage());
+        }
+    }
+
     /** The session expired: every partition this broker leads stops leading, and the listeners hear it. */
     void stopLeading() throws IOException {
         for (PartitionReplica replica : leadership.replicas()) {

@@ -34,6 +34,17 @@ public final class ReplicaAssignment {
      * @throws IllegalArgumentException with Kafka's text when the factor exceeds the brokers
      */
     public static SortedMap<Integer, List<Integer>> assign(List<Integer> brokers, int partitions, int replicationFactor) {
+        return assign(brokers, partitions, replicationFactor, FIXED_START_INDEX, 0);
+    }
+
+    /**
+     * {@link #assign(List, int, int)} of the partitions numbered from {@code startPartition} on, starting
+     * at {@code startIndex} (Kafka's {@code fixedStartIndex}, which is the first shift too): Kafka's
+     * {@code AdminZkClient.createNewPartitionsAssignment} places the partitions a topic grows by so,
+     * from the position of partition 0's first replica among the live brokers.
+     */
+    public static SortedMap<Integer, List<Integer>> assign(List<Integer> brokers, int partitions, int replicationFactor,
+                                                           int startIndex, int startPartition) {
         if (replicationFactor > brokers.size()) {
             // Kafka's own words (InvalidReplicationFactorException)
             throw new IllegalArgumentException("Replication factor: " + replicationFactor
@@ -41,13 +52,13 @@ public final class ReplicaAssignment {
         }
         List<Integer> sorted = brokers.stream().sorted().toList();
         int n = sorted.size();
-        int shift = FIXED_START_INDEX;
+        int shift = startIndex;
         SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
-        for (int p = 0; p < partitions; p++) {
+        for (int p = startPartition; p < startPartition + partitions; p++) {
             if (p > 0 && p % n == 0) {
                 shift++;
             }
-            int first = (p + FIXED_START_INDEX) % n;
+            int first = (p + startIndex) % n;
             List<Integer> replicas = new ArrayList<>(List.of(sorted.get(first)));
             for (int j = 0; j < replicationFactor - 1; j++) {
                 replicas.add(sorted.get((first + 1 + (shift + j) % (n - 1)) % n));

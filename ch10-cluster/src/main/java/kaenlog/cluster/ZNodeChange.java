@@ -28,7 +28,9 @@ record ZNodeChange(Kind kind, String topic, int partition) {
         /** {@code /brokers/topics/T/partitions/P/state}: a leader or an ISR written. */
         STATE,
         /** {@code /config/topics/T}: the topic's configs ({@code min.insync.replicas}). */
-        TOPIC_CONFIG
+        TOPIC_CONFIG,
+        /** The children of {@code /admin/delete_topics}: topics to delete (TopicDeletion). */
+        DELETE_TOPICS
     }
 
     private static final Pattern STATE = Pattern.compile(Pattern.quote(ZNodes.TOPICS)
@@ -56,6 +58,8 @@ record ZNodeChange(Kind kind, String topic, int partition) {
                 return Optional.of(new ZNodeChange(Kind.BROKERS, null, -1));
             case ZNodes.TOPICS:
                 return Optional.of(new ZNodeChange(Kind.TOPICS, null, -1));
+            case ZNodes.DELETE_TOPICS:
+                return Optional.of(new ZNodeChange(Kind.DELETE_TOPICS, null, -1));
             default:
                 break;
         }

@@ -19,6 +19,12 @@ public final class ZNodes {
     public static final String CONTROLLER = "/controller";
     public static final String CONTROLLER_EPOCH = "/controller_epoch";
     public static final String TOPIC_CONFIGS = "/config/topics";
+    /** Kafka's DeleteTopicsZNode: a child per topic an administrator asked to delete, for the controller. */
+    public static final String DELETE_TOPICS = "/admin/delete_topics";
+    /** Kafka's ConfigEntityChangeNotificationZNode: a sequential child per config change. */
+    public static final String CONFIG_CHANGES = "/config/changes";
+    /** Kafka's ConfigEntityChangeNotificationSequenceZNode.createPath: ZooKeeper appends the sequence number. */
+    public static final String CONFIG_CHANGE_PREFIX = CONFIG_CHANGES + "/config_change_";
 
     private ZNodes() {
     }
@@ -41,6 +47,10 @@ public final class ZNodes {
 
     public static String topicConfigPath(String topic) {
         return TOPIC_CONFIGS + "/" + topic;
+    }
+
+    public static String deleteTopicPath(String topic) {
+        return DELETE_TOPICS + "/" + topic;
     }
 
     /**
@@ -109,6 +119,17 @@ public final class ZNodes {
         Map<String, Object> json = Json.object();
         json.put("version", 1);
         json.put("config", new TreeMap<>(configs));
+        return Json.write(json);
+    }
+
+    /**
+     * A config change's notification (Kafka's ConfigEntityChangeNotificationSequenceZNode, version 2):
+     * the changed entity's path under {@code /config}, {@code topics/T}. Given.
+     */
+    public static byte[] encodeConfigChange(String entityPath) {
+        Map<String, Object> json = Json.object();
+        json.put("version", 2);
+        json.put("entity_path", entityPath);
         return Json.write(json);
     }
 

@@ -136,11 +136,23 @@ class ZooKeeperTopicsCommandTest {
     }
 
     @Test
-    @PassesOnSkeleton("given code: deletion is not built")
-    void deleteIsNotBuiltAndSaysSo() {
+    @PassesOnSkeleton("given code: the mark the controller deletes a topic by")
+    void deleteMarksTheTopicInAdminDeleteTopicsForTheController() throws Exception {
+        registerBrokers(1);
+        CliRun missing = topics("--delete", "--topic", "orders");
+        assertThat(missing.status()).as("--delete of a topic that does not exist fails, exit 1").isEqualTo(1);
+        assertThat(missing.err()).as("Kafka's line (TopicCommand.ensureTopicExists)")
+                .isEqualTo("Error while executing topic command : Topic 'orders' does not exist as expected\n");
+        assertThat(topics("--create", "--topic", "orders").status()).isZero();
         CliRun delete = topics("--delete", "--topic", "orders");
-        assertThat(delete.status()).as("--delete fails, exit 1").isEqualTo(1);
-        assertThat(delete.err()).as("one line saying it is not built").contains("not built").hasLineCount(1);
+        assertThat(delete.status()).as("--delete of a topic that exists").isZero();
+        assertThat(delete.out()).as("Kafka 2.8's kafka-topics.sh --zookeeper --delete lines").isEqualTo(
+                "Topic orders is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not"
+                        + " set to true.\n");
+        assertThat(ZK.connect().exists(ZNodes.deleteTopicPath("orders"))).as("/admin/delete_topics/orders, for the"
+                + " controller (none runs here: the mark stays)").isPresent();
+        assertThat(topics("--delete", "--topic", "orders").out()).as("marked twice")
+                .isEqualTo("Topic orders is already marked for deletion.\n");
     }
 
     @ParameterizedTest

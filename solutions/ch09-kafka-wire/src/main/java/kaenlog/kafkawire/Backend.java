@@ -189,6 +189,14 @@ public final class Backend {
         return broker.leadership().creationRefusal();
     }
 
+    /**
+     * The cluster's topics when this broker is a member of one (chapter 10's leadership implements
+     * {@link ClusterTopics}: its topics live in ZooKeeper), empty for a broker alone.
+     */
+    public Optional<ClusterTopics> clusterTopics() {
+        return broker.leadership() instanceof ClusterTopics cluster ? Optional.of(cluster) : Optional.empty();
+    }
+
     /** The broker's topics: created and deleted whole ({@link TopicStore}). */
     public TopicStore topicStore() {
         return new TopicStore(broker);

@@ -24,6 +24,8 @@ import kaenlog.broker.PartitionConfigs;
  * from then on ({@link TopicConfigs}: one this broker does not honour is INVALID_CONFIG, naming it),
  * and the answer (v5+) lists the configs the topic runs with; a name twice in one request is
  * INVALID_REQUEST for both. kaen-log keeps no topic ids: every topic_id is the zero uuid, Kafka's "none".
+ * A member of chapter 10's cluster creates the topic in the cluster instead ({@link ClusterTopics}: its
+ * controller alone, any number of replicas, placed on the cluster's brokers).
  */
 public final class CreateTopics {
 
@@ -35,7 +37,8 @@ public final class CreateTopics {
                         Map<String, String> configs) {
     }
 
-    public record Request(List<Topic> topics, boolean validateOnly) {
+    /** {@code timeoutMs}: how long a cluster's controller may wait for the topics' first leaders. */
+    public record Request(List<Topic> topics, int timeoutMs, boolean validateOnly) {
     }
 
     /** {@code configs}: the created topic's configs as DescribeConfigs answers them (v5+), none for an error. */
@@ -77,11 +80,11 @@ public final class CreateTopics {
             tags(in, flexible, "topic");
             topics.add(new Topic(name, numPartitions, replicationFactor, assignments, configs));
         }
-        in.int32("timeout_ms");
+        int timeoutMs = in.int32("timeout_ms");
         boolean validateOnly = in.bool("validate_only");
         tags(in, flexible, "CreateTopics request");
         in.end("CreateTopics v" + version + " request");
-        return new Request(topics, validateOnly);
+        return new Request(topics, timeoutMs, validateOnly);
     }
 
     /** Every topic answered on its own, through the one {@link TopicStore}. */
@@ -94,30 +97,48 @@ public final class CreateTopics {
             }
         }
         int defaultPartitions = backend.numPartitions();
-        Optional<String> elsewhere = backend.creationRefusal();
+        Optional<ClusterTopics> cluster = backend.clusterTopics();
+        Optional<String> elsewhere = cluster.isPresent() ? Optional.empty() : backend.creationRefusal();
         List<Answer> answers = new ArrayList<>();
         for (Topic t : request.topics()) {
             if (twice.contains(t.name())) {
                 answers.add(error(t.name(), TopicError.INVALID_REQUEST, "Duplicate topic name."));
                 continue;
             }
-            if (elsewhere.isPresent()) { // a member of a cluster: POLICY_VIOLATION (44), which no client retries
+            if (elsewhere.isPresent()) { // a broker that creates no topic: POLICY_VIOLATION (44), which no client retries
                 answers.add(error(t.name(), TopicError.POLICY_VIOLATION, elsewhere.get()));
                 continue;
             }
-            answers.add(answerOne(t, request.validateOnly(), defaultPartitions, backend));
+            if (cluster.isPresent() && !cluster.get().isController()) { // Kafka 3.9's KafkaApis, in ZooKeeper mode
+                answers.add(error(t.name(), TopicError.NOT_CONTROLLER, "This is not the correct controller for this"
+                        + " cluster."));
+                continue;
+            }
+            answers.add(answerOne(t, request, defaultPartitions, backend, cluster));
         }
         return answers;
     }
 
-    private static Answer answerOne(Topic t, boolean validateOnly, int defaultPartitions, Backend backend)
-            throws IOException {
+    /**
+     * One topic: the checks of its numbers and configs, then this broker's disk creates it, or, in a
+     * cluster, the cluster's topics do ({@link ClusterTopics}, with any number of replicas).
+     */
+    private static Answer answerOne(Topic t, Request request, int defaultPartitions, Backend backend,
+                                    Optional<ClusterTopics> cluster) throws IOException {
+        if (!t.assignments().isEmpty() && (t.numPartitions() != -1 || t.replicationFactor() != -1)) {
+            return error(t.name(), TopicError.INVALID_REQUEST, "Both numPartitions or replicationFactor and"
+                    + " replicasAssignments were set. Both cannot be used at the same time.");
+        }
+        if (t.assignments().isEmpty() && (t.replicationFactor() == 0 || t.replicationFactor() < -1)) {
+            return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Replication factor was set to an"
+                    + " invalid non-positive value.");
+        }
+        if (cluster.isPresent()) {
+            return answerInCluster(t, request, defaultPartitions, backend, cluster.get());
+        }
+        boolean validateOnly = request.validateOnly();
         int partitions;
         if (!t.assignments().isEmpty()) {
-            if (t.numPartitions() != -1 || t.replicationFactor() != -1) {
-                return error(t.name(), TopicError.INVALID_REQUEST, "Both numPartitions or replicationFactor and"
-                        + " replicasAssignments were set. Both cannot be used at the same time.");
-            }
             partitions = t.assignments().size();
             for (Assignment a : t.assignments()) {
                 if (a.partition() < 0 || a.partition() >= partitions || !a.brokerIds().equals(List.of(Metadata.NODE_ID))) {
@@ -130,10 +151,6 @@ public final class CreateTopics {
                 return error(t.name(), TopicError.INVALID_REPLICA_ASSIGNMENT, "a partition is assigned twice");
             }
         } else {
-            if (t.replicationFactor() == 0 || t.replicationFactor() < -1) {
-                return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Replication factor was set to an"
-                        + " invalid non-positive value.");
-            }
             if (t.replicationFactor() > TopicStore.REPLICATION_FACTOR) {
                 return error(t.name(), TopicError.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
                         + t.replicationFactor() + " time(s): The target replication factor of "
@@ -156,6 +173,49 @@ public final class CreateTopics {
         PartitionConfigs configs = validateOnly ? backend.configs().withTopic(t.name(), t.configs()) : backend.configs();
         return new Answer(t.name(), KafkaErrors.NONE, null, partitions, TopicStore.REPLICATION_FACTOR,
                 TopicConfigs.describe(configs, t.name(), null, false));
+    }
+
+    /**
+     * One topic in a cluster: Kafka's {@code ZkAdminManager.createTopics} (the partitions and replicas
+     * -1 are {@code num.partitions} and {@code default.replication.factor}, 1; a manual assignment gives
+     * both), the configs checked as on one broker; the answer's replication factor is partition 0's.
+     */
+    private static Answer answerInCluster(Topic t, Request request, int defaultPartitions, Backend backend,
+                                          ClusterTopics cluster) throws IOException {
+        List<List<Integer>> assignment = new ArrayList<>();
+        for (int p = 0; p < t.assignments().size(); p++) {
+            assignment.add(null);
+        }
+        for (Assignment a : t.assignments()) {
+            if (a.partition() < 0 || a.partition() >= assignment.size() || assignment.get(a.partition()) != null) {
+                return error(t.name(), TopicError.INVALID_REPLICA_ASSIGNMENT, "partitions should be a consecutive"
+                        + " 0-based integer sequence");
+            }
+            assignment.set(a.partition(), List.copyOf(a.brokerIds()));
+        }
+        int partitions = !assignment.isEmpty() ? assignment.size()
+                : t.numPartitions() == -1 ? defaultPartitions : t.numPartitions();
+        if (assignment.isEmpty() && partitions < 1) {
+            return error(t.name(), TopicError.INVALID_PARTITIONS, "Number of partitions was set to an invalid"
+                    + " non-positive value.");
+        }
+        Optional<TopicStore.Result> shape = TopicStore.shapeRefusal(t.name(), partitions);
+        if (shape.isPresent()) {
+            return error(t.name(), shape.get().error(), shape.get().message());
+        }
+        TopicConfigs.Refusal badConfig = TopicConfigs.refusal(backend.configs(), t.configs(), true);
+        if (badConfig != null) {
+            return error(t.name(), badConfig.error(), badConfig.message());
+        }
+        int replicationFactor = t.replicationFactor() == -1 ? TopicStore.REPLICATION_FACTOR : t.replicationFactor();
+        TopicStore.Result result = cluster.create(t.name(), partitions, replicationFactor, assignment, t.configs(),
+                request.validateOnly(), request.timeoutMs());
+        if (result.error() != TopicError.NONE) {
+            return error(t.name(), result.error(), result.message());
+        }
+        short factor = (short) (assignment.isEmpty() ? replicationFactor : assignment.get(0).size());
+        return new Answer(t.name(), KafkaErrors.NONE, null, partitions, factor,
+                TopicConfigs.describe(backend.configs().withTopic(t.name(), t.configs()), t.name(), null, false, true));
     }
 
     private static Answer error(String name, TopicError error, String message) {

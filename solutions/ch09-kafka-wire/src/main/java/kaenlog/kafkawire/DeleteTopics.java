@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import kaenlog.wire.PartitionNames;
 
 /**
  * DeleteTopics (key 20), v1..v6 (flexible from v4; kafka-clients 4.1.1 asks for v6). Request: up to
@@ -26,10 +28,14 @@ public final class DeleteTopics {
     public record Answer(String name, long idHigh, long idLow, short errorCode, String message) {
     }
 
+    /** {@code timeoutMs}: how long a cluster's broker waits to see its controller delete the topics. */
+    public record Request(List<Target> targets, int timeoutMs) {
+    }
+
     private DeleteTopics() {
     }
 
-    public static List<Target> parse(KafkaReader in, short version) {
+    public static Request parse(KafkaReader in, short version) {
         boolean flexible = ApiKey.DELETE_TOPICS.isFlexible(version);
         List<Target> targets = new ArrayList<>();
         int count = CreateTopics.length(in, flexible, version >= 6 ? "topics" : "topic_names");
@@ -44,13 +50,15 @@ public final class DeleteTopics {
                 targets.add(new Target(CreateTopics.string(in, flexible, "topic_names"), 0, 0));
             }
         }
-        in.int32("timeout_ms");
+        int timeoutMs = in.int32("timeout_ms");
         CreateTopics.tags(in, flexible, "DeleteTopics request");
         in.end("DeleteTopics v" + version + " request");
-        return targets;
+        return new Request(targets, timeoutMs);
     }
 
-    public static List<Answer> answer(List<Target> targets, Backend backend) throws IOException {
+    public static List<Answer> answer(Request request, Backend backend) throws IOException {
+        List<Target> targets = request.targets();
+        Optional<ClusterTopics> cluster = backend.clusterTopics();
         Set<String> seen = new HashSet<>();
         Set<String> twice = new HashSet<>();
         targets.stream().map(Target::name).filter(n -> n != null).forEach(n -> {
@@ -66,6 +74,15 @@ public final class DeleteTopics {
             } else if (twice.contains(t.name())) {
                 answers.add(new Answer(t.name(), t.idHigh(), t.idLow(), TopicError.INVALID_REQUEST.kafkaCode,
                         "Duplicate topic name."));
+            } else if (cluster.isPresent()) { // a cluster's controller deletes topics (Kafka 3.9's TopicDeletionManager)
+                TopicStore.Result result = !cluster.get().isController()
+                        ? TopicStore.Result.error(t.name(), TopicError.NOT_CONTROLLER,
+                                "This is not the correct controller for this cluster.")
+                        : PartitionNames.topicProblem(t.name()) != null
+                        ? TopicStore.Result.error(t.name(), TopicError.INVALID_TOPIC_EXCEPTION,
+                                PartitionNames.topicProblem(t.name()))
+                        : cluster.get().delete(t.name(), request.timeoutMs());
+                answers.add(new Answer(t.name(), 0, 0, result.error().kafkaCode, result.message()));
             } else {
                 TopicStore.Result result = backend.topicStore().delete(t.name());
                 answers.add(new Answer(t.name(), 0, 0, result.error().kafkaCode, result.message()));

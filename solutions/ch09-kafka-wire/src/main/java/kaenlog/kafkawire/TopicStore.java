@@ -38,11 +38,11 @@ public final class TopicStore {
 
     /** The answer for one topic: an error (NONE when it worked), why, and its partition count (0 if none). */
     public record Result(String topic, TopicError error, String message, int partitions) {
-        static Result ok(String topic, int partitions) {
+        public static Result ok(String topic, int partitions) {
             return new Result(topic, TopicError.NONE, null, partitions);
         }
 
-        static Result error(String topic, TopicError error, String message) {
+        public static Result error(String topic, TopicError error, String message) {
             return new Result(topic, error, message, 0);
         }
     }
@@ -207,6 +207,23 @@ public final class TopicStore {
     }
 
     private Optional<Result> refusal(String topic, int partitions) throws IOException {
+        Optional<Result> shape = shapeRefusal(topic, partitions);
+        if (shape.isPresent()) {
+            return shape;
+        }
+        if (topics().containsKey(topic)) {
+            return Optional.of(Result.error(topic, TopicError.TOPIC_ALREADY_EXISTS, "Topic '" + topic
+                    + "' already exists."));
+        }
+        return overMaxPartitions(topic, partitions);
+    }
+
+    /**
+     * What refuses a topic of {@code partitions} partitions wherever it would live (on this disk or in a
+     * cluster, {@link ClusterTopics}): a name Kafka's Topic.validate refuses, the broker's own {@code __}
+     * prefix, a count below 1 or too long a directory name; empty when none does.
+     */
+    static Optional<Result> shapeRefusal(String topic, int partitions) {
         String problem = PartitionNames.topicProblem(topic);
         if (problem != null) {
             return Optional.of(Result.error(topic, TopicError.INVALID_TOPIC_EXCEPTION, problem));
@@ -223,11 +240,7 @@ public final class TopicStore {
         if (tooLong != null) {
             return Optional.of(Result.error(topic, TopicError.INVALID_PARTITIONS, tooLong));
         }
-        if (topics().containsKey(topic)) {
-            return Optional.of(Result.error(topic, TopicError.TOPIC_ALREADY_EXISTS, "Topic '" + topic
-                    + "' already exists."));
-        }
-        return overMaxPartitions(topic, partitions);
+        return Optional.empty();
     }
 
     /** POLICY_VIOLATION when {@code more} partitions of {@code topic} would take the broker past max.partitions. */

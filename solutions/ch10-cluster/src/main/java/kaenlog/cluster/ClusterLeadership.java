@@ -11,10 +11,16 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import kaenlog.batch.BatchHeader;
 import kaenlog.broker.BrokerContext;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.ProducerIds;
+import kaenlog.kafkawire.ClusterTopics;
+import kaenlog.kafkawire.TopicStore;
 import kaenlog.log.FetchIsolation;
 import kaenlog.log.Log;
 import kaenlog.wire.ErrorCode;
@@ -31,7 +37,7 @@ import kaenlog.wire.ProduceResponse;
  * exists before the broker listens and refuses everything until the broker has joined and read its
  * partitions' states: a produce is never taken by a broker that does not know yet that it leads.
  */
-public final class ClusterLeadership implements Leadership, ProducerIds {
+public final class ClusterLeadership implements Leadership, ProducerIds, ClusterTopics {
     private final int brokerId;
     private final Map<String, PartitionReplica> replicas = new ConcurrentHashMap<>();
     private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
@@ -39,6 +45,12 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     /** The member's ZooKeeper session, once it has joined (and again after each rejoin). */
     private volatile ZkClient zk;
     private volatile Snapshot view;
+    /** Requests waiting to see a change of theirs in the metadata ({@link #awaitView}). */
+    private final List<ViewWaiter> waiters = new CopyOnWriteArrayList<>();
+    private final AdminZkClient admin = new AdminZkClient(this);
+
+    private record ViewWaiter(Predicate<ClusterView> done, CompletableFuture<Void> seen) {
+    }
 
     public ClusterLeadership(int brokerId) {
         this.brokerId = brokerId;
@@ -149,34 +161,91 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
     }
 
     /**
-     * A cluster's topics are assignments written in ZooKeeper by one tool, as {@code kafka-topics.sh
-     * --zookeeper} wrote them: a member creates none on a client's word (a produce naming a new
-     * partition, chapter 9's CreateTopics or Metadata's auto-create).
+     * A cluster's topics are assignments written in ZooKeeper (by {@code klog topics --zookeeper}, or by
+     * the controller's answer to the Kafka port's CreateTopics, {@link ClusterTopics}): a member creates
+     * none where a client happens to write (a produce naming a new partition, Metadata's auto-create,
+     * kaen-log's own port).
      */
     @Override
     public Optional<String> creationRefusal() {
         return Optional.of("this broker is a member of a cluster whose topics are created in ZooKeeper:"
                 + " klog topics --zookeeper H:P --create --topic T --partitions N --replication-factor R"
-                + " [--config min.insync.replicas=M]");
+                + " [--config min.insync.replicas=M], or CreateTopics on the Kafka port");
     }
 
     /**
-     * Topic configs and log starts of a cluster are not changed through the Kafka port yet: Kafka 3.9 in
-     * ZooKeeper mode writes {@code /config/topics/T} and notifies every broker, and a leader's new log
-     * start reaches its followers in their fetch answers; neither is built here.
+     * A log start moves on every replica, and a leader's new one reaches its followers in their fetch
+     * answers: DeleteRecords is not built for a cluster (a topic's configs are: {@link ClusterTopics}).
      */
     @Override
     public Optional<String> topicChangeRefusal() {
-        return Optional.of("this broker is a member of a cluster: its topics' configs are written in ZooKeeper"
-                + " (klog topics --zookeeper H:P --create ... --config K=V) and DeleteRecords is not built for"
-                + " replicated partitions");
+        return Optional.of("this broker is a member of a cluster: DeleteRecords is not built for replicated"
+                + " partitions");
     }
 
-    /** Kafka's answer with {@code delete.topic.enable=false}: this cluster's controller deletes no topic. */
+    /** kaen-log's own port deletes no topic of a cluster: its controller does, on the Kafka port's DeleteTopics. */
     @Override
     public Optional<String> deletionRefusal() {
-        return Optional.of("Topic deletion is disabled: this broker is a member of a cluster whose controller"
-                + " deletes no topic (not built in kaen-log)");
+        return Optional.of("this broker is a member of a cluster, whose controller deletes topics: DeleteTopics on"
+                + " the Kafka port (kafka-topics --bootstrap-server ... --delete)");
+    }
+
+    // ClusterTopics: chapter 9's admin requests, on the cluster's znodes (AdminZkClient).
+
+    @Override
+    public boolean isController() {
+        return view.controllerId() == brokerId;
+    }
+
+    @Override
+    public TopicStore.Result create(String topic, int partitions, int replicationFactor, List<List<Integer>> assignment,
+                                    Map<String, String> configs, boolean validateOnly, int timeoutMs) throws IOException {
+        return admin.create(topic, partitions, replicationFactor, assignment, configs, validateOnly, timeoutMs);
+    }
+
+    @Override
+    public TopicStore.Result createPartitions(String topic, int count, List<List<Integer>> assignment,
+                                              boolean validateOnly, int timeoutMs) throws IOException {
+        return admin.createPartitions(topic, count, assignment, validateOnly, timeoutMs);
+    }
+
+    @Override
+    public TopicStore.Result delete(String topic, int timeoutMs) throws IOException {
+        return admin.delete(topic, timeoutMs);
+    }
+
+    @Override
+    public Optional<Map<String, String>> configs(String topic) throws IOException {
+        return admin.configs(topic);
+    }
+
+    @Override
+    public void alterConfigs(String topic, Map<String, String> configs) throws IOException {
+        admin.alterConfigs(topic, configs);
+    }
+
+    /**
+     * Waits until the cluster as this broker reads it satisfies {@code done}, at most {@code timeoutMs}
+     * (Kafka's delayed operations: a CreateTopics answered once its partitions are led); false when it
+     * did not in time.
+     */
+    boolean awaitView(Predicate<ClusterView> done, long timeoutMs) {
+        ViewWaiter waiter = new ViewWaiter(done, new CompletableFuture<>());
+        waiters.add(waiter);
+        try {
+            if (done.test(view)) {
+                return true;
+            }
+            waiter.seen().get(timeoutMs, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            waiters.remove(waiter);
+        }
     }
 
     /** The leader epoch the metadata names for {@code partition} (0 before it names one). */
@@ -227,6 +296,11 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
         replicas.put(replica.name(), replica);
     }
 
+    /** This broker holds no replica of {@code partition} any more (its topic was deleted). */
+    void remove(String partition) {
+        replicas.remove(partition);
+    }
+
     Collection<PartitionReplica> replicas() {
         return replicas.values();
     }
@@ -263,6 +337,7 @@ public final class ClusterLeadership implements Leadership, ProducerIds {
 
     void publish(Snapshot snapshot) {
         view = snapshot;
+        waiters.stream().filter(w -> w.done().test(snapshot)).forEach(w -> w.seen().complete(null));
     }
 
     /** The cluster as last read from ZooKeeper: what Kafka's Metadata answers from. */

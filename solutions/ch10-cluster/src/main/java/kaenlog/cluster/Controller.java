@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.function.BiConsumer;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -26,10 +27,11 @@ import org.apache.zookeeper.Watcher;
  *   <li>{@link #onPartitionModifications}: a topic's assignment changed (its new partitions' first
  *       states);</li>
  *   <li>{@link #onStateChange}: a partition's state was written (by its leader, or by anyone who
- *       reaches ZooKeeper: Kafka's IsrChangeNotification, and the check of what was written).</li>
+ *       reaches ZooKeeper: Kafka's IsrChangeNotification, and the check of what was written);</li>
+ *   <li>{@link #onTopicDeletion}: topics marked for deletion in {@code /admin/delete_topics} (Kafka's
+ *       TopicDeletion) have their znodes deleted, and each broker deletes its replicas.</li>
  * </ul>
- * Kafka's controller has more: {@code TopicDeletion} on {@code /admin/delete_topics} (its
- * {@code TopicDeletionManager}), partition reassignment, preferred-leader elections. A reaction to
+ * Kafka's controller has more: partition reassignment, preferred-leader elections. A reaction to
  * another znode is a {@link ZNodeChange.Kind}, a case of {@link #process}, and a method here.
  *
  * <p>Driven by a broker's {@link ControllerCandidate}, on its one event thread, it watches what it
@@ -84,6 +86,7 @@ public final class Controller {
             case TOPICS -> onTopicChange();
             case ASSIGNMENT -> onPartitionModifications(change.topic());
             case STATE -> onStateChange(change.topic(), change.partition());
+            case DELETE_TOPICS -> onTopicDeletion();
             case CONTROLLER, TOPIC_CONFIG -> List.of(); // the candidate's (an election), the brokers' (their configs)
         };
     }
@@ -101,6 +104,7 @@ public final class Controller {
             changes.addAll(addTopic(topic));
         }
         changes.addAll(elect(context.allPartitions(), changes));
+        deleteMarkedTopics();
         return changes;
     }
 
@@ -113,7 +117,52 @@ public final class Controller {
         List<Change> changes = takeOfficeFirst();
         Set<Integer> changed = context.replaceLiveBrokers(liveBrokers());
         changes.addAll(elect(context.partitionsOn(changed), List.of()));
+        deleteMarkedTopics(); // a deletion that waited for a broker to come back
         return changes;
+    }
+
+    /**
+     * Topics were marked for deletion (Kafka's {@code TopicDeletion}, on the children of
+     * {@code /admin/delete_topics}): see {@link #deleteMarkedTopics}. No state changes.
+     */
+    public List<Change> onTopicDeletion() throws ControllerMovedException, KeeperException, InterruptedException {
+        List<Change> changes = takeOfficeFirst();
+        deleteMarkedTopics();
+        return changes;
+    }
+
+    /**
+     * Each topic marked for deletion whose replicas are all on live brokers loses its znodes (its
+     * assignment, its partitions' states, its configs, and the mark) in one multi fenced by the
+     * controller epoch; every broker, seeing the topic gone from {@code /brokers/topics}, stops its
+     * replicas and deletes their logs (Kafka's StopReplica with deletePartitions, which its controller
+     * sent before it deleted the znodes). A topic with a replica on a broker that is not live waits,
+     * marked, until the broker comes back (Kafka's "ineligible for deletion"), so that no broker keeps
+     * the log of a deleted topic. A mark naming no topic is removed, as Kafka removes it.
+     */
+    private void deleteMarkedTopics() throws ControllerMovedException, KeeperException, InterruptedException {
+        List<String> marked = watches == null ? zk.children(ZNodes.DELETE_TOPICS)
+                : zk.children(ZNodes.DELETE_TOPICS, watches);
+        marked.sort(null);
+        for (String topic : marked) {
+            List<Op> ops = new ArrayList<>();
+            if (context.topics().contains(topic)) {
+                boolean replicasLive = context.partitions(topic).stream()
+                        .allMatch(p -> context.liveBrokerIds().containsAll(p.replicas()));
+                if (!replicasLive) {
+                    continue;
+                }
+                ops.addAll(zk.deleteOps(ZNodes.topicPath(topic)));
+                ops.addAll(zk.deleteOps(ZNodes.topicConfigPath(topic)));
+            }
+            ops.add(Op.delete(ZNodes.deleteTopicPath(topic), -1));
+            try {
+                ControllerElection.write(zk, epoch, ops);
+            } catch (KeeperException.NoNodeException | KeeperException.NotEmptyException moved) {
+                continue; // deleted meanwhile, or a znode written under it meanwhile: its next event decides
+            }
+            context.removeTopic(topic);
+        }
     }
 
     /**

@@ -1,12 +1,15 @@
 package kaenlog.cluster;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import kaenlog.broker.Broker;
 import kaenlog.broker.Leadership;
@@ -22,11 +25,12 @@ import org.apache.zookeeper.KeeperException;
  * time on its own thread, reading only what the change is about:
  * <ul>
  *   <li>the live brokers: their registrations (Metadata's endpoints, and who may join an ISR);</li>
- *   <li>the topics: a new one's configs, assignment and states; a deleted one forgotten;</li>
+ *   <li>the topics: a new one's configs, assignment and states; a deleted one's replicas stopped and
+ *       their logs deleted (the controller deleted its znodes: Kafka's StopReplica);</li>
  *   <li>a topic's assignment: the states of its partitions that are new;</li>
  *   <li>a partition's state: handed to this broker's replica of it, if it holds one, which leads,
  *       follows or stops ({@link PartitionReplica}), and told to the {@link LeadershipListener}s;</li>
- *   <li>the controller; a topic's configs ({@code min.insync.replicas}).</li>
+ *   <li>the controller; a topic's configs, which this broker applies as its own topic configs.</li>
  * </ul>
  * After each change the cluster as read is published for Kafka's Metadata ({@link ClusterLeadership}),
  * and what this broker's replicas need of it goes to them ({@link LocalReplicas}).
@@ -89,15 +93,17 @@ final class MetadataFollower {
             case STATE -> () -> onStateChange(change.topic(), change.partition());
             case CONTROLLER -> this::onControllerChange;
             case TOPIC_CONFIG -> () -> readConfig(change.topic());
+            case DELETE_TOPICS -> () -> { }; // the controller's to act on; this broker sees the topic go
         };
     }
 
     /** Everything, every watch set again: when the broker joins (again), and after a ZooKeeper error. */
     private void readAll() throws KeeperException, InterruptedException {
+        Set<String> known = Set.copyOf(topics.keySet());
         topics.clear();
         readController();
         readBrokers();
-        readTopics();
+        readTopics(known);
         publish();
     }
 
@@ -107,7 +113,7 @@ final class MetadataFollower {
     }
 
     private void onTopicChange() throws KeeperException, InterruptedException {
-        readTopics();
+        readTopics(Set.copyOf(topics.keySet()));
         publish();
     }
 
@@ -141,11 +147,20 @@ final class MetadataFollower {
         replicas.liveBrokers(now.keySet());
     }
 
-    /** The topics: a new one read whole, a deleted one forgotten (its replicas stay: deletion is not built). */
-    private void readTopics() throws KeeperException, InterruptedException {
+    /**
+     * The topics: a new one read whole; one of {@code known} that is gone was deleted by the controller,
+     * and this broker's replicas of it are stopped and their logs deleted. (Only a topic this broker
+     * knew: a broker that joins a ZooKeeper without its topics, an empty one by mistake, deletes nothing.)
+     */
+    private void readTopics(Set<String> known) throws KeeperException, InterruptedException {
         List<String> names = zk.children(ZNodes.TOPICS, events);
         names.sort(null);
         topics.keySet().retainAll(names);
+        for (String gone : new TreeSet<>(known)) {
+            if (!names.contains(gone)) {
+                replicas.deleteTopic(gone);
+            }
+        }
         for (String topic : names) {
             if (!topics.containsKey(topic)) {
                 readConfig(topic);
@@ -161,6 +176,9 @@ final class MetadataFollower {
                 refusals::refused);
         TopicImage before = topics.remove(topic);
         if (assignment.isEmpty()) {
+            if (before != null && zk.exists(ZNodes.topicPath(topic)).isEmpty()) {
+                replicas.deleteTopic(topic); // deleted by the controller (its watch fired before the topics')
+            }
             return; // deleted, or not readable: listed no more
         }
         TopicImage now = new TopicImage(assignment.get(), new TreeMap<>());
@@ -220,12 +238,15 @@ final class MetadataFollower {
     }
 
     /**
-     * The topic's {@code min.insync.replicas}: its config in ZooKeeper, checked as the broker checks
-     * any config it is given (chapter 3's {@link PartitionConfigs}), else the broker's. It applies
-     * from the next time this broker takes the lead.
+     * The topic's configs in ZooKeeper, applied as this broker's own configs of the topic (chapter 3's
+     * topic configs: retention, segments, compaction; what DescribeConfigs answers), each checked as the
+     * broker checks any config it is given ({@link PartitionConfigs}); one it refuses is left out with a
+     * log line. Its {@code min.insync.replicas}, else the broker's, applies from the next time this
+     * broker takes the lead.
      */
     private void readConfig(String topic) throws KeeperException, InterruptedException {
         zk.get(ZNodes.topicConfigPath(topic), events);
+        applyConfigs(topic);
         String partition = PartitionNames.name(topic, 0);
         PartitionConfigs configs = broker.configs();
         try {
@@ -238,6 +259,30 @@ final class MetadataFollower {
                     + ClusterConfigKeys.MIN_INSYNC_REPLICAS + " applies");
         }
         replicas.minIsr(topic, (int) configs.of(partition).longValue(ClusterConfigKeys.MIN_INSYNC_REPLICAS));
+    }
+
+    /** {@code topic}'s configs in ZooKeeper as this broker's own (the broker's internal topics keep theirs). */
+    private void applyConfigs(String topic) throws KeeperException, InterruptedException {
+        if (PartitionNames.isInternal(topic)) {
+            return;
+        }
+        Map<String, String> own = new TreeMap<>();
+        try {
+            PartitionStateStore.configs(zk, topic).forEach((name, value) -> {
+                String problem = broker.configs().topicConfigProblem(name, value);
+                if (problem == null) {
+                    own.put(name, value);
+                } else {
+                    refusals.refused(ZNodes.topicConfigPath(topic), problem + "; left out");
+                }
+            });
+            broker.alterTopicConfigs(Map.of(topic, own));
+        } catch (IllegalArgumentException refused) { // a znode that does not parse
+            refusals.refused(ZNodes.topicConfigPath(topic), refused.getMessage());
+        } catch (IOException e) {
+            broker.trouble("configs " + topic, "cluster: the configs of " + topic + " are not applied: "
+                    + e.getMessage());
+        }
     }
 
     /** The cluster as read, for Kafka's Metadata: the live brokers, the controller, every partition. */

@@ -216,6 +216,22 @@ public final class ZkClient implements Closeable {
         zk.delete(path, -1);
     }
 
+    /**
+     * The deletes of {@code path} and everything under it, the deepest first, for one multi (the
+     * controller's deletion of a topic's znodes, fenced with its epoch); none when it does not exist.
+     */
+    public List<Op> deleteOps(String path) throws KeeperException, InterruptedException {
+        List<Op> ops = new ArrayList<>();
+        if (zk.exists(path, false) == null) {
+            return ops;
+        }
+        for (String child : children(path)) {
+            ops.addAll(deleteOps(path + "/" + child));
+        }
+        ops.add(Op.delete(path, -1));
+        return ops;
+    }
+
     /** Deletes {@code path} and everything under it (tests and tools). */
     public void deleteRecursive(String path) throws KeeperException, InterruptedException {
         if (path.equals("/zookeeper")) {

@@ -14,6 +14,8 @@ import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
 import kaenlog.cli.SubcommandVariant;
 import kaenlog.cli.UsageException;
+import kaenlog.kafkawire.TopicError;
+import kaenlog.kafkawire.TopicStore;
 import kaenlog.wire.PartitionNames;
 import org.apache.zookeeper.KeeperException;
 
@@ -62,16 +64,13 @@ public final class ZooKeeperTopicsCommand implements SubcommandVariant {
                 "replica-assignment", "connect-timeout-ms"), Set.of("create", "describe", "delete"), Set.of("config"))
                 .noPositional();
         Request request = Request.of(flags);
-        if (request.delete()) {
-            // Kafka wrote /admin/delete_topics/T and its controller deleted the topic, its znodes and,
-            // through StopReplica, the brokers' logs; this chapter's controller does not
-            err.println("klog topics: --delete is not built for a ZooKeeper cluster: its controller deletes no topic");
-            return Klog.FAILED;
-        }
         String connectString = flags.string("zookeeper", "");
         ZooKeeperStatusCommand.parse(connectString);
         long connectTimeoutMs = flags.longValue("connect-timeout-ms", DEFAULT_CONNECT_TIMEOUT_MS, 1, 600_000);
         try (ZkClient zk = ZkClient.connect(connectString, SESSION_MS, connectTimeoutMs, event -> { })) {
+            if (request.delete()) {
+                return delete(zk, request.topic().orElseThrow(), out, err);
+            }
             return request.create() ? create(zk, request, out, err) : describe(zk, request.topic(), out, err);
         } catch (IOException | KeeperException e) {
             err.println("klog topics: " + e.getMessage());
@@ -136,26 +135,39 @@ public final class ZooKeeperTopicsCommand implements SubcommandVariant {
     private static int create(ZkClient zk, Request request, PrintStream out, PrintStream err)
             throws KeeperException, InterruptedException {
         String topic = request.topic().orElseThrow();
-        SortedMap<Integer, List<Integer>> assignment;
-        if (request.replicaAssignment().isPresent()) {
-            assignment = request.replicaAssignment().get();
-        } else {
-            List<Integer> brokers = List.copyOf(BrokerRegistration.liveBrokers(zk).keySet());
-            try {
-                assignment = ReplicaAssignment.assign(brokers, request.partitions(), request.replicationFactor());
-            } catch (IllegalArgumentException tooFew) {
-                err.println("Error while executing topic command : " + tooFew.getMessage());
-                return Klog.FAILED;
-            }
-        }
-        try {
-            PartitionStateStore.createAssignment(zk, topic, assignment, request.configs());
-        } catch (KeeperException.NodeExistsException e) {
-            // Kafka's words (TopicExistsException)
-            err.println("Error while executing topic command : Topic '" + topic + "' already exists.");
+        TopicStore.Result created = AdminZkClient.createTopic(zk, topic, request.partitions(),
+                request.replicationFactor(), request.replicaAssignment().orElse(new TreeMap<>()), request.configs(),
+                false);
+        if (created.error() != TopicError.NONE) {
+            // Kafka's words (TopicExistsException, InvalidReplicationFactorException)
+            err.println("Error while executing topic command : " + created.message());
             return Klog.FAILED;
         }
         out.println("Created topic " + topic + ".");
+        return Klog.OK;
+    }
+
+    /**
+     * {@code /admin/delete_topics/T}, which the controller acts on (Kafka 2.8's
+     * {@code TopicCommand.ZookeeperTopicService.deleteTopic}, and its lines).
+     */
+    private static int delete(ZkClient zk, String topic, PrintStream out, PrintStream err)
+            throws KeeperException, InterruptedException {
+        if (PartitionNames.isInternal(topic)) {
+            err.println("Error while executing topic command : Topic " + topic + " is a kafka internal topic and is"
+                    + " not allowed to be marked for deletion.");
+            return Klog.FAILED;
+        }
+        if (zk.exists(ZNodes.deleteTopicPath(topic)).isPresent()) {
+            out.println("Topic " + topic + " is already marked for deletion.");
+            return Klog.OK;
+        }
+        if (!AdminZkClient.markForDeletion(zk, topic)) {
+            err.println("Error while executing topic command : Topic '" + topic + "' does not exist as expected");
+            return Klog.FAILED;
+        }
+        out.println("Topic " + topic + " is marked for deletion.");
+        out.println("Note: This will have no impact if delete.topic.enable is not set to true.");
         return Klog.OK;
     }
 
