@@ -137,9 +137,9 @@ public final class TxnDemo implements Subcommand {
     }
 
     /**
-     * The coordinator's marker channel with a switch: on, the markers go to the partitions (chapter 11's
-     * {@link LocalMarkers}); off, they go nowhere, as if the coordinator's process died right after it
-     * wrote the Prepare state.
+     * The coordinator's marker channel with a switch: until {@code crashed} is set, the markers go to the
+     * partitions (chapter 11's {@link LocalMarkers}); then they go nowhere and are never reported, as if
+     * the coordinator's process died right after it wrote the Prepare state.
      */
     static final class CrashableMarkers implements MarkerChannel {
         private final MarkerChannel inner;
