@@ -69,7 +69,7 @@ public final class TxnDemo implements Subcommand {
     static final String APP = "orders-app";
     static final int TIMEOUT_MS = 60_000;
     static final int PARTITIONS = 3;
-    private static final String TABLE = "  %-10s %5s %5s %5s   %-32s %14s %16s%n";
+    private static final String TABLE = "  %-10s %5s %5s %5s   %-32s %14s   %16s%n";
 
     @Override
     public String name() {
@@ -283,11 +283,11 @@ public final class TxnDemo implements Subcommand {
                         "orders-" + p + "'s .txnindex names the aborted transaction: producer " + app.producerId
                                 + " from offset 3");
             }
-            out.println("each ABORT marker left an entry in its segment's .txnindex;"
-                    + " a fetch names it (producer id, first offset):");
+            out.println("each ABORT marker left an entry in its segment's .txnindex, and a read_committed fetch");
+            out.println("names the aborted transactions it overlaps (producer id, first offset):");
             out.println("  orders-0 " + show(view(0).aborted) + " · orders-1 " + show(view(1).aborted));
-            out.println("a read_committed fetch carries these; the consumer drops that producer's records");
-            out.println("from the first offset up to its ABORT marker: the bytes are read, never shown");
+            out.println("the consumer drops that producer's records from the first offset up to its ABORT marker:");
+            out.println("the bytes are read, never shown");
             out.println("read_uncommitted on orders-0: " + view(0).uncommitted);
             out.println("read_committed on orders-0:   " + view(0).committed);
         }
