@@ -26,8 +26,14 @@ public final class LocalTransactions {
 
     /** A coordinator of every {@code __transaction_state} partition of {@code broker}, each one loaded. */
     public static TransactionCoordinator start(BrokerContext broker, TxnConfig config) throws IOException {
+        return start(broker, config, new LocalMarkers(broker::existingPartition));
+    }
+
+    /** The same, its markers sent through {@code markers} (chapter 11's demo drops them to crash the coordinator). */
+    public static TransactionCoordinator start(BrokerContext broker, TxnConfig config, MarkerChannel markers)
+            throws IOException {
         TransactionCoordinator coordinator = new TransactionCoordinator(config, () -> ProducerIds.of(broker).issue(broker),
-                new OffsetsMarkers(new LocalMarkers(broker::existingPartition), broker), group -> OFFSETS_PARTITION);
+                new OffsetsMarkers(markers, broker), group -> OFFSETS_PARTITION);
         for (int n = 0; n < config.stateLogPartitions(); n++) {
             String name = TransactionStateExtension.stateLogPartition(n);
             coordinator.load(n, 0, new PartitionStateLog(() -> broker.partition(name)), broker.nowMs());
