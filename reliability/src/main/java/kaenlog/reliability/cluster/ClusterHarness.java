@@ -596,13 +596,15 @@ public final class ClusterHarness implements Closeable {
 
     /**
      * Surefire's test JVMs run at once (reliability/pom.xml): each starts in a block of its own,
-     * numbered by kaenlog.ports.block (surefire's fork number), so two forks' clusters never hand
-     * out the port of the other's broker while it is down between a kill and its restart. Any other
-     * JVM (reliability/run) starts apart by its process id.
+     * numbered by surefire's fork number (kaenlog.surefire.fork, "fork N"), so two forks' clusters
+     * never hand out the port of the other's broker while it is down between a kill and its restart
+     * (their process ids, one apart, would start them 24 ports apart). Any other JVM
+     * (reliability/run) starts apart by its process id.
      */
     private static int firstPort() {
-        int block = Integer.getInteger("kaenlog.ports.block", -1);
-        return block >= 0 ? block * PORTS_PER_FORK : (int) (ProcessHandle.current().pid() % 500) * 24;
+        String fork = System.getProperty("kaenlog.surefire.fork", "");
+        return fork.matches("fork \\d{1,2}") ? Integer.parseInt(fork.substring(5)) * PORTS_PER_FORK
+                : (int) (ProcessHandle.current().pid() % 500) * 24;
     }
 
     /**
