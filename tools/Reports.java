@@ -54,6 +54,23 @@ public final class Reports {
         return outcomes;
     }
 
+    /**
+     * Seconds surefire took for each test class (the suite's time, its class-level setup included),
+     * by class name: what the gate and the mistakes estimate their longest work from.
+     */
+    static Map<String, Double> secondsPerClass(Path reports) throws Exception {
+        Map<String, Double> seconds = new LinkedHashMap<>();
+        for (Path report : files(reports)) {
+            Element suite = parse(report).getDocumentElement();
+            try {
+                seconds.merge(suite.getAttribute("name"), Double.parseDouble(suite.getAttribute("time")), Double::sum);
+            } catch (NumberFormatException noTime) {
+                // a report without a time: no estimate from it
+            }
+        }
+        return seconds;
+    }
+
     /** The system properties surefire recorded in one report (the test JVM's, classpath included). */
     static Map<String, String> properties(Path report) throws Exception {
         Map<String, String> properties = new LinkedHashMap<>();

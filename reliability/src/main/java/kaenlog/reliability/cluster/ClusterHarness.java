@@ -600,9 +600,24 @@ public final class ClusterHarness implements Closeable {
 
     /** Where {@link #freePort} looks next: below Linux's ephemeral range, apart for each JVM. */
     private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT = new java.util.concurrent.atomic.AtomicInteger(
-            (int) (ProcessHandle.current().pid() % 500) * 24);
+            firstPort());
     private static final int PORTS_FROM = 20_000;
     private static final int PORTS = 12_000;
+    /** The ports of one of surefire's test JVMs: far more than its cluster tests take one after another. */
+    private static final int PORTS_PER_FORK = 2_000;
+
+    /**
+     * Surefire's test JVMs run at once (reliability/pom.xml): each starts in a block of its own,
+     * numbered by surefire's fork number (kaenlog.surefire.fork, "fork N"), so two forks' clusters
+     * never hand out the port of the other's broker while it is down between a kill and its restart
+     * (their process ids, one apart, would start them 24 ports apart). Any other JVM
+     * (reliability/run) starts apart by its process id.
+     */
+    private static int firstPort() {
+        String fork = System.getProperty("kaenlog.surefire.fork", "");
+        return fork.matches("fork \\d{1,2}") ? Integer.parseInt(fork.substring(5)) * PORTS_PER_FORK
+                : (int) (ProcessHandle.current().pid() % 500) * 24;
+    }
 
     /**
      * A port nothing listens on now, for a process started later on it (a broker, restarted on the
