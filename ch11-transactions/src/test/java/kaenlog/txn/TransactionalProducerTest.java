@@ -244,4 +244,36 @@ class TransactionalProducerTest {
         assertThat(catchThrowable(gone::commitTransaction)).as("the abort fenced the producer: its commit comes too late")
                 .isInstanceOf(ProducerFencedException.class);
     }
+
+    @Test
+    void aTransactionLeftOpenWhenTheBrokerStoppedIsAbortedAfterItsRestartWithNoClientBack() throws Exception {
+        KafkaProducer<String, String> gone = producer("orders-app"); // transaction.timeout.ms: 60000, the default
+        gone.initTransactions();
+        gone.beginTransaction();
+        send(gone, "left-open", 30, new ArrayList<>());
+        gone.flush();
+        gone.close(java.time.Duration.ZERO); // it never comes back
+        long stoppedAtMs = broker.nowMs();
+        listener.close();
+        broker.close();
+
+        PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
+        broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
+        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
+        var p0 = new org.apache.kafka.common.TopicPartition(TOPIC, 0);
+        KafkaConsumer<String, String> consumer = consumer("read_committed");
+        assertThat(consumer.endOffsets(Set.of(p0)).get(p0)).as("after the restart the open transaction (rebuilt from"
+                + " the partition's segments) still holds read_committed's end offset at its first offset").isZero();
+        broker.advanceTimeTo(stoppedAtMs + 60_001); // the broker's time, past the transaction's timeout
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (consumer.endOffsets(Set.of(p0)).get(p0) == 0) {
+            assertThat(System.nanoTime()).as("the restarted broker coordinates the transactions its __transaction_state"
+                    + " holds at its first tick, as a Kafka broker loads the partitions it leads when it starts: no"
+                    + " transactional client came back to make the coordinator, yet the transaction was aborted past"
+                    + " its timeout within 30 s; broker log:%n%s", brokerLog()).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        assertThat(ReadCommittedConsumerTest.readToEnd(consumer)).as("none of the aborted transaction's records is"
+                + " read; broker log:%n%s", brokerLog()).isEmpty();
+    }
 }
