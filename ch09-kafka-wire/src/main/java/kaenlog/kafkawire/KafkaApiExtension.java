@@ -44,10 +44,12 @@ public interface KafkaApiExtension {
     }
 
     /**
-     * Its own work at the broker's {@code nowMs}, on the Kafka listener's ticker (chapter 11: the
-     * coordinator aborts transactions past their timeout and sends markers again). By default none.
+     * Its own work at the broker's {@code nowMs}, on the Kafka listener's ticker, for the broker behind
+     * {@code backend} (chapter 11: the coordinator aborts transactions past their timeout and sends
+     * markers again; after a restart it takes up the transactions its log holds before any client
+     * comes back). By default none.
      */
-    default void tick(long nowMs) throws IOException {
+    default void tick(long nowMs, Backend backend) throws IOException {
     }
 
     /** FindCoordinator's answer for one key: an error, or NONE and the node. */

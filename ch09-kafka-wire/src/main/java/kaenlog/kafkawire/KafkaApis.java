@@ -126,7 +126,7 @@ public final class KafkaApis {
     /** Every extension's own work at {@code nowMs} ({@link KafkaApiExtension#tick}), on the listener's ticker. */
     public void tickExtensions(long nowMs) throws IOException {
         for (KafkaApiExtension extension : extensions) {
-            extension.tick(nowMs);
+            extension.tick(nowMs, backend);
         }
     }
 

@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * AddPartitionsToTxn, EndTxn), and its consumers read them: read_committed exactly the committed
  * records, read_uncommitted every one. A second producer with the same transactional id fences the
  * first: the first's commit is refused (ProducerFencedException), what it wrote before is aborted,
- * and what it sends after the fence is refused by the partition (an older epoch) and never read.
+ * and what it sends after the fence is refused by the partition (an older epoch) and never read. A
+ * transaction its producer left open is aborted at its timeout, also by a broker restarted in between
+ * that no transactional client has come back to.
  */
 @Order(23)
 class TransactionalProducerTest {
@@ -139,6 +141,17 @@ class TransactionalProducerTest {
         return sent;
     }
 
+    /** Waits (30 s at most) until read_committed's end offset of {@code partition} is past 0: {@code what} happened. */
+    private void awaitEndOffsetPastZero(KafkaConsumer<String, String> consumer,
+                                        org.apache.kafka.common.TopicPartition partition, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (consumer.endOffsets(Set.of(partition)).get(partition) == 0) {
+            assertThat(System.nanoTime()).as("%s within 30 s; broker log:%n%s", what, brokerLog()).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
     private String brokerLog() {
         return brokerLog.toString(StandardCharsets.UTF_8);
     }
@@ -236,17 +249,40 @@ class TransactionalProducerTest {
                 + " at its first offset").isZero();
 
         broker.advanceTime(60_001); // the broker's time; the listener's ticker hands it to the coordinator
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
-        while (consumer.endOffsets(Set.of(p0)).get(p0) == 0) {
-            assertThat(System.nanoTime()).as("the listener's ticker aborted the transaction past its timeout within"
-                    + " 30 s; broker log:%n%s", brokerLog()).isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        awaitEndOffsetPastZero(consumer, p0, "the listener's ticker aborted the transaction past its timeout");
         assertThat(ReadCommittedConsumerTest.readToEnd(consumer)).as("the coordinator aborted it on the listener's"
                 + " ticker: none of its records is read; broker log:%n%s", brokerLog()).isEmpty();
         assertThat(consumer.position(p0)).as("and read_committed moves on past its ABORT marker")
                 .isEqualTo(broker.partition(TOPIC + "-0").locked(kaenlog.log.Log::highWatermark));
         assertThat(catchThrowable(gone::commitTransaction)).as("the abort fenced the producer: its commit comes too late")
                 .isInstanceOf(ProducerFencedException.class);
+    }
+
+    @Test
+    void aTransactionLeftOpenWhenTheBrokerStoppedIsAbortedAfterItsRestartWithNoClientBack() throws Exception {
+        KafkaProducer<String, String> gone = producer("orders-app"); // transaction.timeout.ms: 60000, the default
+        gone.initTransactions();
+        gone.beginTransaction();
+        send(gone, "left-open", 30, new ArrayList<>());
+        gone.flush();
+        gone.close(java.time.Duration.ZERO); // it never comes back
+        long stoppedAtMs = broker.nowMs();
+        listener.close();
+        broker.close();
+
+        PrintStream log = new PrintStream(brokerLog, true, StandardCharsets.UTF_8);
+        broker = Broker.start(BrokerConfig.of(dir.resolve("data")), log);
+        listener = KafkaListener.start(broker, "127.0.0.1", 0, log);
+        var p0 = new org.apache.kafka.common.TopicPartition(TOPIC, 0);
+        KafkaConsumer<String, String> consumer = consumer("read_committed");
+        assertThat(consumer.endOffsets(Set.of(p0)).get(p0)).as("after the restart the open transaction (rebuilt from"
+                + " the partition's segments) still holds read_committed's end offset at its first offset").isZero();
+        broker.advanceTimeTo(stoppedAtMs + 60_001); // the broker's time, past the transaction's timeout
+        awaitEndOffsetPastZero(consumer, p0, "the restarted broker coordinates the transactions its __transaction_state"
+                + " holds at its first tick, as a Kafka broker loads the partitions it leads when it starts: no"
+                + " transactional client came back to make the coordinator, yet the transaction was aborted past its"
+                + " timeout");
+        assertThat(ReadCommittedConsumerTest.readToEnd(consumer)).as("none of the aborted transaction's records is"
+                + " read; broker log:%n%s", brokerLog()).isEmpty();
     }
 }

@@ -63,6 +63,7 @@ final class Suite {
                 new Entry<>("roll", dir -> RollCrash.run(dir, options, 11)),
                 new Entry<>("compaction", dir -> CompactionCrash.run(dir, System.getProperty("java.class.path"), 5,
                         new int[] {0, 1})),
+                new Entry<>("txn-kill9", dir -> TxnKill9.run(dir, options)),
                 new Entry<>("acks", dir -> AckLoss.run(dir, sizes.acks())),
                 new Entry<>("hostile", dir -> HostileClients.run(dir, options, sizes.hostile())),
                 new Entry<>("fuzz", dir -> DecoderFuzz.run(sizes.fuzz())),

@@ -19,6 +19,7 @@ import kaenlog.txn.InitProducerIdResult;
 import kaenlog.txn.LocalTransactions;
 import kaenlog.txn.TransactionCoordinator;
 import kaenlog.txn.TransactionResult;
+import kaenlog.txn.TransactionStateExtension;
 import kaenlog.txn.TxnConfig;
 import kaenlog.txn.TxnError;
 import kaenlog.wire.PartitionNames.TopicPartition;
@@ -42,7 +43,8 @@ import kaenlog.wire.PartitionNames.TopicPartition;
  * ProducerFencedException.
  *
  * <p>The coordinator is made at the first FindCoordinator for a transactional id, as Kafka creates
- * {@code __transaction_state} then ({@link LocalTransactions#start}). Only a broker alone
+ * {@code __transaction_state} then ({@link LocalTransactions#start}), or at the first tick of a broker
+ * restarted on a directory that holds it ({@link #resumes}). Only a broker alone
  * coordinates transactions: in chapter 10's cluster the coordinator of an id is the leader of its
  * {@code __transaction_state} partition, which is not built, so a cluster member refuses a
  * transactional id as chapter 9 does. TxnOffsetCommit (28, v0..v3) writes a transaction's offsets
@@ -302,17 +304,34 @@ public final class KafkaTransactions implements KafkaApiExtension {
     /**
      * The coordinator's own work on the Kafka listener's ticker ({@link TransactionCoordinator#tick}):
      * a transaction older than its timeout is aborted (its producer fenced), markers not written yet
-     * are sent again. Nothing before the first transactional producer came.
+     * are sent again. Nothing before the first transactional producer came, unless the broker's
+     * directory holds {@code __transaction_state} ({@link #resumes}).
      */
     @Override
-    public void tick(long nowMs) {
+    public void tick(long nowMs, Backend backend) throws IOException {
         TransactionCoordinator current;
         synchronized (this) {
             current = coordinator;
         }
+        if (current == null && resumes(backend)) {
+            current = coordinator(backend);
+        }
         if (current != null) {
             current.tick(nowMs);
         }
+    }
+
+    /**
+     * A broker restarted on a directory where {@code __transaction_state} exists coordinates again at
+     * its first tick, client or none, as a Kafka broker loads each {@code __transaction_state} partition
+     * it leads when it starts ({@code BrokerMetadataPublisher.updateCoordinator} calls
+     * {@code TransactionCoordinator.onElection}): a transaction left Ongoing by a producer that never
+     * comes back is aborted at its timeout, not held open (and every read_committed consumer of its
+     * partitions held back at its first offset) until some transactional producer happens to look.
+     */
+    private static boolean resumes(Backend backend) throws IOException {
+        return backend.broker().leadership().cluster().isEmpty()
+                && backend.existingPartition(TransactionStateExtension.stateLogPartition(0)).isPresent();
     }
 
     /** The coordinator's error as this version answers it: PRODUCER_FENCED as INVALID_PRODUCER_EPOCH where unknown. */
