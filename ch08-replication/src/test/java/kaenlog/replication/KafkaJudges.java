@@ -1,23 +1,15 @@
 package kaenlog.replication;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ScheduledFuture;
+import kaenlog.testkit.KafkaFixtures;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.replica.Replica;
-import org.apache.kafka.server.util.Scheduler;
-import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
-import org.apache.kafka.storage.internals.log.EpochEntry;
-import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.kafka.storage.internals.log.LogOffsetMetadata;
 
 /**
@@ -34,17 +26,11 @@ final class KafkaJudges {
     }
 
     /**
-     * An empty {@code LeaderEpochFileCache}, as a leader's log holds it. Its checkpoint file lives in
-     * {@code dir} (Kafka creates it on open) but is never written or read: the cache keeps every entry
-     * in memory, and the checkpoint only copies them to disk.
+     * An empty {@code LeaderEpochFileCache}, as a leader's log holds it, in memory (testkit's
+     * {@link KafkaFixtures#inMemoryEpochCache}): its checkpoint file in {@code dir} is never written or read.
      */
     static LeaderEpochFileCache epochCache(Path dir) {
-        try {
-            return new LeaderEpochFileCache(ORDERS_0, new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint")
-                    .toFile()), new NoScheduler());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return KafkaFixtures.inMemoryEpochCache(ORDERS_0, dir);
     }
 
     /** Kafka's cache after the same {@code assign} calls as kaen-log's: its entries, as kaen-log's type. */
@@ -102,45 +88,5 @@ final class KafkaJudges {
                     }
                     throw new UnsupportedOperationException("not asked by Replica: " + method.getName());
                 });
-    }
-
-    /** The checkpoint of a cache that stays in memory: created (Kafka's constructor does), never written. */
-    private static final class InMemoryCheckpoint extends LeaderEpochCheckpointFile {
-        InMemoryCheckpoint(File file) throws IOException {
-            super(file, new LogDirFailureChannel(1));
-        }
-
-        @Override
-        public void write(Collection<EpochEntry> epochs) {
-        }
-
-        @Override
-        public void writeIfDirExists(Collection<EpochEntry> epochs) {
-        }
-
-        @Override
-        public List<EpochEntry> read() {
-            return List.of();
-        }
-    }
-
-    /** The cache schedules only checkpoint flushes, which the in-memory checkpoint does not need. */
-    private static final class NoScheduler implements Scheduler {
-        @Override
-        public void startup() {
-        }
-
-        @Override
-        public void shutdown() {
-        }
-
-        @Override
-        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return null;
-        }
-
-        @Override
-        public void resizeThreadPool(int newSize) {
-        }
     }
 }
