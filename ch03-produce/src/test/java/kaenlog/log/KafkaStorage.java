@@ -1,5 +1,7 @@
 package kaenlog.log;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import kaenlog.testkit.KafkaFixtures.ManualTime;
-import kaenlog.testkit.KafkaFixtures.NoScheduler;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.Records;
 import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
@@ -54,7 +56,7 @@ final class KafkaStorage implements AutoCloseable {
     static KafkaStorage open(Path dir, int segmentBytes, int indexIntervalBytes) throws IOException {
         Files.createDirectories(dir);
         return new KafkaStorage(UnifiedLog.create(dir.toFile(), config(segmentBytes, indexIntervalBytes), 0L, 0L,
-                new NoScheduler(), new BrokerTopicStats(), new ManualTime(LogFixtures.T0), 300_000,
+                schedulerThatRunsNothing(Scheduler.class), new BrokerTopicStats(), new ManualTime(LogFixtures.T0), 300_000,
                 new ProducerStateManagerConfig(86_400_000, false), 600_000, new LogDirFailureChannel(1), true,
                 Optional.empty()));
     }
@@ -193,7 +195,8 @@ final class KafkaStorage implements AutoCloseable {
             ProducerStateManager producers = new ProducerStateManager(partition, dir.toFile(), 300_000,
                     new ProducerStateManagerConfig(86_400_000, false), new ManualTime(LogFixtures.T0));
             LeaderEpochFileCache epochs = new LeaderEpochFileCache(partition, new LeaderEpochCheckpointFile(
-                    dir.resolve("leader-epoch-checkpoint").toFile(), new LogDirFailureChannel(1)), new NoScheduler());
+                    dir.resolve("leader-epoch-checkpoint").toFile(), new LogDirFailureChannel(1)),
+                    schedulerThatRunsNothing(Scheduler.class));
             try {
                 segment.recover(producers, epochs);
             } catch (InvalidOffsetException | LogSegmentOffsetOverflowException offsetsDoNotFollow) {

@@ -1,5 +1,7 @@
 package kaenlog.compaction;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -13,11 +15,11 @@ import java.util.Optional;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
 import kaenlog.testkit.KafkaFixtures.ManualTime;
-import kaenlog.testkit.KafkaFixtures.NoScheduler;
 import kaenlog.testkit.property.Scratch;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.log.CleanedTransactionMetadata;
 import org.apache.kafka.storage.internals.log.CleanerStats;
 import org.apache.kafka.storage.internals.log.LastRecord;
@@ -57,7 +59,7 @@ final class KafkaLog implements AutoCloseable {
         ManualTime time = new ManualTime(LogFixture.T0);
         try {
             Files.createDirectories(dir);
-            UnifiedLog log = UnifiedLog.create(dir.toFile(), config(-1, -1), 0L, 0L, new NoScheduler(),
+            UnifiedLog log = UnifiedLog.create(dir.toFile(), config(-1, -1), 0L, 0L, schedulerThatRunsNothing(Scheduler.class),
                     new BrokerTopicStats(), time, 300_000, new ProducerStateManagerConfig(86_400_000, false), 600_000,
                     new LogDirFailureChannel(1), true, Optional.empty());
             return new KafkaLog(log, time);

@@ -1,15 +1,24 @@
 package kaenlog.replication;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import kaenlog.testkit.KafkaFixtures;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.replica.Replica;
+import org.apache.kafka.server.util.Scheduler;
+import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
+import org.apache.kafka.storage.internals.log.EpochEntry;
+import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.kafka.storage.internals.log.LogOffsetMetadata;
 
 /**
@@ -26,11 +35,17 @@ final class KafkaJudges {
     }
 
     /**
-     * An empty {@code LeaderEpochFileCache}, as a leader's log holds it, in memory (testkit's
-     * {@link KafkaFixtures#inMemoryEpochCache}): its checkpoint file in {@code dir} is never written or read.
+     * An empty {@code LeaderEpochFileCache}, as a leader's log holds it. Its checkpoint file lives in
+     * {@code dir} (Kafka creates it on open) but is never written or read: the cache keeps every entry
+     * in memory, and the checkpoint only copies them to disk.
      */
     static LeaderEpochFileCache epochCache(Path dir) {
-        return KafkaFixtures.inMemoryEpochCache(ORDERS_0, dir);
+        try {
+            return new LeaderEpochFileCache(ORDERS_0, new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint")
+                    .toFile()), schedulerThatRunsNothing(Scheduler.class));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Kafka's cache after the same {@code assign} calls as kaen-log's: its entries, as kaen-log's type. */
@@ -88,5 +103,25 @@ final class KafkaJudges {
                     }
                     throw new UnsupportedOperationException("not asked by Replica: " + method.getName());
                 });
+    }
+
+    /** The checkpoint of a cache that stays in memory: created (Kafka's constructor does), never written. */
+    private static final class InMemoryCheckpoint extends LeaderEpochCheckpointFile {
+        InMemoryCheckpoint(File file) throws IOException {
+            super(file, new LogDirFailureChannel(1));
+        }
+
+        @Override
+        public void write(Collection<EpochEntry> epochs) {
+        }
+
+        @Override
+        public void writeIfDirExists(Collection<EpochEntry> epochs) {
+        }
+
+        @Override
+        public List<EpochEntry> read() {
+            return List.of();
+        }
     }
 }

@@ -1,7 +1,13 @@
 package kaenlog.cluster;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +20,6 @@ import kafka.controller.ReplicaAssignment;
 import kafka.zk.BrokerIdZNode;
 import kafka.zk.TopicPartitionStateZNode;
 import kafka.zk.TopicZNode;
-import kaenlog.testkit.KafkaFixtures;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import org.apache.kafka.common.TopicPartition;
@@ -22,7 +27,11 @@ import org.apache.kafka.common.feature.Features;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.metadata.LeaderRecoveryState;
+import org.apache.kafka.server.util.Scheduler;
+import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
+import org.apache.kafka.storage.internals.log.EpochEntry;
+import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.zookeeper.data.Stat;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
@@ -145,13 +154,39 @@ final class KafkaZk {
     }
 
     /**
-     * kafka-storage's {@code LeaderEpochFileCache} holding {@code entries} (epoch, start offset), as a
-     * log's cache holds them, in memory (testkit's {@link KafkaFixtures#inMemoryEpochCache}, as chapter
-     * 8's KafkaJudges uses for the same class): its checkpoint file in {@code dir} is never written or read.
+     * kafka-storage 4.1.1's {@code LeaderEpochFileCache} holding {@code entries} (epoch, start offset),
+     * as a log's cache holds them. Its checkpoint file is created in {@code dir} (Kafka's constructor
+     * does) but never written or read: the cache keeps its entries in memory (as chapter 8's
+     * KafkaJudges does for the same class).
      */
     static LeaderEpochFileCache epochCache(Path dir, List<kaenlog.replication.LeaderEpochCache.EpochEntry> entries) {
-        LeaderEpochFileCache cache = KafkaFixtures.inMemoryEpochCache(new TopicPartition(TOPIC, 0), dir);
-        entries.forEach(e -> cache.assign(e.epoch(), e.startOffset()));
-        return cache;
+        try {
+            LeaderEpochFileCache cache = new LeaderEpochFileCache(new TopicPartition(TOPIC, 0),
+                    new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint").toFile()), schedulerThatRunsNothing(Scheduler.class));
+            entries.forEach(e -> cache.assign(e.epoch(), e.startOffset()));
+            return cache;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The checkpoint of a cache that stays in memory. */
+    private static final class InMemoryCheckpoint extends LeaderEpochCheckpointFile {
+        InMemoryCheckpoint(File file) throws IOException {
+            super(file, new LogDirFailureChannel(1));
+        }
+
+        @Override
+        public void write(Collection<EpochEntry> epochs) {
+        }
+
+        @Override
+        public void writeIfDirExists(Collection<EpochEntry> epochs) {
+        }
+
+        @Override
+        public List<EpochEntry> read() {
+            return List.of();
+        }
     }
 }

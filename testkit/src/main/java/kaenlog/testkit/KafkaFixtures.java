@@ -1,31 +1,22 @@
 package kaenlog.testkit;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.Collection;
-import java.util.List;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.server.util.Scheduler;
-import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
-import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
-import org.apache.kafka.storage.internals.log.EpochEntry;
-import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 
 /**
  * What a test needs to run Kafka's own storage or coordinator classes in its JVM as an oracle: Kafka's
- * clock, set by the test; a scheduler that runs nothing, so no background flush, expiry or deletion
- * decides anything; a leader epoch cache that stays in memory.
+ * clock, set by the test, and a scheduler that runs nothing, so that no background flush, expiry or
+ * deletion decides anything.
  *
- * <p>Kafka is a provided dependency of testkit: a chapter that uses these brings its own Kafka jars (in
- * test scope, chapter 10 at 3.9.1, whose {@code Time}, {@code Scheduler} and epoch cache have the same
- * shape), and a chapter that does not pulls nothing new.
+ * <p>kafka-clients (for {@code Time}) is a provided dependency of testkit, and the only one: every
+ * chapter's tests have it already (chapter 10 at 3.9.1, whose {@code Time} has the same methods), and a
+ * learner's first build of chapter 1 downloads nothing more for testkit. That is why the scheduler is a
+ * proxy of the interface the test names rather than a class implementing kafka-server-common's.
  */
 public final class KafkaFixtures {
     private KafkaFixtures() {
@@ -64,27 +55,32 @@ public final class KafkaFixtures {
         }
     }
 
-    /** A scheduler that runs nothing: no background flush, producer expiry, checkpoint or file deletion. */
-    public static final class NoScheduler implements Scheduler {
-        @Override
-        public void startup() {
-        }
-
-        @Override
-        public void shutdown() {
-        }
-
-        @Override
-        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return new NotRun();
-        }
-
-        @Override
-        public void resizeThreadPool(int threads) {
-        }
+    /**
+     * Kafka's {@code org.apache.kafka.server.util.Scheduler} (pass {@code Scheduler.class}) that runs
+     * nothing: no background flush, producer expiry, checkpoint or file deletion. Every task scheduled
+     * is handed back cancelled, before it ran; startup, shutdown and resizing do nothing.
+     */
+    public static <S> S schedulerThatRunsNothing(Class<S> scheduler) {
+        return scheduler.cast(Proxy.newProxyInstance(scheduler.getClassLoader(), new Class<?>[] {scheduler},
+                (proxy, method, args) -> runNothing(proxy, scheduler, method, args)));
     }
 
-    /** What {@link NoScheduler} hands back: a task cancelled before it ran. */
+    private static Object runNothing(Object proxy, Class<?> scheduler, Method method, Object[] args) {
+        if (method.getReturnType() == void.class) {
+            return null;
+        }
+        if (method.getReturnType() == ScheduledFuture.class) {
+            return new NotRun();
+        }
+        return switch (method.getName()) {
+            case "toString" -> "a " + scheduler.getSimpleName() + " that runs nothing";
+            case "hashCode" -> System.identityHashCode(proxy);
+            case "equals" -> proxy == args[0];
+            default -> throw new UnsupportedOperationException("a scheduler that runs nothing has no " + method.getName());
+        };
+    }
+
+    /** What the scheduler hands back: a task cancelled before it ran. */
     private static final class NotRun implements ScheduledFuture<Object> {
         @Override
         public long getDelay(TimeUnit unit) {
@@ -119,41 +115,6 @@ public final class KafkaFixtures {
         @Override
         public Object get(long timeout, TimeUnit unit) {
             return null;
-        }
-    }
-
-    /**
-     * kafka-storage's {@code LeaderEpochFileCache} for {@code partition}, empty, as a log's cache starts.
-     * Its checkpoint file is created in {@code dir} (Kafka's constructor does) but never written or read:
-     * the cache keeps every entry in memory, the checkpoint only copies them to disk (with an fsync per
-     * {@code assign}), and a previous try's file is never read back.
-     */
-    public static LeaderEpochFileCache inMemoryEpochCache(TopicPartition partition, Path dir) {
-        try {
-            return new LeaderEpochFileCache(partition, new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint")
-                    .toFile()), new NoScheduler());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The checkpoint of a cache that stays in memory: created (Kafka's constructor does), never written. */
-    private static final class InMemoryCheckpoint extends LeaderEpochCheckpointFile {
-        InMemoryCheckpoint(File file) throws IOException {
-            super(file, new LogDirFailureChannel(1));
-        }
-
-        @Override
-        public void write(Collection<EpochEntry> epochs) {
-        }
-
-        @Override
-        public void writeIfDirExists(Collection<EpochEntry> epochs) {
-        }
-
-        @Override
-        public List<EpochEntry> read() {
-            return List.of();
         }
     }
 }
