@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
@@ -94,8 +95,9 @@ class RegistrationTest {
         ZkClient previous = ZK.connect();
         BrokerRegistration.register(previous, new BrokerInfo(6, "old", 1, 2, 3), NOW_MS);
         try (ZkClient broker = sessionWhoseLookAt(ZNodes.brokerPath(6), previous::close)) {
-            Throwable refused = catchThrowable(() -> BrokerRegistration.register(broker, new BrokerInfo(6, "new", 4, 5, 6),
-                    NOW_MS));
+            AtomicLong epoch = new AtomicLong(-1);
+            Throwable refused = catchThrowable(() -> epoch.set(BrokerRegistration.register(broker,
+                    new BrokerInfo(6, "new", 4, 5, 6), NOW_MS)));
             Optional<Stat> now = ZK.connect().exists(ZNodes.brokerPath(6));
             assertThat(refused == null && now.isPresent() && now.get().getEphemeralOwner() == broker.sessionId())
                     .as("/brokers/ids/6 existed when your create ran (NodeExistsException) and was gone when you looked"
@@ -103,6 +105,8 @@ class RegistrationTest {
                             + " checkedEphemeralCreate does; yours " + (refused == null ? "returned without registering"
                             + " (the znode is " + now.map(s -> "owned by session " + s.getEphemeralOwner()).orElse("absent")
                             + ")" : "threw " + refused)).isTrue();
+            assertThat(epoch.get()).as("the broker epoch returned is the czxid of the znode created again")
+                    .isEqualTo(now.get().getCzxid());
             assertThat(BrokerRegistration.read(ZK.connect(), 6)).as("and the registration read back is the new broker's")
                     .contains(new BrokerInfo(6, "new", 4, 5, 6));
         }
