@@ -1,5 +1,7 @@
 package kaenlog.log;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -10,10 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Delayed;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import kaenlog.testkit.KafkaFixtures.ManualTime;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
@@ -24,7 +23,6 @@ import org.apache.kafka.common.record.FileRecords;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.Records;
-import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.storage.log.FetchIsolation;
 import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
@@ -42,7 +40,7 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
 
 /**
  * Kafka 4.1.1's own storage (kafka-storage's {@code UnifiedLog} and {@code LogSegment}), the judge of
- * chapter 3's storage properties. Kafka's time is fixed at {@link LogFixtures#T0}, its scheduler runs
+ * chapter 3's storage properties. Kafka's time stays at {@link LogFixtures#T0}, its scheduler runs
  * nothing (no background flush or deletion), its rolling by age is off and its timestamp limits are
  * open, so that only the rules a task teaches decide what it does: where offsets go, when a segment
  * rolls, where the index has entries, what a read returns, where recovery cuts.
@@ -58,7 +56,7 @@ final class KafkaStorage implements AutoCloseable {
     static KafkaStorage open(Path dir, int segmentBytes, int indexIntervalBytes) throws IOException {
         Files.createDirectories(dir);
         return new KafkaStorage(UnifiedLog.create(dir.toFile(), config(segmentBytes, indexIntervalBytes), 0L, 0L,
-                new NoScheduler(), new BrokerTopicStats(), new FixedTime(), 300_000,
+                schedulerThatRunsNothing(Scheduler.class), new BrokerTopicStats(), new ManualTime(LogFixtures.T0), 300_000,
                 new ProducerStateManagerConfig(86_400_000, false), 600_000, new LogDirFailureChannel(1), true,
                 Optional.empty()));
     }
@@ -171,7 +169,8 @@ final class KafkaStorage implements AutoCloseable {
      * the cut of {@code LogSegment.recover}.
      */
     static LogSegment segment(Path dir, long baseOffset, int indexIntervalBytes) throws IOException {
-        return LogSegment.open(dir.toFile(), baseOffset, config(1 << 30, indexIntervalBytes), new FixedTime(), 0, false);
+        return LogSegment.open(dir.toFile(), baseOffset, config(1 << 30, indexIntervalBytes), new ManualTime(LogFixtures.T0),
+                0, false);
     }
 
     /** What Kafka's recovery kept of a segment: its bytes and the offset index it rebuilt (null: see {@link #recover}). */
@@ -194,9 +193,10 @@ final class KafkaStorage implements AutoCloseable {
         LogSegment segment = segment(dir, baseOffset, indexIntervalBytes);
         try {
             ProducerStateManager producers = new ProducerStateManager(partition, dir.toFile(), 300_000,
-                    new ProducerStateManagerConfig(86_400_000, false), new FixedTime());
+                    new ProducerStateManagerConfig(86_400_000, false), new ManualTime(LogFixtures.T0));
             LeaderEpochFileCache epochs = new LeaderEpochFileCache(partition, new LeaderEpochCheckpointFile(
-                    dir.resolve("leader-epoch-checkpoint").toFile(), new LogDirFailureChannel(1)), new NoScheduler());
+                    dir.resolve("leader-epoch-checkpoint").toFile(), new LogDirFailureChannel(1)),
+                    schedulerThatRunsNothing(Scheduler.class));
             try {
                 segment.recover(producers, epochs);
             } catch (InvalidOffsetException | LogSegmentOffsetOverflowException offsetsDoNotFollow) {
@@ -254,85 +254,6 @@ final class KafkaStorage implements AutoCloseable {
             if (log != null) {
                 log.close();
             }
-        }
-    }
-
-    /** Kafka's clock, stopped at T0: nothing in these rules may depend on it. */
-    private static final class FixedTime implements Time {
-        @Override
-        public long milliseconds() {
-            return LogFixtures.T0;
-        }
-
-        @Override
-        public long nanoseconds() {
-            return LogFixtures.T0 * 1_000_000;
-        }
-
-        @Override
-        public void sleep(long ms) {
-        }
-
-        @Override
-        public void waitObject(Object lock, Supplier<Boolean> condition, long deadlineMs) {
-            throw new UnsupportedOperationException("no waiting in a property's log");
-        }
-    }
-
-    /** A scheduler that runs nothing: no background flush, producer expiry or file deletion. */
-    private static final class NoScheduler implements Scheduler {
-        @Override
-        public void startup() {
-        }
-
-        @Override
-        public void shutdown() {
-        }
-
-        @Override
-        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return new NotRun();
-        }
-
-        @Override
-        public void resizeThreadPool(int threads) {
-        }
-    }
-
-    private static final class NotRun implements ScheduledFuture<Object> {
-        @Override
-        public long getDelay(TimeUnit unit) {
-            return Long.MAX_VALUE;
-        }
-
-        @Override
-        public int compareTo(Delayed other) {
-            return 0;
-        }
-
-        @Override
-        public boolean cancel(boolean interrupt) {
-            return true;
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return true;
-        }
-
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public Object get() {
-            return null;
-        }
-
-        @Override
-        public Object get(long timeout, TimeUnit unit) {
-            return null;
         }
     }
 }

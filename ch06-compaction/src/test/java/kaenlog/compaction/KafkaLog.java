@@ -1,5 +1,7 @@
 package kaenlog.compaction;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -10,17 +12,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Delayed;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import kaenlog.log.Log;
 import kaenlog.log.Segment;
+import kaenlog.testkit.KafkaFixtures.ManualTime;
 import kaenlog.testkit.property.Scratch;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.log.CleanedTransactionMetadata;
 import org.apache.kafka.storage.internals.log.CleanerStats;
@@ -49,19 +47,19 @@ final class KafkaLog implements AutoCloseable {
     static final long DELETE_RETENTION_MS = 86_400_000L;
 
     private final UnifiedLog log;
-    private final TestTime time;
+    private final ManualTime time;
 
-    private KafkaLog(UnifiedLog log, TestTime time) {
+    private KafkaLog(UnifiedLog log, ManualTime time) {
         this.log = log;
         this.time = time;
     }
 
     /** An empty Kafka log in {@code dir} (a directory named like a partition, {@code t-0}). */
     static KafkaLog open(Path dir) {
-        TestTime time = new TestTime();
+        ManualTime time = new ManualTime(LogFixture.T0);
         try {
             Files.createDirectories(dir);
-            UnifiedLog log = UnifiedLog.create(dir.toFile(), config(-1, -1), 0L, 0L, new NoScheduler(),
+            UnifiedLog log = UnifiedLog.create(dir.toFile(), config(-1, -1), 0L, 0L, schedulerThatRunsNothing(Scheduler.class),
                     new BrokerTopicStats(), time, 300_000, new ProducerStateManagerConfig(86_400_000, false), 600_000,
                     new LogDirFailureChannel(1), true, Optional.empty());
             return new KafkaLog(log, time);
@@ -151,7 +149,7 @@ final class KafkaLog implements AutoCloseable {
      */
     List<Long> deletedByRetention(long retentionMs, long retentionBytes, long nowMs) throws IOException {
         log.updateConfig(config(retentionMs, retentionBytes));
-        time.ms = nowMs;
+        time.set(nowMs);
         List<Long> before = segmentBases();
         log.deleteOldSegments();
         List<Long> after = segmentBases();
@@ -208,7 +206,7 @@ final class KafkaLog implements AutoCloseable {
      */
     KafkaOffsetMap clean(long mapStart, long mapEnd, long cleanEnd, long upperBound, long nowMs, List<byte[]> keys)
             throws IOException {
-        time.ms = nowMs;
+        time.set(nowMs);
         org.apache.kafka.storage.internals.log.Cleaner cleaner = cleaner();
         SkimpyOffsetMap map = (SkimpyOffsetMap) cleaner.offsetMap();
         try {
@@ -299,88 +297,6 @@ final class KafkaLog implements AutoCloseable {
             if (log != null) {
                 log.close();
             }
-        }
-    }
-
-    /** Kafka's clock, set by the test. */
-    private static final class TestTime implements Time {
-        long ms = LogFixture.T0;
-
-        @Override
-        public long milliseconds() {
-            return ms;
-        }
-
-        @Override
-        public long nanoseconds() {
-            return ms * 1_000_000;
-        }
-
-        @Override
-        public void sleep(long sleepMs) {
-            ms += sleepMs;
-        }
-
-        @Override
-        public void waitObject(Object lock, Supplier<Boolean> condition, long deadlineMs) {
-            throw new UnsupportedOperationException("no waiting in a test's log");
-        }
-    }
-
-    /** A scheduler that runs nothing: no background flush, producer expiry or file deletion. */
-    private static final class NoScheduler implements Scheduler {
-        @Override
-        public void startup() {
-        }
-
-        @Override
-        public void shutdown() {
-        }
-
-        @Override
-        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return new NotRun();
-        }
-
-        @Override
-        public void resizeThreadPool(int threads) {
-        }
-    }
-
-    private static final class NotRun implements ScheduledFuture<Object> {
-        @Override
-        public long getDelay(TimeUnit unit) {
-            return Long.MAX_VALUE;
-        }
-
-        @Override
-        public int compareTo(Delayed other) {
-            return 0;
-        }
-
-        @Override
-        public boolean cancel(boolean interrupt) {
-            return true;
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return true;
-        }
-
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public Object get() {
-            return null;
-        }
-
-        @Override
-        public Object get(long timeout, TimeUnit unit) {
-            return null;
         }
     }
 }

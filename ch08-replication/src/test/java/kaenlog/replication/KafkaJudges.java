@@ -1,5 +1,7 @@
 package kaenlog.replication;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,7 +11,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ScheduledFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.metadata.MetadataCache;
 import org.apache.kafka.server.replica.Replica;
@@ -41,7 +42,7 @@ final class KafkaJudges {
     static LeaderEpochFileCache epochCache(Path dir) {
         try {
             return new LeaderEpochFileCache(ORDERS_0, new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint")
-                    .toFile()), new NoScheduler());
+                    .toFile()), schedulerThatRunsNothing(Scheduler.class));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -121,26 +122,6 @@ final class KafkaJudges {
         @Override
         public List<EpochEntry> read() {
             return List.of();
-        }
-    }
-
-    /** The cache schedules only checkpoint flushes, which the in-memory checkpoint does not need. */
-    private static final class NoScheduler implements Scheduler {
-        @Override
-        public void startup() {
-        }
-
-        @Override
-        public void shutdown() {
-        }
-
-        @Override
-        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return null;
-        }
-
-        @Override
-        public void resizeThreadPool(int newSize) {
         }
     }
 }

@@ -25,7 +25,9 @@ public final class BrokerRegistration {
     /**
      * Registers {@code broker} on this session and returns its broker epoch (the znode's czxid).
      * Another live broker with the same id is refused with {@link KeeperException.NodeExistsException};
-     * a znode this very session already owns (a retry after a lost answer) is this registration.
+     * a znode this very session already owns (a retry after a lost answer) is this registration; one
+     * that went away between the refused create and the look at it is created again (Kafka's
+     * {@code KafkaZkClient.CheckedEphemeral}: NONODE after NODEEXISTS, {@code create()} again).
      */
     public static long register(ZkClient zk, BrokerInfo broker, long nowMs) throws KeeperException, InterruptedException {
         zk.ensurePersistent(ZNodes.BROKER_IDS);

@@ -29,7 +29,7 @@ public final class EpochTruncation {
     }
 
     /** Bounds the rounds: each round cuts the follower's epochs, so a log of n epochs needs at most n. */
-    private static final int MAX_ROUNDS = 1_000;
+    static final int MAX_ROUNDS = 1_000;
 
     private EpochTruncation() {
     }

@@ -35,7 +35,8 @@ public final class ZkClient implements Closeable {
     private static final int CONNECT_SECONDS = 30;
     private final ZooKeeper zk;
 
-    private ZkClient(ZooKeeper zk) {
+    /** Over a session of one's own: {@link #connect}'s, or a test's that steps in between two calls. */
+    ZkClient(ZooKeeper zk) {
         this.zk = zk;
     }
 

@@ -1,6 +1,7 @@
 package kaenlog.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -10,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntUnaryOperator;
 import kaenlog.replication.EpochEndOffset;
 import kaenlog.replication.LeaderEpochCache.EpochEntry;
 import kaenlog.testkit.property.Gen;
@@ -124,6 +127,48 @@ class EpochTruncationTest {
                     .isEqualTo(1);
             assertThat(result.rounds()).as("no question asked").isZero();
         }
+    }
+
+    @Test
+    void anAnswerBelowEveryEpochOfTheFollowersFallsBackToTheHighWatermark() throws Exception {
+        try (Replica f = open(1, "f"); Replica l = open(2, "l")) {
+            f.appendAsFollower(batch(-1, 0, 2)); // offsets 0, 1: no epoch stamped
+            f.appendAsFollower(batch(3, 2, 2)); // offsets 2, 3: epoch 3
+            f.updateHighWatermark(1);
+            l.appendAsFollower(batch(1, 0, 3)); // offsets 0..2: epoch 1
+            EpochTruncation.Result result = EpochTruncation.truncate(f, l::endOffsetForEpoch);
+            assertThat(result).as("asked about epoch 3, the leader answered (1, 3): f holds no epoch at or below 1, so"
+                    + " its own lookup finds none and it falls back to its high watermark, 1 (keeping its log would keep"
+                    + " records the leader never had; the leader's end is no offset of f's)")
+                    .isEqualTo(new EpochTruncation.Result(1, 1));
+            assertThat(f.leo()).as("f's log end after falling back to its high watermark").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFollowerThatNeedsARoundForEachOfItsEpochsGetsThemAllUpToTheBound() throws Exception {
+        int epochs = EpochTruncation.MAX_ROUNDS;
+        try (Replica f = open(1, "f"); Replica l = open(2, "l")) {
+            f.appendAsFollower(oneRecordPerEpoch(epochs, i -> 2 * i)); // epochs 0, 2, 4, ...: offset i in epoch 2i
+            l.appendAsFollower(oneRecordPerEpoch(epochs, i -> i == 0 ? 0 : 2 * i - 1)); // epochs 0, 1, 3, 5, ...
+            AtomicReference<EpochTruncation.Result> result = new AtomicReference<>();
+            Throwable gaveUp = catchThrowable(() -> result.set(EpochTruncation.truncate(f, l::endOffsetForEpoch)));
+            assertThat(gaveUp).as("f holds " + epochs + " epochs and the leader only the first of them: each round cuts"
+                    + " one epoch (the leader answers the odd epoch below f's latest, which f never held), so f needs"
+                    + " exactly MAX_ROUNDS = " + epochs + " rounds; the bound allows round MAX_ROUNDS itself (round <="
+                    + " MAX_ROUNDS), yours gave up one round early").isNull();
+            assertThat(result.get()).as("after " + epochs + " rounds both hold epoch 0, which ends at 1 on each side")
+                    .isEqualTo(new EpochTruncation.Result(1, epochs));
+        }
+    }
+
+    /** {@code count} one-record batches from offset 0, the one at offset i stamped with {@code epochAt(i)}. */
+    private static ByteBuffer oneRecordPerEpoch(int count, IntUnaryOperator epochAt) {
+        ByteBuffer all = ByteBuffer.allocate(count * 256);
+        for (int i = 0; i < count; i++) {
+            all.put(new BatchBuilder().partitionLeaderEpoch(epochAt.applyAsInt(i)).append(NOW_MS, "k", "v").build(i));
+        }
+        return all.flip();
     }
 
     private Replica open(int id, String name) throws IOException {

@@ -1,5 +1,7 @@
 package kaenlog.cluster;
 
+import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.ScheduledFuture;
 import kafka.api.LeaderAndIsr;
 import kafka.cluster.EndPoint;
 import kafka.controller.LeaderIsrAndControllerEpoch;
@@ -161,7 +162,7 @@ final class KafkaZk {
     static LeaderEpochFileCache epochCache(Path dir, List<kaenlog.replication.LeaderEpochCache.EpochEntry> entries) {
         try {
             LeaderEpochFileCache cache = new LeaderEpochFileCache(new TopicPartition(TOPIC, 0),
-                    new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint").toFile()), new NoScheduler());
+                    new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint").toFile()), schedulerThatRunsNothing(Scheduler.class));
             entries.forEach(e -> cache.assign(e.epoch(), e.startOffset()));
             return cache;
         } catch (IOException e) {
@@ -186,26 +187,6 @@ final class KafkaZk {
         @Override
         public List<EpochEntry> read() {
             return List.of();
-        }
-    }
-
-    /** The cache schedules only checkpoint flushes, which an in-memory checkpoint does not need. */
-    private static final class NoScheduler implements Scheduler {
-        @Override
-        public void startup() {
-        }
-
-        @Override
-        public void shutdown() {
-        }
-
-        @Override
-        public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return null;
-        }
-
-        @Override
-        public void resizeThreadPool(int newSize) {
         }
     }
 }

@@ -12,12 +12,18 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
 import kaenlog.testkit.property.Property;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -82,6 +88,52 @@ class RegistrationTest {
         assertThat(BrokerRegistration.register(broker, new BrokerInfo(4, "a", 1, 2, 3), NOW_MS))
                 .as("a retry on the session that owns /brokers/ids/4 (its answer was lost) is the same registration,"
                         + " with the same epoch").isEqualTo(epoch);
+    }
+
+    @Test
+    void aRegistrationThatWentAwayBetweenTheRefusalAndTheLookIsCreatedAgain() throws Exception {
+        ZkClient previous = ZK.connect();
+        BrokerRegistration.register(previous, new BrokerInfo(6, "old", 1, 2, 3), NOW_MS);
+        try (ZkClient broker = sessionWhoseLookAt(ZNodes.brokerPath(6), previous::close)) {
+            AtomicLong epoch = new AtomicLong(-1);
+            Throwable refused = catchThrowable(() -> epoch.set(BrokerRegistration.register(broker,
+                    new BrokerInfo(6, "new", 4, 5, 6), NOW_MS)));
+            Optional<Stat> now = ZK.connect().exists(ZNodes.brokerPath(6));
+            assertThat(refused == null && now.isPresent() && now.get().getEphemeralOwner() == broker.sessionId())
+                    .as("/brokers/ids/6 existed when your create ran (NodeExistsException) and was gone when you looked"
+                            + " at it (its session ended in between), so the id is free: create it again, as Kafka's"
+                            + " checkedEphemeralCreate does; yours " + (refused == null ? "returned without registering"
+                            + " (the znode is " + now.map(s -> "owned by session " + s.getEphemeralOwner()).orElse("absent")
+                            + ")" : "threw " + refused)).isTrue();
+            assertThat(epoch.get()).as("the broker epoch returned is the czxid of the znode created again")
+                    .isEqualTo(now.get().getCzxid());
+            assertThat(BrokerRegistration.read(ZK.connect(), 6)).as("and the registration read back is the new broker's")
+                    .contains(new BrokerInfo(6, "new", 4, 5, 6));
+        }
+    }
+
+    /**
+     * A session like {@link ZooKeeperFixture#connect}'s, on which {@code meanwhile} runs just before its
+     * first exists() of {@code path}: what another session does between two calls of this one.
+     */
+    private static ZkClient sessionWhoseLookAt(String path, Runnable meanwhile) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        AtomicBoolean done = new AtomicBoolean();
+        ZooKeeper zk = new ZooKeeper(ZK.connectString(), ZooKeeperFixture.SESSION_MS, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }) {
+            @Override
+            public Stat exists(String at, boolean watch) throws KeeperException, InterruptedException {
+                if (at.equals(path) && done.compareAndSet(false, true)) {
+                    meanwhile.run();
+                }
+                return super.exists(at, watch);
+            }
+        };
+        assertThat(connected.await(30, TimeUnit.SECONDS)).as("the test's session connected").isTrue();
+        return new ZkClient(zk);
     }
 
     @Test
@@ -244,7 +296,8 @@ class RegistrationTest {
 
     static final String REGISTER_RULE = "a broker registers with an EPHEMERAL /brokers/ids/N, owned by its session, its"
             + " epoch the czxid (larger at each new registration); a znode its own session owns is the same"
-            + " registration; one another live session owns is refused with NodeExistsException, never taken over";
+            + " registration; one another live session owns is refused with NodeExistsException, never taken over;"
+            + " one gone by the time you look is created again";
 
     /** A broker (1 or 2) registers on one of three sessions, or a registration's znode goes. */
     record Registration(int session, int broker, boolean gone) {
@@ -279,7 +332,8 @@ class RegistrationTest {
                         new BrokerInfo(r.broker(), "h", 9_000 + r.broker(), 9_500, 9_700), NOW_MS));
                 Optional<org.apache.zookeeper.data.Stat> after = admin.exists(path);
                 // registerBroker: createOrSet of an EPHEMERAL znode (KafkaZkClient.checkedEphemeralCreate: on
-                // NodeExists, the znode is ours when its ephemeralOwner is this session, else NodeExistsException);
+                // NodeExists, the znode is ours when its ephemeralOwner is this session, gone: create again, else
+                // NodeExistsException);
                 // the broker epoch is the znode's czxid
                 String kafkas;
                 String mine;

@@ -9,7 +9,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 import kafka.coordinator.transaction.CoordinatorEpochAndTxnMetadata;
 import kafka.coordinator.transaction.InitProducerIdResult;
 import kafka.coordinator.transaction.TransactionConfig;
@@ -18,13 +17,13 @@ import kafka.coordinator.transaction.TransactionMarkerChannelManager;
 import kafka.coordinator.transaction.TransactionMetadata;
 import kafka.coordinator.transaction.TransactionStateManager;
 import kafka.server.KafkaConfig;
+import kaenlog.testkit.KafkaFixtures.ManualTime;
 import kaenlog.wire.PartitionNames;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.ProducerIdAndEpoch;
-import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.coordinator.transaction.ProducerIdManager;
 import org.apache.kafka.coordinator.transaction.TransactionLogConfig;
 import org.apache.kafka.coordinator.transaction.TransactionStateManagerConfig;
@@ -47,7 +46,7 @@ final class KafkaCoordinator {
     record Written(String transactionalId, TxnTransit transit) {
     }
 
-    private long now;
+    private final ManualTime time = new ManualTime(0);
     private long nextProducerId;
     final List<Written> written = new ArrayList<>();
     final List<TxnMarker> sent = new ArrayList<>();
@@ -61,27 +60,6 @@ final class KafkaCoordinator {
 
     KafkaCoordinator(long firstProducerId) {
         this.nextProducerId = firstProducerId;
-        Time time = new Time() {
-            @Override
-            public long milliseconds() {
-                return now;
-            }
-
-            @Override
-            public long nanoseconds() {
-                return now * 1_000_000;
-            }
-
-            @Override
-            public void sleep(long ms) {
-                now += ms;
-            }
-
-            @Override
-            public void waitObject(Object o, Supplier<Boolean> condition, long deadlineMs) {
-                throw new UnsupportedOperationException("the oracle never waits");
-            }
-        };
         TransactionConfig config = new TransactionConfig(TransactionStateManagerConfig.TRANSACTIONAL_ID_EXPIRATION_MS_DEFAULT,
                 TransactionStateManagerConfig.TRANSACTIONS_MAX_TIMEOUT_MS_DEFAULT,
                 TransactionLogConfig.TRANSACTIONS_TOPIC_PARTITIONS_DEFAULT,
@@ -152,7 +130,7 @@ final class KafkaCoordinator {
 
     /** InitProducerId: Kafka's answer; an exception Kafka throws is answered UNKNOWN_SERVER_ERROR, as its KafkaApis answers it. */
     kaenlog.txn.InitProducerIdResult init(InitProducerIdRequest request, long nowMs) {
-        now = nowMs;
+        time.set(nowMs);
         List<kaenlog.txn.InitProducerIdResult> answer = new ArrayList<>();
         Option<ProducerIdAndEpoch> expected = request.expected().isPresent()
                 ? Option.apply(new ProducerIdAndEpoch(request.expected().get().producerId(), request.expected().get().epoch()))
@@ -171,7 +149,7 @@ final class KafkaCoordinator {
     }
 
     TxnError add(AddPartitionsRequest request, long nowMs) {
-        now = nowMs;
+        time.set(nowMs);
         List<TxnError> answer = new ArrayList<>();
         try {
             coordinator.handleAddPartitionsToTransaction(request.transactionalId(), request.producerId(),
@@ -193,7 +171,7 @@ final class KafkaCoordinator {
     }
 
     TxnError end(EndTxnRequest request, long nowMs) {
-        now = nowMs;
+        time.set(nowMs);
         List<TxnError> answer = new ArrayList<>();
         try {
             coordinator.handleEndTransaction(request.transactionalId(), request.producerId(), request.producerEpoch(),
@@ -210,7 +188,7 @@ final class KafkaCoordinator {
 
     /** Every held marker reaches its partitions; then the Complete state is written, as Kafka's channel does. */
     void deliverMarkers(long nowMs) {
-        now = nowMs;
+        time.set(nowMs);
         List<Held> due = new ArrayList<>(held);
         held.clear();
         for (Held h : due) {
@@ -228,7 +206,7 @@ final class KafkaCoordinator {
 
     /** Kafka's scheduled abort of the transactions open past their timeout. */
     void abortTimedOutTransactions(long nowMs) {
-        now = nowMs;
+        time.set(nowMs);
         coordinator.abortTimedOutTransactions(txn -> (e, id, epoch) -> BoxedUnit.UNIT);
     }
 
