@@ -46,7 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
  * word count with {@code processing.guarantee=at_least_once}, bootstrapped on all three Kafka ports.
  * Its group is coordinated by the leader of its {@code __consumer_offsets} partition; its internal
  * topics (the store's changelog, the count's repartition topic) are created by Streams itself through
- * CreateTopics on the Kafka port, with their configs, as Kafka 3.9 in ZooKeeper mode did. Only the
+ * CreateTopics on the Kafka port, with their configs, as Kafka 3.9 in ZooKeeper mode did; it purges its
+ * repartition topic through DeleteRecords, which each partition's leader answers by moving its log start,
+ * and its followers follow from the leader's fetch answers. Only the
  * input and output topics are created, through the same Kafka port, before it starts: a cluster's
  * Metadata creates no topic, and Streams creates only its internal ones.
  *
@@ -92,12 +94,20 @@ class KafkaStreamsClusterTest {
                 assertThat(counted).as("the word count's final count of every word, read from %s (at_least_once, no"
                         + " failure: each line counted once); Streams state %s; brokers:%n%s", OUTPUT, streams.state(),
                         cluster.logs()).isEqualTo(expected);
+                List<String> partitions = List.of(REPARTITION + "-0", REPARTITION + "-1");
+                assertThat(cluster.await(() -> partitions.stream().allMatch(p -> cluster.nodes().stream()
+                        .allMatch(n -> n.replica(p).map(r -> r.logStartOffset() > 0).orElse(false))
+                        && cluster.leaderOf(p).isPresent()), WAIT_MS))
+                        .as("Streams purged its repartition topic through DeleteRecords: each partition's leader moved"
+                                + " its log start, and its followers took it from the leader's fetch answers (log"
+                                + " starts: %s)", logStarts(cluster, partitions)).isTrue();
             }
 
             for (String internal : List.of(CHANGELOG, REPARTITION)) {
                 assertThat(admin.describeTopics(List.of(internal)).allTopicNames().get(30, TimeUnit.SECONDS)
                         .get(internal).partitions()).as("Streams created %s through CreateTopics, as many"
-                        + " partitions as its input", internal).hasSize(2);
+                        + " partitions as its input, each of the 3 replicas asked", internal).hasSize(2)
+                        .allSatisfy(p -> assertThat(p.replicas()).hasSize(3));
             }
             ConfigResource changelog = new ConfigResource(ConfigResource.Type.TOPIC, CHANGELOG);
             ConfigEntry policy = admin.describeConfigs(List.of(changelog)).all().get(30, TimeUnit.SECONDS)
@@ -125,11 +135,23 @@ class KafkaStreamsClusterTest {
         }
     }
 
+    /** Each replica's log start offset of each partition, by broker. */
+    private static Map<String, Map<Integer, Long>> logStarts(TestCluster cluster, List<String> partitions) {
+        Map<String, Map<Integer, Long>> starts = new TreeMap<>();
+        for (String p : partitions) {
+            for (TestCluster.Node n : cluster.nodes()) {
+                n.replica(p).ifPresent(r -> starts.computeIfAbsent(p, k -> new TreeMap<>()).put(n.id, r.logStartOffset()));
+            }
+        }
+        return starts;
+    }
+
     private Properties streamsConfig(TestCluster cluster) {
         Properties config = new Properties();
         config.put(StreamsConfig.APPLICATION_ID_CONFIG, "wordcount");
         config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster.nodes()));
         config.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+        config.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 3); // internal topics on every broker
         config.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         config.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         config.put(StreamsConfig.STATE_DIR_CONFIG, root.resolve("streams-state").toString());
