@@ -43,21 +43,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kafka Streams as its users run it against the cluster (given code, after the chapter's tasks): the
- * word count with {@code processing.guarantee=at_least_once}, bootstrapped on all three Kafka ports.
- * Its group is coordinated by the leader of its {@code __consumer_offsets} partition; its internal
- * topics (the store's changelog, the count's repartition topic) are created by Streams itself through
- * CreateTopics on the Kafka port, with their configs, as Kafka 3.9 in ZooKeeper mode did; it purges its
- * repartition topic through DeleteRecords, which each partition's leader answers by moving its log start,
- * and its followers follow from the leader's fetch answers. Only the
- * input and output topics are created, through the same Kafka port, before it starts: a cluster's
- * Metadata creates no topic, and Streams creates only its internal ones.
+ * word count and a join of two topics, {@code processing.guarantee=at_least_once}, bootstrapped on all
+ * three Kafka ports. Its group is coordinated by the leader of its {@code __consumer_offsets}
+ * partition; its internal topics (each store's changelog, the count's repartition topic) are created
+ * by Streams itself through CreateTopics on the Kafka port, with their configs, as Kafka 3.9 in
+ * ZooKeeper mode did; the word count purges its repartition topic through DeleteRecords, which each
+ * partition's leader answers by moving its log start, its followers following from the leader's fetch
+ * answers. Only the input and output topics are created, through the same Kafka port, before it
+ * starts: a cluster's Metadata creates no topic, and Streams creates only its internal ones.
  *
  * <p>Kafka Streams 3.9.1, the release of the kafka-clients 3.9.1 this module's Kafka oracle puts on the
  * test classpath (Streams 4.1.1 needs client classes 3.9.1 lacks).
  */
 @Order(32)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@WaitsFor("Kafka Streams to create its internal topics on the cluster, join its group and count every word")
+@WaitsFor("Kafka Streams to create its internal topics on the cluster, join its group and process every record")
 class KafkaStreamsClusterTest {
     @RegisterExtension
     static final ZooKeeperFixture ZK = new ZooKeeperFixture();
@@ -79,7 +79,7 @@ class KafkaStreamsClusterTest {
             Map<String, Long> expected = new TreeMap<>();
             lines.forEach(l -> Arrays.stream(l[1].toLowerCase(Locale.ROOT).split(" "))
                     .forEach(w -> expected.merge(w, 1L, Long::sum)));
-            produce(cluster, lines);
+            produce(cluster, INPUT, lines);
 
             StreamsBuilder builder = new StreamsBuilder();
             builder.<String, String>stream(INPUT)
@@ -88,9 +88,9 @@ class KafkaStreamsClusterTest {
                     .count(Materialized.as("counts"))
                     .toStream()
                     .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
-            try (KafkaStreams streams = new KafkaStreams(builder.build(), streamsConfig(cluster))) {
+            try (KafkaStreams streams = new KafkaStreams(builder.build(), streamsConfig(cluster, "wordcount"))) {
                 streams.start();
-                Map<String, Long> counted = latestValues(cluster, expected);
+                Map<String, Long> counted = latestValues(cluster, OUTPUT, LongDeserializer.class, expected);
                 assertThat(counted).as("the word count's final count of every word, read from %s (at_least_once, no"
                         + " failure: each line counted once); Streams state %s; brokers:%n%s", OUTPUT, streams.state(),
                         cluster.logs()).isEqualTo(expected);
@@ -146,9 +146,61 @@ class KafkaStreamsClusterTest {
         return starts;
     }
 
-    private Properties streamsConfig(TestCluster cluster) {
+    @Test
+    void aJoinOfTwoTopicsGivesTheLatestValuesOfBothForEveryKeyInBoth() throws Exception {
+        try (TestCluster cluster = start(); Admin admin = admin(cluster)) {
+            admin.createTopics(List.of(new NewTopic("customers", 2, (short) 3), new NewTopic("cities", 2, (short) 3),
+                    new NewTopic("customer-cities", 2, (short) 3))).all().get(30, TimeUnit.SECONDS);
+            List<String[]> names = new ArrayList<>();
+            List<String[]> cities = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                names.add(new String[] {"customer-" + i, "name-" + i});
+            }
+            for (int i = 50; i < 300; i++) {
+                cities.add(new String[] {"customer-" + i, "city-" + (i % 17)});
+            }
+            for (int i = 0; i < 200; i += 3) {
+                names.add(new String[] {"customer-" + i, "renamed-" + i}); // a later value of the same key wins
+            }
+            Map<String, String> lastName = new TreeMap<>();
+            names.forEach(n -> lastName.put(n[0], n[1]));
+            Map<String, String> expected = new TreeMap<>();
+            cities.forEach(c -> {
+                if (lastName.containsKey(c[0])) {
+                    expected.put(c[0], lastName.get(c[0]) + "@" + c[1]);
+                }
+            });
+            produce(cluster, "customers", names);
+            produce(cluster, "cities", cities);
+
+            StreamsBuilder builder = new StreamsBuilder();
+            builder.<String, String>table("customers")
+                    .join(builder.<String, String>table("cities"), (name, city) -> name + "@" + city)
+                    .toStream()
+                    .to("customer-cities");
+            try (KafkaStreams streams = new KafkaStreams(builder.build(), streamsConfig(cluster, "join"))) {
+                streams.start();
+                Map<String, String> joined = latestValues(cluster, "customer-cities", StringDeserializer.class,
+                        expected);
+                assertThat(joined).as("the join's final value of each of the %d keys in both topics; brokers:%n%s",
+                        expected.size(), cluster.logs()).isEqualTo(expected);
+            }
+            assertThat(expected).as("keys 50..199 are in both topics").hasSize(150);
+            List<String> changelogs = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith("join-") && t.endsWith("-changelog")).sorted().toList();
+            assertThat(changelogs).as("both tables' stores have a changelog Streams created").hasSize(2);
+            for (String changelog : changelogs) {
+                ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, changelog);
+                assertThat(admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource)
+                        .get("cleanup.policy").value()).as("%s is compacted", changelog).isEqualTo("compact");
+            }
+            cluster.rethrowFailure();
+        }
+    }
+
+    private Properties streamsConfig(TestCluster cluster, String applicationId) {
         Properties config = new Properties();
-        config.put(StreamsConfig.APPLICATION_ID_CONFIG, "wordcount");
+        config.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster.nodes()));
         config.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
         config.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 3); // internal topics on every broker
@@ -189,7 +241,7 @@ class KafkaStreamsClusterTest {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000));
     }
 
-    private static void produce(TestCluster cluster, List<String[]> keyValues) {
+    private static void produce(TestCluster cluster, String topic, List<String[]> keyValues) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster.nodes()));
         config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -198,27 +250,28 @@ class KafkaStreamsClusterTest {
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             for (String[] kv : keyValues) {
-                producer.send(new ProducerRecord<>(INPUT, kv[0], kv[1]));
+                producer.send(new ProducerRecord<>(topic, kv[0], kv[1]));
             }
             producer.flush();
         }
     }
 
-    /** Reads the output topic until the latest count of every word equals {@code expected}, or the deadline. */
-    private static Map<String, Long> latestValues(TestCluster cluster, Map<String, Long> expected) {
+    /** Reads {@code topic} until the latest value of every key equals {@code expected}, or the deadline. */
+    private static <V> Map<String, V> latestValues(TestCluster cluster, String topic, Class<?> valueDeserializer,
+                                                   Map<String, V> expected) {
         Properties config = new Properties();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster.nodes()));
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class.getName());
-        Map<String, Long> latest = new TreeMap<>();
-        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(config)) {
-            List<TopicPartition> partitions = List.of(new TopicPartition(OUTPUT, 0), new TopicPartition(OUTPUT, 1));
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer.getName());
+        Map<String, V> latest = new TreeMap<>();
+        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config)) {
+            List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
             while (!latest.equals(expected) && System.nanoTime() < deadline) {
                 cluster.rethrowFailure();
-                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                for (ConsumerRecord<String, V> r : consumer.poll(Duration.ofMillis(200))) {
                     latest.put(r.key(), r.value());
                 }
             }
