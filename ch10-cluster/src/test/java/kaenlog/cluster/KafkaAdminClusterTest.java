@@ -232,7 +232,12 @@ class KafkaAdminClusterTest {
     }
 
     private static String bootstrap(TestCluster cluster) {
-        return cluster.nodes().stream().map(n -> "127.0.0.1:" + n.kafkaPort()).collect(Collectors.joining(","));
+        return bootstrap(cluster.nodes());
+    }
+
+    /** The Kafka ports of {@code nodes}, as a client's bootstrap.servers. */
+    static String bootstrap(List<TestCluster.Node> nodes) {
+        return nodes.stream().map(n -> "127.0.0.1:" + n.kafkaPort()).collect(Collectors.joining(","));
     }
 
     /** Kafka's own rack-unaware placement over brokers 1, 2, 3 (kafka-server-common 3.9.1's AdminUtils). */
@@ -258,7 +263,12 @@ class KafkaAdminClusterTest {
     }
 
     private static Admin admin(TestCluster cluster) {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster),
+        return admin(cluster.nodes());
+    }
+
+    /** Kafka's AdminClient bootstrapped on {@code nodes}, its requests bounded. */
+    static Admin admin(List<TestCluster.Node> nodes) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000));
     }

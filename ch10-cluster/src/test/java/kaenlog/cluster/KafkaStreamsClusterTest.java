@@ -12,10 +12,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import kaenlog.testkit.WaitsFor;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -228,7 +226,7 @@ class KafkaStreamsClusterTest {
     }
 
     private static String bootstrap(List<TestCluster.Node> nodes) {
-        return nodes.stream().map(n -> "127.0.0.1:" + n.kafkaPort()).collect(Collectors.joining(","));
+        return KafkaAdminClusterTest.bootstrap(nodes);
     }
 
     private static Admin admin(TestCluster cluster) {
@@ -236,9 +234,7 @@ class KafkaStreamsClusterTest {
     }
 
     private static Admin admin(List<TestCluster.Node> nodes) {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000));
+        return KafkaAdminClusterTest.admin(nodes);
     }
 
     private static void produce(TestCluster cluster, String topic, List<String[]> keyValues) {
