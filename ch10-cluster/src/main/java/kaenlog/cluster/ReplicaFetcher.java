@@ -108,8 +108,8 @@ public final class ReplicaFetcher implements Runnable, Closeable {
      * {@code ReplicaFetcherThread.processPartitionData} does after the high watermark
      * ({@code maybeIncrementLogStartOffset(leaderLogStartOffset, LeaderOffsetIncremented)}): a
      * DeleteRecords answered by the leader reaches every replica in its fetch answers. Never past this
-     * replica's own high watermark: Kafka's log refuses that with an error (OFFSET_OUT_OF_RANGE for the
-     * partition's fetch); here a follower behind waits, and gets there on a later round.
+     * replica's own high watermark: Kafka's log refuses that (its {@code maybeIncrementLogStartOffset}
+     * throws in the fetcher); here a follower behind waits, and gets there on a later round.
      */
     private void followLeaderLogStart(long leaderLogStart) throws IOException {
         replica.partition().locked(log -> {
