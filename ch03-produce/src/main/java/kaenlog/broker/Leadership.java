@@ -96,9 +96,9 @@ public interface Leadership {
 
     /**
      * Why this broker makes no change a client asks of an existing topic (its configs, chapter 9's
-     * AlterConfigs; its log start, DeleteRecords), or empty when it does. A broker alone does. In a
-     * cluster a topic's configs live where every replica reads them, and a log start moves on every
-     * replica: not one broker's change to make on a client's word.
+     * AlterConfigs; its log start, DeleteRecords), or empty when it does. A broker alone does; so does a
+     * member of chapter 10's cluster, whose topic configs are written where every replica reads them
+     * and whose log starts move on the leader, its followers following.
      */
     default Optional<String> topicChangeRefusal() {
         return Optional.empty();

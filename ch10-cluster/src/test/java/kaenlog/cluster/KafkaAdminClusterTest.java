@@ -27,8 +27,13 @@ import org.apache.kafka.clients.admin.DeleteTopicsOptions;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -37,6 +42,7 @@ import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,7 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the controller's deletion), with Kafka's own AdminClient (kafka-clients 3.9.1, the version this
  * module's Kafka oracle needs on the test classpath; reliability drives 4.1.1): a topic created with its
  * configs is Kafka 3.9's znodes, led on every broker; it grows, its configs change on every broker, and
- * its deletion removes its znodes and every broker's logs. Kafka 3.9.1's {@code kafka.zk} classes read
+ * its deletion removes its znodes and every broker's logs; DeleteRecords moves the log start of every
+ * replica, the leader's first. Kafka 3.9.1's {@code kafka.zk} classes read
  * what was written, and its {@code AdminUtils} placed the partitions.
  */
 @Order(29)
@@ -196,6 +203,43 @@ class KafkaAdminClusterTest {
         }
     }
 
+    @Test
+    void deleteRecordsMovesTheLeadersLogStartAndEveryFollowerTakesItFromItsFetchAnswers() throws Exception {
+        try (TestCluster cluster = start(); Admin admin = admin(cluster)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 3))).all().get();
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster), ProducerConfig.ACKS_CONFIG, "all",
+                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+                for (int i = 0; i < 10; i++) {
+                    producer.send(new ProducerRecord<>(TOPIC, "k" + i, "v" + i)).get(); // one batch each
+                }
+            }
+            TopicPartition partition = new TopicPartition(TOPIC, 0);
+            long lowWatermark = admin.deleteRecords(Map.of(partition, RecordsToDelete.beforeOffset(7)))
+                    .lowWatermarks().get(partition).get().lowWatermark();
+            assertThat(lowWatermark).as("the leader moved its log start to the offset asked and answers it").isEqualTo(7);
+            String name = TOPIC + "-0";
+            assertThat(cluster.await(() -> cluster.nodes().stream().allMatch(n -> n.replica(name)
+                    .map(r -> r.logStartOffset() == 7).orElse(false)), WAIT_MS))
+                    .as("every follower took the leader's log start from its next fetch answer (log starts: %s)",
+                            cluster.nodes().stream().map(n -> n.id + "=" + n.replica(name)
+                                    .map(r -> r.logStartOffset()).orElse(-1L)).toList()).isTrue();
+            assertThat(admin.deleteRecords(Map.of(partition, RecordsToDelete.beforeOffset(3))).lowWatermarks()
+                    .get(partition).get().lowWatermark()).as("an offset below the log start moves nothing").isEqualTo(7);
+            cluster.rethrowFailure();
+        }
+    }
+
+    private static String bootstrap(TestCluster cluster) {
+        return bootstrap(cluster.nodes());
+    }
+
+    /** The Kafka ports of {@code nodes}, as a client's bootstrap.servers. */
+    static String bootstrap(List<TestCluster.Node> nodes) {
+        return nodes.stream().map(n -> "127.0.0.1:" + n.kafkaPort()).collect(Collectors.joining(","));
+    }
+
     /** Kafka's own rack-unaware placement over brokers 1, 2, 3 (kafka-server-common 3.9.1's AdminUtils). */
     private static Map<Integer, List<Integer>> kafkasPlacement(int partitions, int startIndex, int startPartition) {
         List<BrokerMetadata> brokers = List.of(1, 2, 3).stream().map(id -> new BrokerMetadata(id, Optional.empty()))
@@ -219,9 +263,12 @@ class KafkaAdminClusterTest {
     }
 
     private static Admin admin(TestCluster cluster) {
-        String bootstrap = cluster.nodes().stream().map(n -> "127.0.0.1:" + n.kafkaPort())
-                .collect(Collectors.joining(","));
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        return admin(cluster.nodes());
+    }
+
+    /** Kafka's AdminClient bootstrapped on {@code nodes}, its requests bounded. */
+    static Admin admin(List<TestCluster.Node> nodes) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000));
     }

@@ -25,9 +25,11 @@ import kaenlog.wire.FetchRequest;
  * An offset past the high watermark, or below 0, is OFFSET_OUT_OF_RANGE and moves nothing; an offset
  * below the log start moves nothing and is answered with the log start. The broker's own topics
  * ({@code __...}) are INVALID_TOPIC_EXCEPTION, as Kafka refuses its internal topics; a partition that
- * does not exist is UNKNOWN_TOPIC_OR_PARTITION; an offline one KAFKA_STORAGE_ERROR. A member of chapter
- * 10's cluster answers POLICY_VIOLATION ({@link Leadership#topicChangeRefusal}): a log start moves on
- * every replica, which is not built. Every error is answered with low watermark -1.
+ * does not exist is UNKNOWN_TOPIC_OR_PARTITION; an offline one KAFKA_STORAGE_ERROR. In chapter 10's
+ * cluster only the partition's leader moves it (any other replica: NOT_LEADER_OR_FOLLOWER); its
+ * followers take the new log start from their fetch answers. A broker that makes no such change
+ * ({@link Leadership#topicChangeRefusal}) answers POLICY_VIOLATION. Every error is answered with low
+ * watermark -1.
  */
 public final class DeleteRecords {
     /** Kafka's {@code DeleteRecordsRequest.HIGH_WATERMARK}: delete everything a consumer may read. */

@@ -173,15 +173,9 @@ public final class ClusterLeadership implements Leadership, ProducerIds, Cluster
                 + " [--config min.insync.replicas=M], or CreateTopics on the Kafka port");
     }
 
-    /**
-     * A log start moves on every replica, and a leader's new one reaches its followers in their fetch
-     * answers: DeleteRecords is not built for a cluster (a topic's configs are: {@link ClusterTopics}).
-     */
-    @Override
-    public Optional<String> topicChangeRefusal() {
-        return Optional.of("this broker is a member of a cluster: DeleteRecords is not built for replicated"
-                + " partitions");
-    }
+    // No topicChangeRefusal: DeleteRecords moves the log start on the partition's leader (the Kafka
+    // port answers NOT_LEADER_OR_FOLLOWER elsewhere), and its followers take it from the leader's
+    // fetch answers (ReplicaFetcher), as Kafka's do.
 
     /** kaen-log's own port deletes no topic of a cluster: its controller does, on the Kafka port's DeleteTopics. */
     @Override

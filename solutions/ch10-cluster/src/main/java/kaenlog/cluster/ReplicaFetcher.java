@@ -115,6 +115,51 @@ public final class ReplicaFetcher implements Runnable, Closeable {
         });
     }
 
+    /**
+     * After a fetch is applied, the follower moves its log start to the leader's, as Kafka's
+     * {@code ReplicaFetcherThread.processPartitionData} does after the high watermark
+     * ({@code maybeIncrementLogStartOffset(leaderLogStartOffset, LeaderOffsetIncremented)}): a
+     * DeleteRecords answered by the leader reaches every replica in its fetch answers. Never past this
+     * replica's own high watermark: Kafka's log refuses that (its {@code maybeIncrementLogStartOffset}
+     * throws in the fetcher); here a follower behind waits, and gets there on a later round.
+     */
+    private void followLeaderLogStart(long leaderLogStart) throws IOException {
+        replica.partition().locked(log -> {
+            long to = Math.min(leaderLogStart, log.highWatermark());
+            return to > log.logStartOffset() ? log.advanceLogStartOffset(to) : log.logStartOffset();
+        });
+    }
+
+    /** The leader's endpoint, keeping the log start offset of its last answer without an error. */
+    private static final class LogStartRecording implements LeaderEndpoint {
+        private final LeaderEndpoint leader;
+        private long leaderLogStart = -1;
+
+        LogStartRecording(LeaderEndpoint leader) {
+            this.leader = leader;
+        }
+
+        @Override
+        public FetchResponse fetch(FetchRequest request) throws IOException {
+            FetchResponse response = leader.fetch(request);
+            if (response.error() == ErrorCode.NONE) {
+                leaderLogStart = response.logStartOffset();
+            }
+            return response;
+        }
+
+        @Override
+        public OffsetsForLeaderEpoch.Response offsetsForLeaderEpoch(OffsetsForLeaderEpoch.Request request)
+                throws IOException {
+            return leader.offsetsForLeaderEpoch(request);
+        }
+
+        @Override
+        public void close() throws IOException {
+            leader.close();
+        }
+    }
+
     /** The leader refused a question: this fetcher waits, then asks again (or a newer state ends it). */
     public static final class LeaderRefusedException extends IOException {
         private final transient ErrorCode error;
@@ -147,7 +192,7 @@ public final class ReplicaFetcher implements Runnable, Closeable {
         while (!closed) {
             try {
                 if (leader == null) {
-                    leader = connector.connect();
+                    leader = new LogStartRecording(connector.connect());
                     if (closed) {
                         dropConnection(); // closed while connecting: close() did not see this connection
                         return;
@@ -158,6 +203,9 @@ public final class ReplicaFetcher implements Runnable, Closeable {
                     truncated = true;
                 }
                 Outcome outcome = fetchOnce(leader);
+                if (outcome == Outcome.FETCHED) {
+                    followLeaderLogStart(((LogStartRecording) leader).leaderLogStart);
+                }
                 if (outcome == Outcome.TRUNCATE) {
                     truncated = false;
                 } else if (outcome != Outcome.FETCHED) {
