@@ -2,12 +2,11 @@ package kaenlog.cluster;
 
 import static kaenlog.testkit.KafkaFixtures.schedulerThatRunsNothing;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +29,6 @@ import org.apache.kafka.metadata.LeaderRecoveryState;
 import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
-import org.apache.kafka.storage.internals.log.EpochEntry;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.zookeeper.data.Stat;
 import scala.Option;
@@ -155,38 +153,21 @@ final class KafkaZk {
 
     /**
      * kafka-storage 4.1.1's {@code LeaderEpochFileCache} holding {@code entries} (epoch, start offset),
-     * as a log's cache holds them. Its checkpoint file is created in {@code dir} (Kafka's constructor
-     * does) but never written or read: the cache keeps its entries in memory (as chapter 8's
-     * KafkaJudges does for the same class).
+     * as a broker's cache holds them after a restart: read by its constructor from a checkpoint file in
+     * {@code dir}, written here once in Kafka's format (version 0, the count, "epoch offset" lines).
+     * The oracle only answers {@code endOffsetFor}, which writes nothing, so no fsync per entry.
      */
     static LeaderEpochFileCache epochCache(Path dir, List<kaenlog.replication.LeaderEpochCache.EpochEntry> entries) {
         try {
-            LeaderEpochFileCache cache = new LeaderEpochFileCache(new TopicPartition(TOPIC, 0),
-                    new InMemoryCheckpoint(dir.resolve("leader-epoch-checkpoint").toFile()), schedulerThatRunsNothing(Scheduler.class));
-            entries.forEach(e -> cache.assign(e.epoch(), e.startOffset()));
-            return cache;
+            Path file = dir.resolve("leader-epoch-checkpoint");
+            StringBuilder text = new StringBuilder("0\n" + entries.size() + "\n");
+            entries.forEach(e -> text.append(e.epoch()).append(' ').append(e.startOffset()).append('\n'));
+            Files.writeString(file, text);
+            return new LeaderEpochFileCache(new TopicPartition(TOPIC, 0),
+                    new LeaderEpochCheckpointFile(file.toFile(), new LogDirFailureChannel(1)),
+                    schedulerThatRunsNothing(Scheduler.class));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The checkpoint of a cache that stays in memory. */
-    private static final class InMemoryCheckpoint extends LeaderEpochCheckpointFile {
-        InMemoryCheckpoint(File file) throws IOException {
-            super(file, new LogDirFailureChannel(1));
-        }
-
-        @Override
-        public void write(Collection<EpochEntry> epochs) {
-        }
-
-        @Override
-        public void writeIfDirExists(Collection<EpochEntry> epochs) {
-        }
-
-        @Override
-        public List<EpochEntry> read() {
-            return List.of();
         }
     }
 }
