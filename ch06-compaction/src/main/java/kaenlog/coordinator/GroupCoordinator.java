@@ -1,6 +1,7 @@
 package kaenlog.coordinator;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -27,6 +28,7 @@ import kaenlog.groups.GroupOffsetsLog;
 import kaenlog.groups.OffsetCommitKey;
 import kaenlog.groups.OffsetExpiry;
 import kaenlog.groups.PartitionOffset;
+import kaenlog.log.AppendInfo;
 import kaenlog.log.Log;
 import kaenlog.logmanager.CleanupConfigs;
 import kaenlog.wire.PartitionNames;
@@ -67,6 +69,8 @@ public final class GroupCoordinator implements BrokerExtension {
     public static final String OFFSETS_SEGMENT_BYTES = Integer.toString(1024 * 1024);
     /** Kafka's name and default (10080 minutes, seven days). */
     public static final String RETENTION_MINUTES = "offsets.retention.minutes";
+    /** What a cluster's expiry is told of a tombstone batch it will append after the partition's lock: no offsets yet. */
+    private static final AppendInfo NOT_APPENDED_YET = new AppendInfo(-1, -1, 0);
     /** Kafka's name and default (600000 ms). */
     public static final String RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     /** Kafka's name and default (4096); Kafka compares the metadata's length in characters. */
@@ -124,11 +128,6 @@ public final class GroupCoordinator implements BrokerExtension {
      */
     public static String partitionFor(String group) {
         return OFFSETS_PARTITION;
-    }
-
-    /** Whether {@code partition} is one of the offsets partitions. */
-    static boolean isOffsetsPartition(String partition) {
-        return partition.equals(OFFSETS_PARTITION);
     }
 
     /**
@@ -444,8 +443,9 @@ public final class GroupCoordinator implements BrokerExtension {
      * the first time in between is left for the next round. Returns what it did, if anything.
      */
     Optional<String> expire(Partition partition, long nowMs, long retentionMs) throws IOException {
-        if (!placement.alone()) {
-            return Optional.empty(); // chapter 10: a cluster's offsets do not expire yet (their tombstones would need replicating)
+        OffsetsPlacement where = placement;
+        if (!where.owns(partition.name())) {
+            return Optional.empty(); // chapter 10: a follower's copy, or a partition still loading
         }
         CommittedOffsets offsets = load(partition);
         List<String> groups = partition.locked(log -> new ArrayList<>(new TreeSet<>(offsets.groups())));
@@ -454,8 +454,19 @@ public final class GroupCoordinator implements BrokerExtension {
         for (String group : groups) {
             activity.put(group, groupsNow.activity(group));
         }
-        List<OffsetCommitKey> expired = partition.locked(log -> offsets.expire(new GroupOffsetsLog(log),
-                group -> activity.getOrDefault(group, GroupActivity.ACTIVE), nowMs, retentionMs));
+        // In a cluster the tombstones are appended by the partition's leader once the lock is released
+        // (the leader's append takes its replica's lock, which is taken before the partition's), and
+        // without waiting for the followers, as Kafka's are: one lost with its leader is written again
+        // by the next leader, which loads the offset and finds it expired too.
+        List<ByteBuffer> tombstones = new ArrayList<>();
+        List<OffsetCommitKey> expired = partition.locked(log -> offsets.expire(where.alone() ? new GroupOffsetsLog(log)
+                : new GroupOffsetsLog(log, batch -> {
+                    tombstones.add(batch);
+                    return NOT_APPENDED_YET;
+                }), group -> activity.getOrDefault(group, GroupActivity.ACTIVE), nowMs, retentionMs));
+        for (ByteBuffer batch : tombstones) {
+            where.appendUnacknowledged(partition, batch);
+        }
         if (expired.isEmpty()) {
             return Optional.empty();
         }

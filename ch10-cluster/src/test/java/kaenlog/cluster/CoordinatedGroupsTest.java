@@ -309,6 +309,52 @@ class CoordinatedGroupsTest {
         }
     }
 
+    @Test
+    void anEmptyGroupsOffsetsExpireOnItsCoordinatorAndTheirTombstonesOutliveAMove() throws Exception {
+        try (TestCluster cluster = start()) {
+            createTopic(cluster, 3);
+            String group = "forgotten";
+            int offsetsPartition = Utils.abs(group.hashCode()) % OFFSETS_PARTITIONS;
+            String offsets = "__consumer_offsets-" + offsetsPartition;
+            TopicPartition orders0 = new TopicPartition(TOPIC, 0);
+            try (KafkaConsumer<String, String> consumer = consumer(cluster, group, 100)) {
+                consumer.assign(List.of(orders0));
+                consumer.commitSync(Map.of(orders0, new OffsetAndMetadata(7)), Duration.ofSeconds(30));
+            }
+            TestCluster.Node coordinator = cluster.leaderOf(offsets).orElseThrow();
+            long endBefore = coordinator.replica(offsets).orElseThrow().leo();
+            // offsets.retention.minutes (7 days) and one offsets.retention.check.interval.ms (10 minutes) later
+            for (TestCluster.Node node : cluster.nodes()) {
+                node.broker.advanceTime(7 * 86_400_000L + 600_001);
+            }
+            for (TestCluster.Node node : cluster.nodes()) {
+                node.broker.runDueTasks();
+            }
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapAll(cluster)))) {
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+                        .as("a group without members whose commit is older than offsets.retention.minutes loses it at"
+                                + " its coordinator's next retention check, in a cluster as on one broker").isEmpty();
+                long leaderEnd = coordinator.replica(offsets).orElseThrow().leo();
+                assertThat(leaderEnd).as("the expiry appended a tombstone to %s as its leader", offsets)
+                        .isEqualTo(endBefore + 1);
+                TestCluster.Node next = cluster.nodes().stream().filter(n -> n != coordinator).findFirst().orElseThrow();
+                assertThat(cluster.await(() -> next.replica(offsets).map(r -> r.leo() == leaderEnd).orElse(false),
+                        WAIT_MS)).as("the followers copy the tombstone as any record").isTrue();
+                assertThat(cluster.await(() -> coordinator.leadership.leaderOf(offsets)
+                        .map(l -> l.committedIsr().size() == 3).orElse(false), WAIT_MS))
+                        .as("every replica back in the ISR after the leap of time").isTrue();
+                cluster.moveLeadership(GroupCoordinator.OFFSETS_TOPIC, offsetsPartition, next.id);
+                assertThat(cluster.await(() -> status(next, group) == OffsetsPlacement.Status.NONE, WAIT_MS))
+                        .as("broker %d leads %s now and coordinates the group", next.id, offsets).isTrue();
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+                        .as("the new coordinator loaded the tombstone: the expired commit does not come back").isEmpty();
+            }
+            assertThat(cluster.nodes().stream().map(n -> n.log()).filter(l -> l.contains("offsets-expiry " + offsets
+                    + ": expired 1 committed offset(s) of 1 group(s)")).count())
+                    .as("the coordinator's log says what the expiry did, and no follower expired anything").isEqualTo(1);
+        }
+    }
+
     private static long committedOffset(TestCluster.Node node, OffsetCommitKey key) throws IOException {
         return GroupCoordinator.of(node.broker).committed(node.broker, key).orElseThrow().value().offset();
     }

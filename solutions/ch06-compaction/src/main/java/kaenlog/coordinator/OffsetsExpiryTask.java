@@ -9,7 +9,8 @@ import kaenlog.broker.PartitionConfigs;
 /**
  * Kafka's group metadata expiration: every {@code offsets.retention.check.interval.ms} of the
  * broker's time, the offsets partitions' expired offsets are deleted with tombstones
- * ({@link GroupCoordinator#expire}); other partitions are not its business.
+ * ({@link GroupCoordinator#expire}), on the offsets partitions this broker coordinates (in chapter
+ * 10's cluster, those it leads); other partitions are not its business.
  */
 final class OffsetsExpiryTask implements BackgroundTask {
     private final GroupCoordinator coordinator;
@@ -30,8 +31,8 @@ final class OffsetsExpiryTask implements BackgroundTask {
 
     @Override
     public Optional<String> run(Partition partition, PartitionConfigs.View config, long nowMs) throws IOException {
-        if (!GroupCoordinator.isOffsetsPartition(partition.name())) {
-            return Optional.empty();
+        if (!coordinator.placement().owns(partition.name())) {
+            return Optional.empty(); // not an offsets partition this broker coordinates
         }
         long retentionMs = config.configs().brokerLong(GroupCoordinator.RETENTION_MINUTES) * 60_000;
         return coordinator.expire(partition, nowMs, retentionMs);

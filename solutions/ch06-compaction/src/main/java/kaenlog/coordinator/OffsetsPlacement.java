@@ -74,4 +74,13 @@ public interface OffsetsPlacement {
     default Appended append(BrokerContext broker, Partition partition, ByteBuffer batch) throws IOException {
         return new Appended(OffsetCommitError.NONE, partition.locked(log -> log.append(batch)).firstOffset());
     }
+
+    /**
+     * Appends {@code batch} to {@code partition} as its leader without waiting for any follower: an
+     * expiry's tombstones (Kafka's {@code cleanupGroupMetadata} appends them with requiredAcks 0, after
+     * its cache forgot the offsets). A broker alone appends to its log.
+     */
+    default void appendUnacknowledged(Partition partition, ByteBuffer batch) throws IOException {
+        partition.locked(log -> log.append(batch));
+    }
 }

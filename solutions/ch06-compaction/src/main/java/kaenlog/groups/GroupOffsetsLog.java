@@ -24,10 +24,26 @@ import kaenlog.log.Segment;
  * small as the number of (group, topic, partition)s instead of growing with every commit.
  */
 public final class GroupOffsetsLog {
+    /** Where a batch of commits or tombstones goes: the log itself, or (chapter 10) its partition's leader. */
+    @FunctionalInterface
+    public interface Appender {
+        AppendInfo append(ByteBuffer batch) throws IOException;
+    }
+
     private final Log log;
+    private final Appender appender;
 
     public GroupOffsetsLog(Log log) {
+        this(log, log::append);
+    }
+
+    /**
+     * The offsets log {@code log}, read as it is, its batches handed to {@code appender} (chapter 10's
+     * cluster appends an expiry's tombstones as the partition's leader, once its lock is released).
+     */
+    public GroupOffsetsLog(Log log, Appender appender) {
         this.log = log;
+        this.appender = appender;
     }
 
     /**
@@ -35,7 +51,7 @@ public final class GroupOffsetsLog {
      * stamped {@code nowMs}, so a commit of several partitions is appended whole or not at all.
      */
     public AppendInfo commit(String group, List<PartitionOffset> offsets, long nowMs) throws IOException {
-        return log.append(commitBatch(group, offsets, nowMs));
+        return appender.append(commitBatch(group, offsets, nowMs));
     }
 
     /**
@@ -101,7 +117,7 @@ public final class GroupOffsetsLog {
             batch.append(nowMs, bytes, null);
             batchBytes += bytes.length;
             if (batchBytes >= TOMBSTONE_BATCH_BYTES) {
-                last = log.append(batch.build());
+                last = appender.append(batch.build());
                 first = first < 0 ? last.firstOffset() : first;
                 count += last.recordCount();
                 batch = new BatchBuilder();
@@ -109,7 +125,7 @@ public final class GroupOffsetsLog {
             }
         }
         if (batchBytes > 0) {
-            last = log.append(batch.build());
+            last = appender.append(batch.build());
             first = first < 0 ? last.firstOffset() : first;
             count += last.recordCount();
         }

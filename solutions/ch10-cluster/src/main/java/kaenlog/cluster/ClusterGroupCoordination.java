@@ -20,6 +20,7 @@ import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.coordinator.OffsetCommitError;
 import kaenlog.coordinator.OffsetsPlacement;
 import kaenlog.logmanager.CleanupConfigs;
+import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
 import org.apache.zookeeper.KeeperException;
@@ -188,6 +189,23 @@ final class ClusterGroupCoordination implements OffsetsPlacement, LeadershipList
             default -> OffsetCommitError.COORDINATOR_NOT_AVAILABLE;
         };
         return new Appended(error, response.baseOffset());
+    }
+
+    /**
+     * An expiry's tombstones: appended by this broker as the partition's leader (stamped with its
+     * epoch), answered at once (acks=1: Kafka's coordinator appends them with requiredAcks 0); the
+     * followers copy them as any record. A broker that no longer leads it writes nothing.
+     */
+    @Override
+    public void appendUnacknowledged(Partition partition, ByteBuffer batch) throws IOException {
+        ProduceRequest request = new ProduceRequest(partition.name(), ProduceRequest.ACKS_LEADER,
+                OFFSETS_COMMIT_TIMEOUT_MS, batch);
+        ProduceResponse response = broker.await(leadership.produce(request,
+                leaderEpoch -> partition.produce(request, leaderEpoch, broker.nowMs())));
+        if (response.error() != ErrorCode.NONE) {
+            throw new IOException("the tombstones of expired offsets were not appended to " + partition.name()
+                    + ": " + response.error());
+        }
     }
 
     // LeadershipListener: this broker gains or loses an offsets partition.
