@@ -111,6 +111,7 @@ public final class Broker implements BrokerContext, Closeable {
         Broker broker = new Broker(config, limits, log, handlers, extensions, clock, connectionThreads);
         broker.logWhatItRuns(candidates);
         try {
+            extensions.forEach(extension -> extension.opened(broker));
             broker.logManager.openPartitionsOnDisk();
         } catch (IOException | RuntimeException e) {
             broker.close();

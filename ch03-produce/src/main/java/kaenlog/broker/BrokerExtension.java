@@ -68,6 +68,14 @@ public interface BrokerExtension {
         return false;
     }
 
+    /**
+     * Called once the broker is built, before it opens its partitions and answers anyone: what an
+     * extension must know of the broker it serves before the first request (chapter 6's coordinator:
+     * whether it is a cluster member, which coordinates no group until it has joined).
+     */
+    default void opened(BrokerContext broker) {
+    }
+
     /** Every extension on the classpath, in a stable order (by class name). */
     static List<BrokerExtension> load() {
         return Services.load(BrokerExtension.class);

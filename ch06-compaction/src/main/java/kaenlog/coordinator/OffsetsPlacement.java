@@ -20,6 +20,43 @@ public interface OffsetsPlacement {
     OffsetsPlacement ALONE = new OffsetsPlacement() {
     };
 
+    /**
+     * A cluster member that has not joined yet coordinates no group: chapter 10 places the groups'
+     * offsets once it has, and its ports may already listen (klog serve starts the Kafka port first:
+     * its port is the one the member registers). Meanwhile FindCoordinator answers
+     * COORDINATOR_NOT_AVAILABLE and a group's requests NOT_COORDINATOR, on either port; a Kafka broker
+     * answers no request before its group coordinator has started (Kafka 3.9's
+     * {@code KafkaServer.startup} enables request processing after {@code GroupCoordinator.startup}).
+     * Without it, a restarted member named itself the coordinator of every group for a moment, and
+     * its expiry would have written to its copy of {@code __consumer_offsets-0} as if alone.
+     */
+    OffsetsPlacement NOT_JOINED = new OffsetsPlacement() {
+        @Override
+        public boolean alone() {
+            return false;
+        }
+
+        @Override
+        public int coordinatorId(String group, int self) {
+            return -1;
+        }
+
+        @Override
+        public Status status(String group) {
+            return Status.NOT_COORDINATOR;
+        }
+
+        @Override
+        public boolean owns(String partition) {
+            return false;
+        }
+
+        @Override
+        public Set<String> owned() {
+            return Set.of();
+        }
+    };
+
     /** Why this broker does not answer a group's requests now, or {@link #NONE} when it does. */
     enum Status {
         NONE,

@@ -10,9 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
+import kaenlog.client.BrokerClient;
 import kaenlog.cluster.ClusterLeadership;
 import kaenlog.kafkawire.Backend;
 import kaenlog.kafkawire.KafkaApis;
+import kaenlog.wire.ErrorCode;
+import kaenlog.wire.OffsetCommit;
+import kaenlog.wire.OffsetFetch;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -53,6 +57,24 @@ class UnjoinedMemberGroupsTest {
             assertThat(Errors.forCode(offsetFetch(apis).errorCode())).as("OffsetFetch before the member joined: not"
                     + " the group's coordinator, never 'no commit' from a partition it does not lead")
                     .isEqualTo(Errors.NOT_COORDINATOR);
+        }
+    }
+
+    @Test
+    void kaenLogsOwnPortOnAMemberThatHasNotJoinedAnswersNoGroupEither() throws IOException {
+        try (Broker member = Broker.start(BrokerConfig.of(dir.resolve("member")).withTickMs(0)
+                .withLeadership(new ClusterLeadership(2)), log);
+             BrokerClient client = BrokerClient.connect("127.0.0.1", member.port(), 10_000)) {
+            member.partition("orders-0");
+            ErrorCode committed = OffsetCommit.Response.decode(client.call(kaenlog.wire.ApiKeys.OFFSET_COMMIT,
+                    new OffsetCommit.Request("payments-app", "orders-0", 7).encode())).error();
+            assertThat(committed).as("klog consume --group's commit to a member that has not joined: refused as by"
+                    + " a broker that is not the coordinator, never written to its own copy of the offsets topic")
+                    .isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+            ErrorCode fetched = OffsetFetch.Response.decode(client.call(kaenlog.wire.ApiKeys.OFFSET_FETCH,
+                    new OffsetFetch.Request("payments-app", "orders-0").encode())).error();
+            assertThat(fetched).as("its offset fetch: an error, never 'no commit' (which would send the consumer"
+                    + " back to the start of the log)").isEqualTo(ErrorCode.NOT_LEADER_OR_FOLLOWER);
         }
     }
 

@@ -110,6 +110,14 @@ public final class GroupCoordinator implements BrokerExtension {
         return partitions;
     }
 
+    /** A cluster member's coordinator answers for no group until chapter 10 places the offsets at its join. */
+    @Override
+    public void opened(BrokerContext broker) {
+        if (broker.leadership().cluster().isPresent()) {
+            placement = OffsetsPlacement.NOT_JOINED;
+        }
+    }
+
     @Override
     public List<BackgroundTask> backgroundTasks() {
         return List.of(new OffsetsExpiryTask(this));

@@ -321,46 +321,9 @@ public final class Backend {
         };
     }
 
-    /**
-     * A cluster member that has not joined yet coordinates no group: chapter 10 places the groups'
-     * offsets once it has, and this port may already listen (klog serve starts it first: its port is
-     * the one the member registers). Meanwhile FindCoordinator answers COORDINATOR_NOT_AVAILABLE and a
-     * group's requests NOT_COORDINATOR; a Kafka broker answers no request before its group
-     * coordinator has started (Kafka 3.9's {@code KafkaServer.startup} enables request processing
-     * after {@code GroupCoordinator.startup}). Without it, a restarted member named itself the
-     * coordinator of every group for a moment.
-     */
-    private static final OffsetsPlacement NOT_JOINED = new OffsetsPlacement() {
-        @Override
-        public boolean alone() {
-            return false;
-        }
-
-        @Override
-        public int coordinatorId(String group, int self) {
-            return -1;
-        }
-
-        @Override
-        public Status status(String group) {
-            return Status.NOT_COORDINATOR;
-        }
-
-        @Override
-        public boolean owns(String partition) {
-            return false;
-        }
-
-        @Override
-        public Set<String> owned() {
-            return Set.of();
-        }
-    };
-
-    /** Chapter 6's placement, or {@link #NOT_JOINED} while a cluster member's is still a broker alone's. */
+    /** Chapter 6's placement (a cluster member's {@link OffsetsPlacement#NOT_JOINED} until it has joined). */
     private OffsetsPlacement placement() {
-        OffsetsPlacement placement = GroupCoordinator.of(broker).placement();
-        return placement.alone() && broker.leadership().cluster().isPresent() ? NOT_JOINED : placement;
+        return GroupCoordinator.of(broker).placement();
     }
 
     /**
