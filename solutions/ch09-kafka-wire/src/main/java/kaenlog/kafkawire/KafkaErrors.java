@@ -40,6 +40,11 @@ public final class KafkaErrors {
     public static final short INVALID_COMMIT_OFFSET_SIZE = 28;
     /** A replica Fetch from a sender without the ClusterAction ACL (KafkaApis.handleFetchRequest). */
     public static final short TOPIC_AUTHORIZATION_FAILED = 29;
+    /**
+     * Chapter 11: an inter-broker request (WriteTxnMarkers) from someone not allowed the cluster's
+     * ClusterAction: kaen-log takes it only on chapter 10's inter-broker listener.
+     */
+    public static final short CLUSTER_AUTHORIZATION_FAILED = 31;
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
