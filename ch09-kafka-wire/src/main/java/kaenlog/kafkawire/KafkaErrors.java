@@ -51,6 +51,8 @@ public final class KafkaErrors {
     /** A batch of a producer epoch older than the partition's (a fenced zombie's), or PRODUCER_FENCED to old versions. */
     public static final short INVALID_PRODUCER_EPOCH = 47;
     /** Kafka's answer when this client may not use a transactional id here (kafka-clients: TransactionalIdAuthorizationException). */
+    /** Chapter 11: a marker from a coordinator older than the last whose marker the partition took for its producer. */
+    public static final short TRANSACTION_COORDINATOR_FENCED = 52;
     public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
     /** A partition of a request not tried because another of the same request failed (AddPartitionsToTxn). */
     public static final short OPERATION_NOT_ATTEMPTED = 55;
@@ -105,6 +107,7 @@ public final class KafkaErrors {
             case TOPIC_AUTHORIZATION_FAILED -> TOPIC_AUTHORIZATION_FAILED;
             case COORDINATOR_NOT_AVAILABLE -> COORDINATOR_NOT_AVAILABLE;
             case INVALID_PRODUCER_EPOCH -> INVALID_PRODUCER_EPOCH;
+            case TRANSACTION_COORDINATOR_FENCED -> TRANSACTION_COORDINATOR_FENCED;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };
