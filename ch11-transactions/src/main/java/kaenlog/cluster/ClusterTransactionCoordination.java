@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -83,9 +84,11 @@ final class ClusterTransactionCoordination implements TxnPlacement, LeadershipLi
                     public void load(String partition) throws IOException {
                         int coordinatorEpoch = leadership.leaderOf(partition).map(PartitionLeader::leaderEpoch)
                                 .orElseThrow(() -> new IOException(partition + " is not led here any more"));
-                        coordinator.load(number(partition), coordinatorEpoch, stateLog(partition), broker.nowMs());
+                        List<String> prepared = coordinator.load(number(partition), coordinatorEpoch,
+                                stateLog(partition), broker.nowMs());
                         log.println("cluster: broker " + leadership.brokerId() + " coordinates the transactions of "
-                                + partition + " (coordinator epoch " + coordinatorEpoch + ")");
+                                + partition + " (coordinator epoch " + coordinatorEpoch + ")" + (prepared.isEmpty() ? ""
+                                : "; it sends the markers of what its log left prepared: " + String.join(", ", prepared)));
                     }
 
                     @Override
