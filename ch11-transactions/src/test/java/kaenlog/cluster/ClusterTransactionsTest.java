@@ -19,6 +19,9 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import kaenlog.batch.ControlRecordType;
+import kaenlog.batch.EndTransactionMarker;
+import kaenlog.batch.RecordBatch;
 import kaenlog.broker.Broker;
 import kaenlog.broker.BrokerConfig;
 import kaenlog.broker.Leadership;
@@ -26,6 +29,7 @@ import kaenlog.broker.PartitionConfigs;
 import kaenlog.kafkawire.KafkaErrors;
 import kaenlog.kafkawire.KafkaListener;
 import kaenlog.kafkawire.WriteTxnMarkers;
+import kaenlog.log.FetchIsolation;
 import kaenlog.log.Log;
 import kaenlog.testkit.WaitsFor;
 import kaenlog.txn.TransactionResult;
@@ -269,6 +273,31 @@ class ClusterTransactionsTest {
                         + " CompleteCommit");
         assertThat(readToEnd(consumer("read_committed"))).as("read_committed reads the whole transaction once the"
                 + " new coordinator completed it; logs:%n%s", logs()).containsExactlyInAnyOrderElementsOf(values);
+        int successor = leaderOf(statePartitionOf(id));
+        int coordinatorEpoch = nodes.get(successor).leadership().leaderOf(statePartitionOf(id)).orElseThrow()
+                .leaderEpoch();
+        assertThat(coordinatorEpoch).as("the successor leads %s at a newer leader epoch", statePartitionOf(id))
+                .isPositive();
+        int markerPartitionLeader = leaderOf(TOPIC + "-0");
+        EndTransactionMarker marker = lastMarker(nodes.get(markerPartitionLeader).broker(), TOPIC + "-0");
+        assertThat(marker.type()).as("the successor's marker in %s-0", TOPIC).isEqualTo(ControlRecordType.COMMIT);
+        assertThat(marker.coordinatorEpoch()).as("it carries the successor's coordinator epoch, the leader epoch it"
+                + " loaded %s at: a partition refuses a marker of an older one (a zombie coordinator's)",
+                statePartitionOf(id)).isEqualTo(coordinatorEpoch);
+    }
+
+    /** The last COMMIT or ABORT marker in {@code partition}'s log on {@code broker}. */
+    private static EndTransactionMarker lastMarker(Broker broker, String partition) throws IOException {
+        ByteBuffer all = broker.partition(partition).locked(log -> log.read(log.logStartOffset(), 1 << 20,
+                FetchIsolation.LOG_END));
+        EndTransactionMarker last = null;
+        for (RecordBatch batch : RecordBatch.decodeAll(all)) {
+            if (batch.header().isControl()) {
+                last = EndTransactionMarker.read(batch.records().get(0));
+            }
+        }
+        assertThat(last).as("%s holds a marker", partition).isNotNull();
+        return last;
     }
 
     // ---- the cluster, the clients ----
