@@ -95,9 +95,9 @@ final class TxnCoordinatorFailover {
         String loadLine = "none";
         List<Thread> threads = new ArrayList<>();
         try {
-            createTopic(run);
-            threads.add(start("txn-reader", () -> read(run, bootstrap, ledger, stop)));
-            threads.add(start("txn-producer", () -> produce(run, bootstrap, ledger, committing)));
+            CoordinatorFailover.createTopic(run, TOPIC, PARTITIONS);
+            threads.add(CoordinatorFailover.start("txn-reader", () -> read(run, bootstrap, ledger, stop)));
+            threads.add(CoordinatorFailover.start("txn-producer", () -> produce(run, bootstrap, ledger, committing)));
             run.expect(committing.await(ClusterRun.WAIT_MS, TimeUnit.MILLISECONDS), "the producer reached the commit"
                     + " of transaction " + KILLED_AT + " within " + ClusterRun.WAIT_MS + " ms");
             Deadline.pause(KILL_DELAY_MS);
@@ -193,29 +193,9 @@ final class TxnCoordinatorFailover {
                 + " session + 5 s; violations per claim " + violations);
         run.note("then every row's end: heal, ISR whole, replicas converged, and the checker's eight invariants on "
                 + ClusterHarness.PARTITION + ", which this row does not write to:");
-        ClusterRun.Outcome cluster0 = run.finish(1);
-        List<String> expectations = new ArrayList<>(cluster0.expectations());
-        if (cluster0.verdict() != null && !cluster0.verdict().ok()) {
-            expectations.add("the cluster checker's invariants on " + ClusterHarness.PARTITION + ": "
-                    + cluster0.verdict().counts());
-        }
-        List<String> details = new ArrayList<>(cluster0.details());
-        samples.forEach(s -> details.add("  " + s));
         ClusterChecker.Verdict verdict = new ClusterChecker.Verdict(committedRecords, committedRecords - unread * RECORDS,
                 unread * RECORDS, twice, 0, -1, newCoordinatorMs, violations, samples);
-        return new ClusterRun.Outcome(run.name(), verdict, expectations, details, cluster0.faults());
-    }
-
-    private static void createTopic(ClusterRun run) throws IOException {
-        SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            assignment.put(p, List.of(p + 1, (p + 1) % 3 + 1, (p + 2) % 3 + 1));
-        }
-        ClusterHarness cluster = run.cluster();
-        cluster.createTopic(TOPIC, assignment, 2);
-        cluster.await("every partition of " + TOPIC + " led, its ISR whole", () -> assignment.keySet().stream()
-                .allMatch(p -> cluster.state(TOPIC, p).map(s -> s.leader() > 0 && s.isr().size() == 3).orElse(false)),
-                ClusterRun.WAIT_MS);
+        return run.finishOwnRow(verdict, samples);
     }
 
     /**
@@ -236,13 +216,6 @@ final class TxnCoordinatorFailover {
             }
         }
         return "none";
-    }
-
-    private static Thread start(String name, Runnable body) {
-        Thread thread = new Thread(body, name);
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
     }
 
     /**
