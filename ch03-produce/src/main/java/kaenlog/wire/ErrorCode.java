@@ -72,7 +72,13 @@ public enum ErrorCode {
      * Chapter 11: a batch of a producer epoch older than the one its producer id last wrote to this
      * partition: a zombie, fenced by a newer producer with the same transactional id (Kafka's 47).
      */
-    INVALID_PRODUCER_EPOCH(25);
+    INVALID_PRODUCER_EPOCH(25),
+    /**
+     * Chapter 11: a COMMIT or ABORT marker from a transaction coordinator older than the one whose
+     * marker the partition took last for that producer: a zombie coordinator (Kafka's 52,
+     * TRANSACTION_COORDINATOR_FENCED).
+     */
+    TRANSACTION_COORDINATOR_FENCED(26);
 
     private final short code;
 

@@ -40,12 +40,19 @@ public final class KafkaErrors {
     public static final short INVALID_COMMIT_OFFSET_SIZE = 28;
     /** A replica Fetch from a sender without the ClusterAction ACL (KafkaApis.handleFetchRequest). */
     public static final short TOPIC_AUTHORIZATION_FAILED = 29;
+    /**
+     * Chapter 11: an inter-broker request (WriteTxnMarkers) from someone not allowed the cluster's
+     * ClusterAction: kaen-log takes it only on chapter 10's inter-broker listener.
+     */
+    public static final short CLUSTER_AUTHORIZATION_FAILED = 31;
     public static final short UNSUPPORTED_VERSION = 35;
     public static final short INVALID_REQUEST = 42;
     public static final short OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
     /** A batch of a producer epoch older than the partition's (a fenced zombie's), or PRODUCER_FENCED to old versions. */
     public static final short INVALID_PRODUCER_EPOCH = 47;
     /** Kafka's answer when this client may not use a transactional id here (kafka-clients: TransactionalIdAuthorizationException). */
+    /** Chapter 11: a marker from a coordinator older than the last whose marker the partition took for its producer. */
+    public static final short TRANSACTION_COORDINATOR_FENCED = 52;
     public static final short TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
     /** A partition of a request not tried because another of the same request failed (AddPartitionsToTxn). */
     public static final short OPERATION_NOT_ATTEMPTED = 55;
@@ -100,6 +107,7 @@ public final class KafkaErrors {
             case TOPIC_AUTHORIZATION_FAILED -> TOPIC_AUTHORIZATION_FAILED;
             case COORDINATOR_NOT_AVAILABLE -> COORDINATOR_NOT_AVAILABLE;
             case INVALID_PRODUCER_EPOCH -> INVALID_PRODUCER_EPOCH;
+            case TRANSACTION_COORDINATOR_FENCED -> TRANSACTION_COORDINATOR_FENCED;
             // A code a later change adds lands here until it is mapped (KafkaErrorsTest insists it is).
             default -> UNKNOWN_SERVER_ERROR;
         };

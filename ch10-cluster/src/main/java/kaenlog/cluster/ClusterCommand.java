@@ -11,6 +11,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import kaenlog.broker.PartitionConfigs;
 import kaenlog.cli.Flags;
 import kaenlog.cli.Klog;
 import kaenlog.cli.Subcommand;
@@ -32,6 +33,9 @@ public final class ClusterCommand implements Subcommand {
     private static final int STOP_WAIT_SECONDS = 10;
     /** Kafka's offsets.topic.replication.factor default, which a cluster of fewer brokers lowers to its size. */
     private static final int OFFSETS_REPLICATION_FACTOR = 3;
+    /** Chapter 11's settings of {@code __transaction_state} that a cluster of fewer brokers lowers the same way. */
+    private static final List<String> TRANSACTION_STATE_FACTORS = List.of("transaction.state.log.replication.factor",
+            "transaction.state.log.min.isr");
 
     @Override
     public String name() {
@@ -84,6 +88,13 @@ public final class ClusterCommand implements Subcommand {
                     // factor (3): a smaller cluster asks for as many as it has, as Kafka's own
                     // config/server.properties asks for 1 on its one-broker quickstart
                     serve.addAll(List.of("--config", ClusterConfigKeys.OFFSETS_TOPIC_REPLICATION_FACTOR + "=" + brokers));
+                    // and so is a later chapter's __transaction_state (chapter 11: its replication factor 3,
+                    // its min ISR 2), when that chapter is on the classpath to declare them
+                    for (String factor : TRANSACTION_STATE_FACTORS) {
+                        if (PartitionConfigs.load().isBrokerKey(factor)) {
+                            serve.addAll(List.of("--config", factor + "=" + brokers));
+                        }
+                    }
                 }
                 Process process = startKlog(log, serve.toArray(String[]::new));
                 processes.add(process);

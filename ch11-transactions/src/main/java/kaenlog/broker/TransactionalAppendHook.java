@@ -43,6 +43,8 @@ public final class TransactionalAppendHook implements Log.AppendHook {
     private final TreeMap<Long, TransactionIndex> indexes = new TreeMap<>();
     /** The newest epoch each producer id wrote here, its markers' included (rebuilt with {@link #transactions}). */
     private final TreeMap<Long, Short> epochs = new TreeMap<>();
+    /** The newest coordinator epoch of each producer id's markers here (rebuilt with {@link #transactions}). */
+    private final TreeMap<Long, Integer> coordinatorEpochs = new TreeMap<>();
 
     public TransactionalAppendHook(Log.AppendHook inner) {
         this.inner = inner;
@@ -58,6 +60,7 @@ public final class TransactionalAppendHook implements Log.AppendHook {
         BatchHeader header = batch.remaining() >= BatchHeader.SIZE ? BatchHeader.readFrom(batch.duplicate()) : null;
         if (header != null) {
             checkProducerEpoch(log, header);
+            checkCoordinatorEpoch(header, batch);
         }
         long endBefore = log.logEndOffset();
         AppendInfo written = inner.append(log, batch);
@@ -87,6 +90,7 @@ public final class TransactionalAppendHook implements Log.AppendHook {
         transactions = null;
         indexes.clear();
         epochs.clear();
+        coordinatorEpochs.clear();
     }
 
     @Override
@@ -139,6 +143,26 @@ public final class TransactionalAppendHook implements Log.AppendHook {
     }
 
     /**
+     * The coordinator's fence on the log side, Kafka's {@code ProducerAppendInfo.checkCoordinatorEpoch}:
+     * a marker whose coordinator epoch is older than the newest this partition took for its producer
+     * comes from a coordinator that lost its {@code __transaction_state} partition and does not know it
+     * yet (in a cluster, the partition's old leader), and is refused TRANSACTION_COORDINATOR_FENCED; its
+     * successor's decision stands. A follower copies what its leader wrote unchecked.
+     */
+    private void checkCoordinatorEpoch(BatchHeader header, ByteBuffer batch) {
+        if (!header.hasProducerId() || !header.isControl()) {
+            return;
+        }
+        Integer current = coordinatorEpochs.get(header.producerId());
+        int epoch = marker(batch).coordinatorEpoch();
+        if (current != null && epoch < current) {
+            throw new ProduceRefusedException(ErrorCode.TRANSACTION_COORDINATOR_FENCED, "a marker of producer "
+                    + header.producerId() + " from coordinator epoch " + epoch + ", older than the coordinator epoch "
+                    + current + " of the marker this partition took last: a zombie coordinator");
+        }
+    }
+
+    /**
      * A transaction ended: an aborted one gets its entry in the {@code .txnindex} of {@code segment},
      * the segment its marker was written to, with the last stable offset of the moment it ended; a
      * committed one gets none (a read_committed consumer keeps its records). Kafka's
@@ -186,15 +210,17 @@ public final class TransactionalAppendHook implements Log.AppendHook {
             state.appendData(header.producerId(), firstOffset);
             return;
         }
+        EndTransactionMarker marker = marker(batch);
+        coordinatorEpochs.merge(header.producerId(), marker.coordinatorEpoch(), Math::max);
         Optional<CompletedTxn> completed = state.appendMarker(header.producerId(), firstOffset,
-                markerType(batch) == ControlRecordType.ABORT);
+                marker.type() == ControlRecordType.ABORT);
         if (completed.isPresent()) {
             recordCompleted(segment, completed.get());
         }
     }
 
-    private static ControlRecordType markerType(ByteBuffer batch) {
-        return EndTransactionMarker.read(RecordBatch.decode(batch.duplicate()).records().get(0)).type();
+    private static EndTransactionMarker marker(ByteBuffer batch) {
+        return EndTransactionMarker.read(RecordBatch.decode(batch.duplicate()).records().get(0));
     }
 
     /**
@@ -208,6 +234,7 @@ public final class TransactionalAppendHook implements Log.AppendHook {
         OngoingTransactions rebuilt = new OngoingTransactions();
         indexes.clear();
         epochs.clear();
+        coordinatorEpochs.clear();
         for (Segment segment : log.segments()) {
             TransactionIndex.empty(segment.txnIndexFile());
             long position = 0;

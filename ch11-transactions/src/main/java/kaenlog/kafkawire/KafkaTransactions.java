@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import kaenlog.broker.ProduceRefusedException;
 import kaenlog.coordinator.GroupCoordinator;
 import kaenlog.coordinator.TransactionalOffsets;
@@ -22,6 +23,7 @@ import kaenlog.txn.TransactionResult;
 import kaenlog.txn.TransactionStateExtension;
 import kaenlog.txn.TxnConfig;
 import kaenlog.txn.TxnError;
+import kaenlog.txn.TxnPlacement;
 import kaenlog.wire.PartitionNames.TopicPartition;
 
 /**
@@ -44,10 +46,11 @@ import kaenlog.wire.PartitionNames.TopicPartition;
  *
  * <p>The coordinator is made at the first FindCoordinator for a transactional id, as Kafka creates
  * {@code __transaction_state} then ({@link LocalTransactions#start}), or at the first tick of a broker
- * restarted on a directory that holds it ({@link #resumes}). Only a broker alone
- * coordinates transactions: in chapter 10's cluster the coordinator of an id is the leader of its
- * {@code __transaction_state} partition, which is not built, so a cluster member refuses a
- * transactional id as chapter 9 does. TxnOffsetCommit (28, v0..v3) writes a transaction's offsets
+ * restarted on a directory that holds it ({@link #resumes}). In chapter 10's cluster the coordinator of
+ * an id is the leader of its {@code __transaction_state} partition ({@link TxnPlacement}, placed by
+ * {@code kaenlog.cluster.ClusterTransactionCoordination}): FindCoordinator names that broker, and any
+ * other answers the id's requests NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while it loads the
+ * partition). TxnOffsetCommit (28, v0..v3) writes a transaction's offsets
  * to chapter 6's coordinator, pending until the transaction's marker ({@link TransactionalOffsets}).
  */
 public final class KafkaTransactions implements KafkaApiExtension {
@@ -58,11 +61,18 @@ public final class KafkaTransactions implements KafkaApiExtension {
         return Set.of(ApiKey.ADD_PARTITIONS_TO_TXN, ApiKey.ADD_OFFSETS_TO_TXN, ApiKey.END_TXN, ApiKey.TXN_OFFSET_COMMIT);
     }
 
+    /**
+     * A broker alone coordinates every id; a cluster member names the live leader of the id's
+     * {@code __transaction_state} partition (COORDINATOR_NOT_AVAILABLE while there is none, the topic
+     * created if it is missing, or before the member has joined).
+     */
     @Override
     public Optional<Coordinator> transactionCoordinator(String transactionalId, Backend backend, Metadata.Node self)
             throws IOException {
-        if (backend.broker().leadership().cluster().isPresent()) {
-            return Optional.empty();
+        if (inCluster(backend)) {
+            int id = placement(backend).map(p -> p.coordinatorId(transactionalId)).orElse(-1);
+            return Optional.of(backend.liveNode(id, self).map(node -> new Coordinator(KafkaErrors.NONE, node))
+                    .orElse(new Coordinator(KafkaErrors.COORDINATOR_NOT_AVAILABLE, null)));
         }
         coordinator(backend);
         return Optional.of(new Coordinator(KafkaErrors.NONE, self));
@@ -71,13 +81,39 @@ public final class KafkaTransactions implements KafkaApiExtension {
     @Override
     public Optional<byte[]> initProducerId(InitProducerIdApi.Request request, short version, Backend backend)
             throws IOException {
-        if (backend.broker().leadership().cluster().isPresent()) {
-            return Optional.empty();
-        }
-        InitProducerIdResult result = coordinator(backend).initProducerId(
+        TxnError refused = refusal(backend, request.transactionalId());
+        InitProducerIdResult result = refused != TxnError.NONE ? InitProducerIdResult.failed(refused)
+                : coordinator(backend).initProducerId(
                 new InitProducerIdRequest(request.transactionalId(), request.transactionTimeoutMs()), backend.nowMs());
         return Optional.of(InitProducerIdApi.response(code(result.error(), version < 4), result.producerId(),
                 result.producerEpoch()));
+    }
+
+    private static boolean inCluster(Backend backend) {
+        return backend.broker().leadership().cluster().isPresent();
+    }
+
+    /** A cluster member's placement of its transactional ids, once it has joined. */
+    private static Optional<TxnPlacement> placement(Backend backend) {
+        return TransactionStateExtension.of(backend.broker()).placement();
+    }
+
+    /**
+     * Why this broker does not answer {@code transactionalId}'s requests now, or NONE: a broker alone
+     * answers every id; a cluster member only those of the partitions it leads and has loaded.
+     */
+    private static TxnError refusal(Backend backend, String transactionalId) {
+        if (!inCluster(backend)) {
+            return TxnError.NONE;
+        }
+        return placement(backend).map(p -> p.status(transactionalId)).orElse(TxnError.NOT_COORDINATOR);
+    }
+
+    /** The coordinator's answer to one request of {@code transactionalId}, or why this broker gives none. */
+    private TxnError decide(Backend backend, String transactionalId, Function<TransactionCoordinator, TxnError> request)
+            throws IOException {
+        TxnError refused = refusal(backend, transactionalId);
+        return refused != TxnError.NONE ? refused : request.apply(coordinator(backend));
     }
 
     @Override
@@ -95,15 +131,16 @@ public final class KafkaTransactions implements KafkaApiExtension {
             case ADD_OFFSETS_TO_TXN -> {
                 String groupId = in.string("group_id");
                 in.end("AddOffsetsToTxn v" + version + " request");
-                TxnError error = coordinator(backend).addOffsets(new AddOffsetsRequest(transactionalId, producerId,
-                        producerEpoch, groupId), backend.nowMs());
+                TxnError error = decide(backend, transactionalId, c -> c.addOffsets(new AddOffsetsRequest(
+                        transactionalId, producerId, producerEpoch, groupId), backend.nowMs()));
                 yield new KafkaWriter().int32(0).int16(code(error, fencedUnknown)).toByteArray();
             }
             case END_TXN -> {
                 boolean committed = in.bool("committed");
                 in.end("EndTxn v" + version + " request");
-                TxnError error = coordinator(backend).endTxn(new EndTxnRequest(transactionalId, producerId, producerEpoch,
-                        committed ? TransactionResult.COMMIT : TransactionResult.ABORT), backend.nowMs());
+                TxnError error = decide(backend, transactionalId, c -> c.endTxn(new EndTxnRequest(transactionalId,
+                        producerId, producerEpoch, committed ? TransactionResult.COMMIT : TransactionResult.ABORT),
+                        backend.nowMs()));
                 yield new KafkaWriter().int32(0).int16(code(error, fencedUnknown)).toByteArray();
             }
             default -> throw new IllegalArgumentException(key + " is not a transaction request");
@@ -145,9 +182,9 @@ public final class KafkaTransactions implements KafkaApiExtension {
                 }
             }
         }
-        short error = unknown.isEmpty() ? code(coordinator(backend).addPartitions(new AddPartitionsRequest(
-                transactionalId, producerId, producerEpoch, Set.copyOf(added)), backend.nowMs()), version < 2)
-                : KafkaErrors.OPERATION_NOT_ATTEMPTED;
+        short error = unknown.isEmpty() ? code(decide(backend, transactionalId, c -> c.addPartitions(
+                new AddPartitionsRequest(transactionalId, producerId, producerEpoch, Set.copyOf(added)), backend.nowMs())),
+                version < 2) : KafkaErrors.OPERATION_NOT_ATTEMPTED;
         KafkaWriter out = new KafkaWriter().int32(0).arrayLength(topics.size());
         for (Map.Entry<String, List<Integer>> topic : topics.entrySet()) {
             out.nullableString(topic.getKey()).arrayLength(topic.getValue().size());
@@ -309,6 +346,10 @@ public final class KafkaTransactions implements KafkaApiExtension {
      */
     @Override
     public void tick(long nowMs, Backend backend) throws IOException {
+        if (inCluster(backend)) {
+            placement(backend).ifPresent(p -> p.coordinator().tick(nowMs));
+            return;
+        }
         TransactionCoordinator current;
         synchronized (this) {
             current = coordinator;
@@ -339,8 +380,14 @@ public final class KafkaTransactions implements KafkaApiExtension {
         return error == TxnError.PRODUCER_FENCED && fencedUnknown ? TxnError.INVALID_PRODUCER_EPOCH.code() : error.code();
     }
 
-    /** The coordinator of this broker's transactional ids, made (and {@code __transaction_state} with it) at its first use. */
+    /**
+     * The coordinator of this broker's transactional ids: a cluster member's, of the partitions it leads;
+     * a broker alone's, made (and {@code __transaction_state} with it) at its first use.
+     */
     private synchronized TransactionCoordinator coordinator(Backend backend) throws IOException {
+        if (inCluster(backend)) {
+            return placement(backend).orElseThrow().coordinator();
+        }
         if (coordinator == null) {
             coordinator = LocalTransactions.start(backend.broker(), TxnConfig.defaults());
         }

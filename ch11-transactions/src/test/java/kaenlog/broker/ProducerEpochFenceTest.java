@@ -94,4 +94,28 @@ class ProducerEpochFenceTest {
                     + " appended or when the window is rebuilt from the segment").isEqualTo(ErrorCode.NONE);
         }
     }
+
+    @Test
+    void aMarkerFromAnOlderCoordinatorEpochIsRefusedAlsoAfterTheOpen() throws Exception {
+        ByteBuffer zombie = new EndTransactionMarker(ControlRecordType.ABORT, 3).controlBatch(PRODUCER, (short) 0,
+                TransactionalLogs.T0);
+        try (Log log = TransactionalLogs.open(dir, 1 << 20)) {
+            log.append(batch((short) 0, 0, "order-0"));
+            log.append(new EndTransactionMarker(ControlRecordType.COMMIT, 4).controlBatch(PRODUCER, (short) 0,
+                    TransactionalLogs.T0)); // the new coordinator's (epoch 4) COMMIT
+            long end = log.logEndOffset();
+            assertThat(refusal(log, zombie.duplicate())).as("an ABORT from coordinator epoch 3 after a COMMIT of epoch 4"
+                    + " comes from a coordinator that lost its partition: TRANSACTION_COORDINATOR_FENCED (Kafka's"
+                    + " ProducerAppendInfo.checkCoordinatorEpoch), nothing written").isEqualTo(
+                    ErrorCode.TRANSACTION_COORDINATOR_FENCED);
+            assertThat(log.logEndOffset()).as("the zombie's marker is not in the log").isEqualTo(end);
+            assertThat(refusal(log, new EndTransactionMarker(ControlRecordType.COMMIT, 4).controlBatch(PRODUCER,
+                    (short) 0, TransactionalLogs.T0))).as("the same coordinator epoch again is taken (a marker sent"
+                    + " twice after a reload)").isEqualTo(ErrorCode.NONE);
+        }
+        try (Log log = TransactionalLogs.open(dir, 1 << 20)) {
+            assertThat(refusal(log, zombie.duplicate())).as("the coordinator epochs are rebuilt from the segments")
+                    .isEqualTo(ErrorCode.TRANSACTION_COORDINATOR_FENCED);
+        }
+    }
 }

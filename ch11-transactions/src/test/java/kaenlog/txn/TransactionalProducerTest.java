@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * that no transactional client has come back to.
  */
 @Order(23)
-class TransactionalProducerTest {
+public class TransactionalProducerTest {
     private static final String TOPIC = "orders";
     private static final int PARTITIONS = 3;
 
@@ -71,7 +71,7 @@ class TransactionalProducerTest {
      * waiting for a broker whose coordinator threw: a transaction committed and one aborted at its
      * timeout, through the chapter's API on a broker of their own, and the log side's own preflight.
      */
-    static void preflight(Path dir) throws Exception {
+    public static void preflight(Path dir) throws Exception {
         ReadCommittedConsumerTest.preflight(dir);
         try (Broker alone = Broker.start(BrokerConfig.of(dir.resolve("preflight-broker")),
                 new PrintStream(OutputStream.nullOutputStream()))) {

@@ -48,6 +48,7 @@ public final class ClusterFaults {
         ZOOKEEPER_LEADER("ZooKeeper ensemble's leader killed", false),
         KAFKA_CLIENTS("SIGKILL the leader, kafka-clients on Kafka port", false),
         COORDINATOR_KILLED("SIGKILL the group's coordinator, 2 consumers", true),
+        TXN_COORDINATOR_KILLED("SIGKILL the transaction coordinator during a commit", true),
         SPOOFED_REPLICA_FETCH("replica FETCH spoofed, followers stopped", true),
         BROKEN_REGISTRATION("a follower's registration broken, leader killed", true),
         TAMPERED_STATE("state set to leader 999, epoch 2^31-1", true);
@@ -70,9 +71,10 @@ public final class ClusterFaults {
 
         /**
          * The CI subset: SIGKILL of the leader, the follower kills, the SIGSTOP zombie, KIP-279's A, B,
-         * A, #36's spoofed replica fetch and tampered ZooKeeper data, and #39's group whose coordinator
+         * A, #36's spoofed replica fetch and tampered ZooKeeper data, #39's group whose coordinator
          * is killed (35 to 45 s at the tests' size on the shared 2-core machine, like
-         * KafkaClusterFailoverTest's 29 s: two group joins of 3 s each, the 4 s session, a restart).
+         * KafkaClusterFailoverTest's 29 s: two group joins of 3 s each, the 4 s session, a restart), and
+         * #40's transaction coordinator killed during a commit (25 s at the tests' size, at load 28).
          */
         public static List<Scenario> ciSubset() {
             return java.util.Arrays.stream(values()).filter(Scenario::ci).toList();
@@ -124,6 +126,11 @@ public final class ClusterFaults {
                 lines.add("(the coordinator row counts the group's topic: records the kafka-clients producer had"
                         + " acknowledged, and read by the group; dups: written at two offsets; new leader: the kill to"
                         + " a new coordinator named by every live broker; its records read again are in its details)");
+            }
+            if (outcomes.stream().anyMatch(o -> o.scenario().equals(Scenario.TXN_COORDINATOR_KILLED.title()))) {
+                lines.add("(the transaction coordinator row counts the records of committed transactions: acknowledged,"
+                        + " read by a read_committed consumer; lost: of a commit acknowledged, not read whole; new leader:"
+                        + " the kill to the state partition's new leader; its transaction claims are in its details)");
             }
             return lines;
         }
@@ -207,12 +214,18 @@ public final class ClusterFaults {
         if (scenario == Scenario.COORDINATOR_KILLED) {
             cluster = cluster.withKafkaPorts().withBrokerConfigs(CoordinatorFailover.BROKER_CONFIGS);
         }
+        if (scenario == Scenario.TXN_COORDINATOR_KILLED) {
+            cluster = cluster.withKafkaPorts().withBrokerConfigs(TxnCoordinatorFailover.BROKER_CONFIGS);
+        }
         List<Integer> assignment = scenario == Scenario.SIGKILL_CONTROLLER || scenario == Scenario.SIGSTOP_CONTROLLER
                 ? LEADER_NOT_CONTROLLER : ASSIGNMENT;
         try (ClusterRun run = ClusterRun.start(scenario.title(), dir, cluster, options, assignment, MIN_ISR,
                 config.seed(), config.maxBatchRecords())) {
             if (scenario == Scenario.COORDINATOR_KILLED) {
                 return CoordinatorFailover.run(run, config.records()); // its own figures, then the cluster's end
+            }
+            if (scenario == Scenario.TXN_COORDINATOR_KILLED) {
+                return TxnCoordinatorFailover.run(run); // its own figures, then the cluster's end
             }
             int zooKeeperMember = script(run, scenario, config.records());
             return run.finish(zooKeeperMember);
@@ -244,6 +257,8 @@ public final class ClusterFaults {
             }
             case KAFKA_CLIENTS -> KafkaClientsWorkload.sigkillLeader(run, n);
             case COORDINATOR_KILLED -> throw new IllegalStateException("CoordinatorFailover runs it, with its own figures");
+            case TXN_COORDINATOR_KILLED -> throw new IllegalStateException("TxnCoordinatorFailover runs it, with its own"
+                    + " figures");
             case SPOOFED_REPLICA_FETCH -> ClusterTampering.spoofedReplicaFetch(run, n);
             case BROKEN_REGISTRATION -> ClusterTampering.brokenRegistration(run, n);
             case TAMPERED_STATE -> ClusterTampering.tamperedState(run, n);

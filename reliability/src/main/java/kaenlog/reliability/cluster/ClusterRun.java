@@ -309,6 +309,23 @@ public final class ClusterRun implements Closeable {
     }
 
     /**
+     * The end of a row with claims of its own (the coordinator rows, which write to a topic of their own):
+     * every row's {@link #finish} on {@link ClusterHarness#PARTITION}, whose checker's invariants must
+     * hold too, then the row's {@code verdict} and its {@code samples} of violations after the details.
+     */
+    public Outcome finishOwnRow(ClusterChecker.Verdict verdict, List<String> samples) throws IOException {
+        Outcome cluster0 = finish(1);
+        List<String> expectations = new ArrayList<>(cluster0.expectations());
+        if (cluster0.verdict() != null && !cluster0.verdict().ok()) {
+            expectations.add("the cluster checker's invariants on " + ClusterHarness.PARTITION + ": "
+                    + cluster0.verdict().counts());
+        }
+        List<String> details = new ArrayList<>(cluster0.details());
+        samples.forEach(v -> details.add("  " + v));
+        return new Outcome(name, verdict, expectations, details, cluster0.faults());
+    }
+
+    /**
      * Heals every link, lets paused brokers go on and restarts dead ones, waits until every replica is
      * in the ISR and all three have the same high watermark, reads the final leader's log as a
      * consumer, stops the brokers (SIGTERM), reads every replica's files and ZooKeeper's history,

@@ -150,7 +150,7 @@ final class CoordinatorFailover {
         int next = -1;
         long startedAt = System.currentTimeMillis();
         try {
-            createTopic(run);
+            createTopic(run, TOPIC, PARTITIONS);
             threads.add(start("coordinator-prober", () -> probe(cluster, offsetsPartition, samples, stop)));
             for (int m = 0; m < MEMBERS; m++) {
                 AtomicReference<Set<Integer>> assigned = new AtomicReference<>(Set.of());
@@ -285,37 +285,30 @@ final class CoordinatorFailover {
         } finally {
             stop.set(true);
         }
-        ClusterRun.Outcome cluster0 = run.finish(1);
-        List<String> expectations = new ArrayList<>(cluster0.expectations());
-        if (cluster0.verdict() != null && !cluster0.verdict().ok()) {
-            expectations.add("the cluster checker's invariants on " + ClusterHarness.PARTITION + ": "
-                    + cluster0.verdict().counts());
-        }
-        List<String> details = new ArrayList<>(cluster0.details());
-        samplesOfViolations.forEach(v -> details.add("  " + v));
         long lost = violations.getOrDefault(1, 0L);
         ClusterChecker.Verdict verdict = new ClusterChecker.Verdict(ledger.acked.size(), ledger.acked.size() - lost,
                 lost, ledger.readAt.values().stream().filter(at -> at.size() > 1).count(),
                 ledger.acked.entrySet().stream().filter(e -> ledger.readAt.getOrDefault(e.getKey(), Set.of()).stream()
                         .anyMatch(at -> !at.equals(e.getValue()))).count(), -1, coordinatorMs, violations,
                 samplesOfViolations);
-        return new ClusterRun.Outcome(run.name(), verdict, expectations, details, cluster0.faults());
+        return run.finishOwnRow(verdict, samplesOfViolations);
     }
 
-    private static void createTopic(ClusterRun run) throws IOException {
+    /** {@code topic}: {@code partitions} partitions of rf 3 and min ISR 2, their leaders brokers 1, 2, 3 in turn. */
+    static void createTopic(ClusterRun run, String topic, int partitions) throws IOException {
         SortedMap<Integer, List<Integer>> assignment = new TreeMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
+        for (int p = 0; p < partitions; p++) {
             int first = p % ClusterHarness.BROKERS;
             assignment.put(p, List.of(first + 1, (first + 1) % 3 + 1, (first + 2) % 3 + 1));
         }
         ClusterHarness cluster = run.cluster();
-        cluster.createTopic(TOPIC, assignment, 2);
-        cluster.await("every partition of " + TOPIC + " led, its ISR whole", () -> assignment.keySet().stream()
-                .allMatch(p -> cluster.state(TOPIC, p).map(s -> s.leader() > 0 && s.isr().size() == 3).orElse(false)),
+        cluster.createTopic(topic, assignment, 2);
+        cluster.await("every partition of " + topic + " led, its ISR whole", () -> assignment.keySet().stream()
+                .allMatch(p -> cluster.state(topic, p).map(s -> s.leader() > 0 && s.isr().size() == 3).orElse(false)),
                 ClusterRun.WAIT_MS);
     }
 
-    private static Thread start(String name, Runnable body) {
+    static Thread start(String name, Runnable body) {
         Thread thread = new Thread(body, name);
         thread.setDaemon(true);
         thread.start();

@@ -36,6 +36,12 @@ public final class ApiKeys {
      * KIP-101 and KIP-279), before its first fetch from a new leader.
      */
     public static final short OFFSETS_FOR_LEADER_EPOCH = 10;
+    /**
+     * Chapter 11: a transaction coordinator asks a partition's leader to append its COMMIT or ABORT
+     * markers (Kafka's WriteTxnMarkers, api key 27, whose v1 body it carries), on chapter 10's
+     * inter-broker listener.
+     */
+    public static final short WRITE_TXN_MARKERS = 11;
 
     /** One row of the table. */
     public record ApiKey(short key, String name, int chapter) {
@@ -53,7 +59,8 @@ public final class ApiKeys {
             new ApiKey(CREATE_TOPICS, "CREATE_TOPICS", 9),
             new ApiKey(DELETE_TOPICS, "DELETE_TOPICS", 9),
             new ApiKey(DESCRIBE_TOPICS, "DESCRIBE_TOPICS", 9),
-            new ApiKey(OFFSETS_FOR_LEADER_EPOCH, "OFFSETS_FOR_LEADER_EPOCH", 10));
+            new ApiKey(OFFSETS_FOR_LEADER_EPOCH, "OFFSETS_FOR_LEADER_EPOCH", 10),
+            new ApiKey(WRITE_TXN_MARKERS, "WRITE_TXN_MARKERS", 11));
 
     private ApiKeys() {
     }

@@ -332,7 +332,14 @@ public final class Backend {
      * while none does (or it has no Kafka port).
      */
     public Optional<Metadata.Node> coordinator(String group, Metadata.Node self) {
-        int id = placement().coordinatorId(group, self.id());
+        return liveNode(placement().coordinatorId(group, self.id()), self);
+    }
+
+    /**
+     * Where clients reach broker {@code id} on Kafka's protocol: {@code self} for this broker, a live
+     * cluster member's registered Kafka port for another, empty for none (-1) or one without a Kafka port.
+     */
+    public Optional<Metadata.Node> liveNode(int id, Metadata.Node self) {
         if (id == self.id()) {
             return Optional.of(self);
         }

@@ -6,9 +6,7 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,7 +21,6 @@ import kaenlog.logmanager.CleanupConfigs;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.ProduceRequest;
 import kaenlog.wire.ProduceResponse;
-import org.apache.zookeeper.KeeperException;
 
 /**
  * Chapter 6's group coordinator in a cluster (given code, on task 13 (CoordinatorPartitionsTest)):
@@ -124,48 +121,22 @@ final class ClusterGroupCoordination implements OffsetsPlacement, LeadershipList
     @Override
     public int coordinatorId(String group, int self) {
         Leadership.ClusterView view = leadership.cluster().orElseThrow();
-        Optional<List<Leadership.PartitionView>> topic = view.partitions(GroupCoordinator.OFFSETS_TOPIC);
-        if (topic.isEmpty() || topic.get().isEmpty()) {
-            createOffsetsTopic(view);
-            return -1;
-        }
-        int partition = CoordinatorPartitions.partitionFor(group, topic.get().size());
-        return topic.get().stream().filter(p -> p.partition() == partition).findFirst()
-                .map(Leadership.PartitionView::leader)
-                .filter(leader -> view.liveBrokers().stream().anyMatch(b -> b.id() == leader)).orElse(-1);
+        return CoordinatorTopic.coordinatorId(view, GroupCoordinator.OFFSETS_TOPIC,
+                count -> CoordinatorPartitions.partitionFor(group, count), () -> createOffsetsTopic(view));
     }
 
     /**
-     * Writes {@code __consumer_offsets}' assignment and configs in ZooKeeper (Kafka's
-     * {@code AdminZkClient.createTopic}, the assignment of {@code klog topics --zookeeper}); the
-     * controller writes the first states. Kafka creates it with {@code offsets.topic.replication.factor}
-     * replicas and refuses while fewer brokers live ("Replication factor: 3 larger than available
-     * brokers: 2."): so does this broker, with one rate-limited line, and the clients keep asking.
+     * {@code __consumer_offsets} with {@code offsets.topic.num.partitions} partitions of
+     * {@code offsets.topic.replication.factor} replicas, compacted, min.insync.replicas 2
+     * ({@link CoordinatorTopic#create}).
      */
     private void createOffsetsTopic(Leadership.ClusterView view) {
         int count = (int) broker.configs().brokerLong(ClusterConfigKeys.OFFSETS_TOPIC_NUM_PARTITIONS);
         int replicationFactor = (int) broker.configs().brokerLong(ClusterConfigKeys.OFFSETS_TOPIC_REPLICATION_FACTOR);
-        List<Integer> live = view.liveBrokers().stream().map(Leadership.BrokerEndpoint::id).sorted().toList();
-        try {
-            SortedMap<Integer, List<Integer>> assignment = ReplicaAssignment.assign(live, count, replicationFactor);
-            PartitionStateStore.createAssignment(leadership.session(), GroupCoordinator.OFFSETS_TOPIC, assignment,
-                    Map.of(CleanupConfigs.CLEANUP_POLICY, CleanupConfigs.COMPACT, "segment.bytes",
-                            GroupCoordinator.OFFSETS_SEGMENT_BYTES, ClusterConfigKeys.MIN_INSYNC_REPLICAS,
-                            Integer.toString(Math.min(OFFSETS_MIN_ISR, replicationFactor))));
-            broker.trouble("offsets-topic", "cluster: broker " + leadership.brokerId() + " created "
-                    + GroupCoordinator.OFFSETS_TOPIC + ": " + count + " partitions, replication factor "
-                    + replicationFactor);
-        } catch (KeeperException.NodeExistsException created) {
-            // another broker created it first: its states come with the next metadata
-        } catch (IllegalArgumentException tooFew) {
-            broker.trouble("offsets-topic", "cluster: " + GroupCoordinator.OFFSETS_TOPIC + " is not created: "
-                    + tooFew.getMessage() + " (" + ClusterConfigKeys.OFFSETS_TOPIC_REPLICATION_FACTOR + ")");
-        } catch (IOException | KeeperException e) {
-            broker.trouble("offsets-topic", "cluster: " + GroupCoordinator.OFFSETS_TOPIC + " is not created: "
-                    + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        CoordinatorTopic.create(broker, leadership, view, GroupCoordinator.OFFSETS_TOPIC, count, replicationFactor,
+                ClusterConfigKeys.OFFSETS_TOPIC_REPLICATION_FACTOR, Map.of(CleanupConfigs.CLEANUP_POLICY,
+                        CleanupConfigs.COMPACT, "segment.bytes", GroupCoordinator.OFFSETS_SEGMENT_BYTES,
+                        ClusterConfigKeys.MIN_INSYNC_REPLICAS, Integer.toString(Math.min(OFFSETS_MIN_ISR, replicationFactor))));
     }
 
     /**

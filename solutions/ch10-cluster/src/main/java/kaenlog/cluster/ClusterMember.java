@@ -3,6 +3,7 @@ package kaenlog.cluster;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.function.Consumer;
 import kaenlog.broker.Broker;
 import org.apache.zookeeper.KeeperException;
@@ -37,6 +38,8 @@ public final class ClusterMember implements Closeable, Watcher {
     private final MetadataFollower follower;
     private final ReplicaHousekeeping housekeeping;
     private final ClusterGroupCoordination groups;
+    /** A later chapter's parts of the member ({@link ClusterExtension}: chapter 11's transactions). */
+    private final List<Closeable> extensions;
     private volatile ZkClient zk;
     private volatile boolean closed;
 
@@ -55,6 +58,7 @@ public final class ClusterMember implements Closeable, Watcher {
         this.follower = new MetadataFollower(broker, leadership, log, refusals, this::failed);
         this.housekeeping = new ReplicaHousekeeping(broker, leadership, log, this::failed);
         this.groups = ClusterGroupCoordination.install(broker, leadership, log);
+        this.extensions = ClusterExtension.load().stream().map(e -> e.install(broker, leadership, log)).toList();
     }
 
     /**
@@ -214,6 +218,13 @@ public final class ClusterMember implements Closeable, Watcher {
         follower.close(waitMs);
         housekeeping.close();
         groups.close();
+        for (Closeable extension : extensions) {
+            try {
+                extension.close();
+            } catch (IOException | RuntimeException e) {
+                log.println("cluster: closing " + extension + ": " + e.getMessage());
+            }
+        }
         for (PartitionReplica replica : leadership.replicas()) {
             try {
                 replica.close();

@@ -27,6 +27,11 @@ import kaenlog.wire.PartitionNames;
  * then on answers NOT_COORDINATOR, so the members find the new coordinator and join it again. A
  * load that ends after its leadership did (the broker resigned meanwhile, or leads again at a newer
  * epoch, whose own load is under way) changes nothing.
+ *
+ * <p>Chapter 11 places transactional ids the same way, in {@code __transaction_state}: its
+ * coordinator is the leader of {@code Utils.abs(transactionalId.hashCode()) % partitionCount}
+ * (Kafka's {@code TransactionStateManager.partitionFor}), loaded on election, dropped on resignation
+ * ({@link #CoordinatorPartitions(String, IntSupplier, Executor, Offsets, PrintStream)}).
  */
 public final class CoordinatorPartitions {
     /** What becoming and stopping being a coordinator does to an offsets partition's groups (chapter 6's coordinator). */
@@ -38,6 +43,8 @@ public final class CoordinatorPartitions {
         void unload(String partition);
     }
 
+    /** The topic whose partitions this coordinates: {@code __consumer_offsets}, or chapter 11's {@code __transaction_state}. */
+    private final String topic;
     private final IntSupplier partitionCount;
     private final Executor loads;
     private final Offsets offsets;
@@ -53,6 +60,16 @@ public final class CoordinatorPartitions {
      * @param loads          where loads run, one after another (a thread of their own; a test runs them by hand)
      */
     public CoordinatorPartitions(IntSupplier partitionCount, Executor loads, Offsets offsets, PrintStream log) {
+        this(GroupCoordinator.OFFSETS_TOPIC, partitionCount, loads, offsets, log);
+    }
+
+    /**
+     * The same rule for another internal topic's keys (chapter 11: {@code __transaction_state}, keyed
+     * by transactional id): {@code offsets} is what gaining and losing one of its partitions does.
+     */
+    public CoordinatorPartitions(String topic, IntSupplier partitionCount, Executor loads, Offsets offsets,
+                                 PrintStream log) {
+        this.topic = topic;
         this.partitionCount = partitionCount;
         this.loads = loads;
         this.offsets = offsets;
@@ -73,14 +90,14 @@ public final class CoordinatorPartitions {
         // END-SOLUTION
     }
 
-    /** The kaen-log name of {@code groupId}'s offsets partition ({@code __consumer_offsets-N}). */
+    /** The kaen-log name of {@code groupId}'s offsets partition ({@code __consumer_offsets-N}; of a transactional id, {@code __transaction_state-N}). */
     public String partitionName(String groupId) {
-        return PartitionNames.name(GroupCoordinator.OFFSETS_TOPIC, partitionFor(groupId, partitionCount.getAsInt()));
+        return PartitionNames.name(topic, partitionFor(groupId, partitionCount.getAsInt()));
     }
 
-    /** Whether {@code partition} is one of {@code __consumer_offsets}' (the other partitions are not this class's business). */
-    static boolean isOffsetsPartition(String partition) {
-        return PartitionNames.parse(partition).map(p -> p.topic().equals(GroupCoordinator.OFFSETS_TOPIC)).orElse(false);
+    /** Whether {@code partition} is one of this topic's (the other partitions are not this class's business). */
+    private boolean ofThisTopic(String partition) {
+        return PartitionNames.parse(partition).map(p -> p.topic().equals(topic)).orElse(false);
     }
 
     /**
@@ -105,7 +122,7 @@ public final class CoordinatorPartitions {
      * {@code addLoadingPartition}).
      */
     public void onElection(String partition, int leaderEpoch) {
-        if (!isOffsetsPartition(partition)) {
+        if (!ofThisTopic(partition)) {
             return;
         }
         // BEGIN-SOLUTION ch10 task 13: loading at once, the log read on the loads' thread (CoordinatorPartitionsTest)
@@ -151,7 +168,7 @@ public final class CoordinatorPartitions {
 
     /** This broker no longer leads {@code partition}: its groups are forgotten at once, loaded or loading. */
     public void onResignation(String partition, int leaderEpoch) {
-        if (!isOffsetsPartition(partition)) {
+        if (!ofThisTopic(partition)) {
             return;
         }
         // BEGIN-SOLUTION ch10 task 13: not the coordinator any more, the offsets forgotten (CoordinatorPartitionsTest)

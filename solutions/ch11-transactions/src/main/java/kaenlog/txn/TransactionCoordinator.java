@@ -98,14 +98,18 @@ public final class TransactionCoordinator {
      * Takes {@code __transaction_state-partition} over (Kafka's onElection): replays its log, then
      * finishes what it finds prepared. Until this returns, requests for its ids are answered
      * NOT_COORDINATOR. A log that does not replay leaves the partition uncoordinated.
+     *
+     * @return the transactional ids whose log ended in PrepareCommit or PrepareAbort: the transactions
+     *         whose markers this load sends again (for the broker's log line)
      */
-    public synchronized void load(int partition, int coordinatorEpoch, StateLog log, long nowMs) throws IOException {
+    public synchronized List<String> load(int partition, int coordinatorEpoch, StateLog log, long nowMs)
+            throws IOException {
         SortedMap<String, TxnTransit> states = TransactionLog.replay(log);
         StatePartition loaded = new StatePartition(partition, coordinatorEpoch, log);
         states.forEach((id, state) -> loaded.ids.put(id, new TransactionMetadata(id, state)));
         StatePartition replaced = partitions.put(partition, loaded);
         heldIdBytes += idBytes(loaded) - (replaced == null ? 0 : idBytes(replaced));
-        completePrepared(loaded, nowMs);
+        return completePrepared(loaded, nowMs);
     }
 
     /** Gives {@code __transaction_state-partition} up (Kafka's onResignation): its ids are another coordinator's now. */
@@ -411,12 +415,15 @@ public final class TransactionCoordinator {
      * its markers are sent again (a partition that had one gets a second: ending a transaction twice
      * the same way changes nothing) and the transaction completed.
      */
-    private void completePrepared(StatePartition p, long nowMs) {
+    private List<String> completePrepared(StatePartition p, long nowMs) {
+        List<String> prepared = new ArrayList<>();
         for (TransactionMetadata md : List.copyOf(p.ids.values())) {
             if (md.state() == TransactionState.PREPARE_COMMIT || md.state() == TransactionState.PREPARE_ABORT) {
+                prepared.add(md.transactionalId() + " (" + md.state().stateName() + ")");
                 sendMarkers(p, md, nowMs);
             }
         }
+        return prepared;
     }
 
     /** Where the marker channel reports: calls that come late (the partition unloaded, the transaction moved on) are ignored. */
