@@ -165,11 +165,31 @@ public final class Backend {
      * Creates a topic Metadata was asked for: Kafka's {@code auto.create.topics.enable} (default true)
      * with {@code num.partitions} partitions (default 1), whole, and returns their count; 0 when the
      * broker's config forbids it or when the broker would hold more than {@code max.partitions}: then
-     * nothing of the topic is left on disk.
+     * nothing of the topic is left on disk. In a cluster ({@link ClusterTopics}) any member writes the
+     * topic's znodes, {@code default.replication.factor} (1) replicas each, and does not wait for the
+     * controller to elect its leaders: Kafka 3.9 in ZooKeeper mode did the same
+     * ({@code DefaultAutoTopicCreationManager.createTopicsInZk}, timeout 0), and answered the topic
+     * LEADER_NOT_AVAILABLE until its brokers learnt of it; one that a racing request created first
+     * counts as created too (Kafka's TOPIC_ALREADY_EXISTS there is LEADER_NOT_AVAILABLE as well).
      */
     public int autoCreate(String topic) throws IOException {
-        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))
-                || creationRefusal().isPresent()) {
+        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))) {
+            return 0;
+        }
+        Optional<ClusterTopics> cluster = clusterTopics();
+        if (cluster.isPresent()) {
+            int partitions = numPartitions();
+            if (TopicStore.shapeRefusal(topic, partitions).isPresent()) {
+                return 0;
+            }
+            TopicStore.Result created = cluster.get().create(topic, partitions, TopicStore.REPLICATION_FACTOR,
+                    List.of(), Map.of(), false, 0);
+            return switch (created.error()) {
+                case NONE, REQUEST_TIMED_OUT, TOPIC_ALREADY_EXISTS -> partitions;
+                default -> 0;
+            };
+        }
+        if (creationRefusal().isPresent()) {
             return 0;
         }
         TopicStore.Result created = topicStore().create(topic, numPartitions(), false);
