@@ -92,7 +92,7 @@ public final class Metadata {
             Leadership.ClusterView view = backend.clusterView(listener);
             Set<String> created = request.allowAutoTopicCreation() && request.topics() != null
                     ? autoCreated(request.topics(), view, backend) : Set.of();
-            if (!created.isEmpty()) {
+            if (!created.isEmpty() && backend.clusterTopics().isEmpty()) { // a cluster's: LEADER_NOT_AVAILABLE
                 view = backend.clusterView(listener);
             }
             return answer(request, view, created);
@@ -119,9 +119,9 @@ public final class Metadata {
     }
 
     /**
-     * {@code created}: topics auto-created for this request; one the view does not hold yet (a cluster's
-     * controller has not elected its leaders, or this broker has not read them) is LEADER_NOT_AVAILABLE,
-     * which every client retries, as Kafka answers a topic it has just auto-created.
+     * {@code created}: topics auto-created for this request; one the view does not hold (a cluster's,
+     * whose leaders its controller elects later) is LEADER_NOT_AVAILABLE, which every client retries, as
+     * Kafka 3.9 answers a topic it has just auto-created in ZooKeeper.
      */
     private static Answer answer(Request request, Leadership.ClusterView view, Set<String> created) {
         Map<Integer, Leadership.BrokerEndpoint> live = new TreeMap<>();
