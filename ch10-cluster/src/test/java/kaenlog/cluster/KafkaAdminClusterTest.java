@@ -267,6 +267,23 @@ class KafkaAdminClusterTest {
         }
     }
 
+    @Test
+    void metadataAutoCreatesNoTopicThatWouldTakeTheClusterPastMaxPartitions() throws Exception {
+        try (TestCluster cluster = start("max.partitions=4")) { // the preflight's topic has 3 partitions
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(cluster.nodes(), 5_000))) {
+                assertThatCode(() -> producer.send(new ProducerRecord<>("fourth", "k", "v")).get())
+                        .as("a topic of 1 partition beside 3: 4 in the cluster, max.partitions=4").doesNotThrowAnyException();
+                assertThatThrownBy(() -> producer.send(new ProducerRecord<>("fifth", "k", "v")).get())
+                        .as("a fifth partition would take the cluster past max.partitions=4: not auto-created, so"
+                                + " a client naming new topics cannot fill ZooKeeper and the brokers' disks")
+                        .cause().isInstanceOf(TimeoutException.class);
+            }
+            assertThat(PartitionStateStore.topics(ZK.connect())).as("the topics in ZooKeeper").contains("fourth")
+                    .doesNotContain("fifth");
+            cluster.rethrowFailure();
+        }
+    }
+
     private static Map<String, Object> producerConfig(List<TestCluster.Node> nodes, int maxBlockMs) {
         return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes), ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs,

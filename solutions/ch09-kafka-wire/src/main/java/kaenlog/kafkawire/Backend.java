@@ -14,6 +14,7 @@ import kaenlog.broker.Broker;
 import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Leadership;
+import kaenlog.broker.LogConfigKeys;
 import kaenlog.broker.Partition;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.coordinator.GroupCoordinator;
@@ -179,7 +180,7 @@ public final class Backend {
         Optional<ClusterTopics> cluster = clusterTopics();
         if (cluster.isPresent()) {
             int partitions = numPartitions();
-            if (TopicStore.shapeRefusal(topic, partitions).isPresent()) {
+            if (TopicStore.shapeRefusal(topic, partitions).isPresent() || overMaxPartitions(topic, partitions)) {
                 return 0;
             }
             TopicStore.Result created = cluster.get().create(topic, partitions, TopicStore.REPLICATION_FACTOR,
@@ -197,6 +198,23 @@ public final class Backend {
             broker.refusedCreation(created.message());
         }
         return created.error() == TopicError.NONE ? created.partitions() : 0;
+    }
+
+    /**
+     * In a cluster, Metadata's auto-create is bounded by this broker's {@code max.partitions} counted over
+     * the whole cluster (every topic's partitions, as this broker reads the cluster): any client may name
+     * new topics, and each one is znodes and a log directory on some broker. Kafka has no such bound.
+     */
+    private boolean overMaxPartitions(String topic, int more) {
+        long max = broker.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
+        long held = broker.leadership().cluster().map(view -> view.topics().stream()
+                .mapToLong(t -> view.partitions(t).map(List::size).orElse(0)).sum()).orElse(0L);
+        if (held + more <= max) {
+            return false;
+        }
+        broker.refusedCreation("topic " + topic + " not auto-created: its " + more + " partition(s) would make the"
+                + " cluster's " + (held + more) + ", over max.partitions (" + max + ")");
+        return true;
     }
 
     /** Kafka's {@code num.partitions}: a topic's partitions when its creator does not say (default 1). */
