@@ -3,6 +3,7 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.io.PrintStream;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +46,11 @@ import kaenlog.wire.ProduceResponse;
  */
 public final class Backend {
     private final Broker broker;
+    /**
+     * In a cluster: the topics this member auto-created that its view of the cluster does not show yet,
+     * with their partitions, counted against max.partitions until it does (guarded by itself).
+     */
+    private final Map<String, Integer> autoCreating = new HashMap<>();
 
     public Backend(Broker broker) {
         this.broker = broker;
@@ -180,15 +186,20 @@ public final class Backend {
         Optional<ClusterTopics> cluster = clusterTopics();
         if (cluster.isPresent()) {
             int partitions = numPartitions();
-            if (TopicStore.shapeRefusal(topic, partitions).isPresent() || overMaxPartitions(topic, partitions)) {
-                return 0;
+            synchronized (autoCreating) { // one check and creation at a time: the count includes the last one
+                if (TopicStore.shapeRefusal(topic, partitions).isPresent() || overMaxPartitions(topic, partitions)) {
+                    return 0;
+                }
+                TopicStore.Result created = cluster.get().create(topic, partitions, TopicStore.REPLICATION_FACTOR,
+                        List.of(), Map.of(), false, 0);
+                if (created.error() == TopicError.NONE || created.error() == TopicError.REQUEST_TIMED_OUT) {
+                    autoCreating.put(topic, partitions);
+                }
+                return switch (created.error()) {
+                    case NONE, REQUEST_TIMED_OUT, TOPIC_ALREADY_EXISTS -> partitions;
+                    default -> 0;
+                };
             }
-            TopicStore.Result created = cluster.get().create(topic, partitions, TopicStore.REPLICATION_FACTOR,
-                    List.of(), Map.of(), false, 0);
-            return switch (created.error()) {
-                case NONE, REQUEST_TIMED_OUT, TOPIC_ALREADY_EXISTS -> partitions;
-                default -> 0;
-            };
         }
         if (creationRefusal().isPresent()) {
             return 0;
@@ -202,13 +213,21 @@ public final class Backend {
 
     /**
      * In a cluster, Metadata's auto-create is bounded by this broker's {@code max.partitions} counted over
-     * the whole cluster (every topic's partitions, as this broker reads the cluster): any client may name
-     * new topics, and each one is znodes and a log directory on some broker. Kafka has no such bound.
+     * the whole cluster (every topic's partitions, as this broker reads the cluster, and those it created
+     * that it has not read yet): any client may name new topics, and each one is znodes and a log
+     * directory on some broker. Kafka has no such bound.
      */
     private boolean overMaxPartitions(String topic, int more) {
         long max = broker.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
-        long held = broker.leadership().cluster().map(view -> view.topics().stream()
-                .mapToLong(t -> view.partitions(t).map(List::size).orElse(0)).sum()).orElse(0L);
+        Optional<Leadership.ClusterView> cluster = broker.leadership().cluster();
+        long held = 0;
+        if (cluster.isPresent()) {
+            Leadership.ClusterView view = cluster.get();
+            Set<String> known = Set.copyOf(view.topics());
+            autoCreating.keySet().removeIf(known::contains);
+            held = known.stream().mapToLong(t -> view.partitions(t).map(List::size).orElse(0)).sum()
+                    + autoCreating.values().stream().mapToLong(Integer::longValue).sum();
+        }
         if (held + more <= max) {
             return false;
         }

@@ -285,7 +285,7 @@ class KafkaPortClusterTest {
         return all;
     }
 
-    private static Socket connect(TestCluster.Node node) throws IOException {
+    static Socket connect(TestCluster.Node node) throws IOException {
         Socket socket = new Socket("127.0.0.1", node.kafkaPort());
         socket.setSoTimeout(30_000);
         return socket;
@@ -295,7 +295,8 @@ class KafkaPortClusterTest {
         return metadata(socket, topics, true);
     }
 
-    private static MetadataResponseData metadata(Socket socket, List<String> topics, boolean autoCreate)
+    /** A Metadata v8 request for {@code topics}, {@code autoCreate} its allow_auto_topic_creation. */
+    static MetadataResponseData metadata(Socket socket, List<String> topics, boolean autoCreate)
             throws IOException {
         return ((MetadataResponse) call(socket, new MetadataRequest.Builder(topics, autoCreate).build((short) 8),
                 ApiKeys.METADATA)).data();
