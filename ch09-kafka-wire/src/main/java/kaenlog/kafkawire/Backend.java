@@ -3,6 +3,7 @@ package kaenlog.kafkawire;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.io.PrintStream;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import kaenlog.broker.Broker;
 import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Leadership;
+import kaenlog.broker.LogConfigKeys;
 import kaenlog.broker.Partition;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.coordinator.GroupCoordinator;
@@ -44,6 +46,11 @@ import kaenlog.wire.ProduceResponse;
  */
 public final class Backend {
     private final Broker broker;
+    /**
+     * In a cluster: the topics this member auto-created that its view of the cluster does not show yet,
+     * with their partitions, counted against max.partitions until it does (guarded by itself).
+     */
+    private final Map<String, Integer> autoCreating = new HashMap<>();
 
     public Backend(Broker broker) {
         this.broker = broker;
@@ -165,11 +172,36 @@ public final class Backend {
      * Creates a topic Metadata was asked for: Kafka's {@code auto.create.topics.enable} (default true)
      * with {@code num.partitions} partitions (default 1), whole, and returns their count; 0 when the
      * broker's config forbids it or when the broker would hold more than {@code max.partitions}: then
-     * nothing of the topic is left on disk.
+     * nothing of the topic is left on disk. In a cluster ({@link ClusterTopics}) any member writes the
+     * topic's znodes, {@code default.replication.factor} (1) replicas each, and does not wait for the
+     * controller to elect its leaders: Kafka 3.9 in ZooKeeper mode did the same
+     * ({@code DefaultAutoTopicCreationManager.createTopicsInZk}, timeout 0), and answered the topic
+     * LEADER_NOT_AVAILABLE until its brokers learnt of it; one that a racing request created first
+     * counts as created too (Kafka's TOPIC_ALREADY_EXISTS there is LEADER_NOT_AVAILABLE as well).
      */
     public int autoCreate(String topic) throws IOException {
-        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))
-                || creationRefusal().isPresent()) {
+        if (!Boolean.parseBoolean(broker.configs().brokerValue(KafkaConfigKeys.AUTO_CREATE_TOPICS_ENABLE))) {
+            return 0;
+        }
+        Optional<ClusterTopics> cluster = clusterTopics();
+        if (cluster.isPresent()) {
+            int partitions = numPartitions();
+            synchronized (autoCreating) { // one check and creation at a time: the count includes the last one
+                if (TopicStore.shapeRefusal(topic, partitions).isPresent() || overMaxPartitions(topic, partitions)) {
+                    return 0;
+                }
+                TopicStore.Result created = cluster.get().create(topic, partitions, TopicStore.REPLICATION_FACTOR,
+                        List.of(), Map.of(), false, 0);
+                if (created.error() == TopicError.NONE || created.error() == TopicError.REQUEST_TIMED_OUT) {
+                    autoCreating.put(topic, partitions);
+                }
+                return switch (created.error()) {
+                    case NONE, REQUEST_TIMED_OUT, TOPIC_ALREADY_EXISTS -> partitions;
+                    default -> 0;
+                };
+            }
+        }
+        if (creationRefusal().isPresent()) {
             return 0;
         }
         TopicStore.Result created = topicStore().create(topic, numPartitions(), false);
@@ -177,6 +209,31 @@ public final class Backend {
             broker.refusedCreation(created.message());
         }
         return created.error() == TopicError.NONE ? created.partitions() : 0;
+    }
+
+    /**
+     * In a cluster, Metadata's auto-create is bounded by this broker's {@code max.partitions} counted over
+     * the whole cluster (every topic's partitions, as this broker reads the cluster, and those it created
+     * that it has not read yet): any client may name new topics, and each one is znodes and a log
+     * directory on some broker. Kafka has no such bound.
+     */
+    private boolean overMaxPartitions(String topic, int more) {
+        long max = broker.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
+        Optional<Leadership.ClusterView> cluster = broker.leadership().cluster();
+        long held = 0;
+        if (cluster.isPresent()) {
+            Leadership.ClusterView view = cluster.get();
+            Set<String> known = Set.copyOf(view.topics());
+            autoCreating.keySet().removeIf(known::contains);
+            held = known.stream().mapToLong(t -> view.partitions(t).map(List::size).orElse(0)).sum()
+                    + autoCreating.values().stream().mapToLong(Integer::longValue).sum();
+        }
+        if (held + more <= max) {
+            return false;
+        }
+        broker.refusedCreation("topic " + topic + " not auto-created: its " + more + " partition(s) would make the"
+                + " cluster's " + (held + more) + ", over max.partitions (" + max + ")");
+        return true;
     }
 
     /** Kafka's {@code num.partitions}: a topic's partitions when its creator does not say (default 1). */

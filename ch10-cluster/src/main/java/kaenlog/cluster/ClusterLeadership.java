@@ -162,9 +162,9 @@ public final class ClusterLeadership implements Leadership, ProducerIds, Cluster
 
     /**
      * A cluster's topics are assignments written in ZooKeeper (by {@code klog topics --zookeeper}, or by
-     * the controller's answer to the Kafka port's CreateTopics, {@link ClusterTopics}): a member creates
-     * none where a client happens to write (a produce naming a new partition, Metadata's auto-create,
-     * kaen-log's own port).
+     * the controller's answer to the Kafka port's CreateTopics, or Metadata's auto-create on any member,
+     * {@link ClusterTopics}): a member creates none on its own disk where a client happens to write (a
+     * produce naming a new partition, kaen-log's own port).
      */
     @Override
     public Optional<String> creationRefusal() {

@@ -1,6 +1,7 @@
 package kaenlog.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
@@ -54,7 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * module's Kafka oracle needs on the test classpath; reliability drives 4.1.1): a topic created with its
  * configs is Kafka 3.9's znodes, led on every broker; it grows, its configs change on every broker, and
  * its deletion removes its znodes and every broker's logs; DeleteRecords moves the log start of every
- * replica, the leader's first. Kafka 3.9.1's {@code kafka.zk} classes read
+ * replica, the leader's first; a topic a producer names is auto-created by whichever member it asks.
+ * Kafka 3.9.1's {@code kafka.zk} classes read
  * what was written, and its {@code AdminUtils} placed the partitions.
  */
 @Order(29)
@@ -231,6 +233,65 @@ class KafkaAdminClusterTest {
         }
     }
 
+    @Test
+    void aTopicAProducerNamesIsAutoCreatedByAnyMemberWithNumPartitionsAndOneReplicaAsKafka39Did() throws Exception {
+        try (TestCluster cluster = start("num.partitions=2")) {
+            TestCluster.Node member = cluster.nodes().stream().filter(n -> !n.leadership.isController()).findFirst()
+                    .orElseThrow();
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(List.of(member), 30_000))) {
+                assertThatCode(() -> producer.send(new ProducerRecord<>("auto", "k", "v")).get())
+                        .as("a producer bootstrapped on broker %d names a topic nobody created: Metadata creates"
+                                + " it (auto.create.topics.enable, default true) on any member, controller or not,"
+                                + " and the send is answered", member.id).doesNotThrowAnyException();
+            }
+            ZkClient zk = ZK.connect();
+            assertThat(KafkaZk.kafkaReadsTopic(data(zk, TopicZNode.path("auto")))).as("the producer's Metadata to"
+                    + " broker %d, not the controller, wrote /brokers/topics/auto (Kafka 3.9's"
+                    + " createTopicsInZk): num.partitions=2 partitions of default.replication.factor=1 replica,"
+                    + " placed as Kafka places them", member.id)
+                    .isEqualTo(Map.of(0, List.of(1), 1, List.of(2)));
+            cluster.rethrowFailure();
+        }
+    }
+
+    @Test
+    void noMemberAutoCreatesATopicWhenAutoCreateTopicsIsDisabled() throws Exception {
+        try (TestCluster cluster = start("auto.create.topics.enable=false")) {
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(cluster.nodes(), 2_000))) {
+                assertThatThrownBy(() -> producer.send(new ProducerRecord<>("auto", "k", "v")).get())
+                        .as("auto.create.topics.enable=false: the topic stays unknown and the send times out"
+                                + " waiting for its metadata").cause().isInstanceOf(TimeoutException.class);
+            }
+            assertThat(ZK.connect().exists(TopicZNode.path("auto"))).as("and no broker wrote its znode").isEmpty();
+            cluster.rethrowFailure();
+        }
+    }
+
+    @Test
+    void metadataAutoCreatesNoTopicThatWouldTakeTheClusterPastMaxPartitions() throws Exception {
+        try (TestCluster cluster = start("max.partitions=5"); // the preflight's topic has 3 partitions
+             java.net.Socket socket = KafkaPortClusterTest.connect(cluster.node(2))) {
+            org.apache.kafka.common.message.MetadataResponseData answer = KafkaPortClusterTest.metadata(socket,
+                    List.of("a1", "a2", "a3"), true);
+            assertThat(List.of("a1", "a2", "a3").stream().map(t -> answer.topics().find(t).errorCode()).toList())
+                    .as("one Metadata request naming three new topics of one partition beside a topic of 3, under"
+                            + " max.partitions=5: two are created (LEADER_NOT_AVAILABLE), the third would make 6 and is"
+                            + " not (UNKNOWN_TOPIC_OR_PARTITION), though the broker has not read the first two back"
+                            + " from ZooKeeper yet: a client naming new topics cannot fill ZooKeeper and the disks")
+                    .containsExactly((short) 5, (short) 5, (short) 3);
+            assertThat(PartitionStateStore.topics(ZK.connect())).as("the topics in ZooKeeper")
+                    .containsExactlyInAnyOrder("orders", "a1", "a2");
+            cluster.rethrowFailure();
+        }
+    }
+
+    private static Map<String, Object> producerConfig(List<TestCluster.Node> nodes, int maxBlockMs) {
+        return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes), ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    }
+
     private static String bootstrap(TestCluster cluster) {
         return bootstrap(cluster.nodes());
     }
@@ -251,8 +312,8 @@ class KafkaAdminClusterTest {
      * Three brokers with Kafka ports, after the chapter's tasks are known to answer (chapter 10's
      * preflight: an exercise not written yet fails there, as its TODO, before any Kafka client waits).
      */
-    private TestCluster start() throws Exception {
-        TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3);
+    private TestCluster start(String... configs) throws Exception {
+        TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3, configs);
         try {
             KafkaPortClusterTest.preflight(cluster);
             return cluster;

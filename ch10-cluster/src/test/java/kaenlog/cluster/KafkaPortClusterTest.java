@@ -86,6 +86,7 @@ class KafkaPortClusterTest {
     private static final short FENCED_LEADER_EPOCH = 74;
     private static final short UNKNOWN_LEADER_EPOCH = 75;
     private static final short UNKNOWN_TOPIC_OR_PARTITION = 3;
+    private static final short LEADER_NOT_AVAILABLE = 5;
 
     @TempDir
     Path root;
@@ -117,15 +118,19 @@ class KafkaPortClusterTest {
                 }
             }
             try (Socket socket = connect(cluster.node(3))) {
+                assertThat(metadata(socket, List.of("unasked"), false).topics().find("unasked").errorCode())
+                        .as("an unknown topic, the client not allowing auto-creation: UNKNOWN_TOPIC_OR_PARTITION")
+                        .isEqualTo(UNKNOWN_TOPIC_OR_PARTITION);
                 MetadataResponseData metadata = metadata(socket, List.of(TOPIC, "nope"));
                 assertThat(metadata.topics().find("nope").errorCode())
-                        .as("an unknown topic: UNKNOWN_TOPIC_OR_PARTITION, and no auto-creation in a cluster, even"
-                                + " when the client allows it").isEqualTo(UNKNOWN_TOPIC_OR_PARTITION);
+                        .as("an unknown topic the client allows to be created: broker 3 writes its znodes and"
+                                + " answers LEADER_NOT_AVAILABLE, not waiting for its leader, as Kafka 3.9's"
+                                + " createTopicsInZk (timeout 0)").isEqualTo(LEADER_NOT_AVAILABLE);
                 assertThat(metadata.topics().find(TOPIC).partitions()).as("Metadata v8: every leader epoch is 0")
                         .allSatisfy(p -> assertThat(p.leaderEpoch()).isZero());
             }
-            assertThat(PartitionStateStore.topics(ZK.connect())).as("no topic was created in ZooKeeper by Metadata")
-                    .containsExactly(TOPIC);
+            assertThat(PartitionStateStore.topics(ZK.connect())).as("Metadata created 'nope' in ZooKeeper, and"
+                    + " nothing for the request that did not allow it").containsExactlyInAnyOrder(TOPIC, "nope");
 
             cluster.stop(3);
             assertThat(cluster.await(() -> {
@@ -280,14 +285,20 @@ class KafkaPortClusterTest {
         return all;
     }
 
-    private static Socket connect(TestCluster.Node node) throws IOException {
+    static Socket connect(TestCluster.Node node) throws IOException {
         Socket socket = new Socket("127.0.0.1", node.kafkaPort());
         socket.setSoTimeout(30_000);
         return socket;
     }
 
     private static MetadataResponseData metadata(Socket socket, List<String> topics) throws IOException {
-        return ((MetadataResponse) call(socket, new MetadataRequest.Builder(topics, true).build((short) 8),
+        return metadata(socket, topics, true);
+    }
+
+    /** A Metadata v8 request for {@code topics}, {@code autoCreate} its allow_auto_topic_creation. */
+    static MetadataResponseData metadata(Socket socket, List<String> topics, boolean autoCreate)
+            throws IOException {
+        return ((MetadataResponse) call(socket, new MetadataRequest.Builder(topics, autoCreate).build((short) 8),
                 ApiKeys.METADATA)).data();
     }
 

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ZooKeeper mode did; the word count purges its repartition topic through DeleteRecords, which each
  * partition's leader answers by moving its log start, its followers following from the leader's fetch
  * answers. Only the input and output topics are created, through the same Kafka port, before it
- * starts: a cluster's Metadata creates no topic, and Streams creates only its internal ones.
+ * starts, so that their partition counts and replicas are the test's, not {@code num.partitions}'.
  *
  * <p>Kafka Streams 3.9.1, the release of the kafka-clients 3.9.1 this module's Kafka oracle puts on the
  * test classpath (Streams 4.1.1 needs client classes 3.9.1 lacks).

@@ -22,8 +22,8 @@ import kaenlog.wire.PartitionNames;
  * <p>One answer for both: a broker alone is a cluster of one ({@link BrokerAlone}); a broker of
  * chapter 10's cluster answers from the cluster as it last read it: every live broker that has a
  * Kafka port, the controller, and per partition its leader, leader epoch, replicas, ISR and offline
- * replicas. There a topic no one has created is UNKNOWN_TOPIC_OR_PARTITION (its leadership creates
- * nothing a client asks for: a topic exists where its assignment is written in ZooKeeper).
+ * replicas. There a topic is auto-created by writing its assignment in ZooKeeper, and answered
+ * LEADER_NOT_AVAILABLE until this broker has read it, as Kafka 3.9 in ZooKeeper mode answered.
  */
 public final class Metadata {
     /** This broker's node id in every answer of a broker alone. */
@@ -90,24 +90,25 @@ public final class Metadata {
     public static Answer answer(Request request, Backend backend, Node listener) throws IOException {
         try {
             Leadership.ClusterView view = backend.clusterView(listener);
-            if (request.allowAutoTopicCreation() && request.topics() != null
-                    && autoCreated(request.topics(), view, backend)) {
+            Set<String> created = request.allowAutoTopicCreation() && request.topics() != null
+                    ? autoCreated(request.topics(), view, backend) : Set.of();
+            if (!created.isEmpty() && backend.clusterTopics().isEmpty()) { // a cluster's: LEADER_NOT_AVAILABLE
                 view = backend.clusterView(listener);
             }
-            return answer(request, view);
+            return answer(request, view, created);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
     }
 
-    /** Creates, in the order asked, the topics the view does not have; true when one was created. */
-    private static boolean autoCreated(List<String> names, Leadership.ClusterView view, Backend backend)
+    /** Creates, in the order asked, the topics the view does not have; the names it created. */
+    private static Set<String> autoCreated(List<String> names, Leadership.ClusterView view, Backend backend)
             throws IOException {
         Set<String> known = new HashSet<>(view.topics());
-        boolean created = false;
+        Set<String> created = new HashSet<>();
         for (String name : names) {
             if (!known.contains(name) && !invalidName(name) && backend.autoCreate(name) > 0) {
-                created = true;
+                created.add(name);
             }
         }
         return created;
@@ -117,7 +118,12 @@ public final class Metadata {
         return PartitionNames.isInternal(name) || PartitionNames.topicProblem(name) != null;
     }
 
-    private static Answer answer(Request request, Leadership.ClusterView view) {
+    /**
+     * {@code created}: topics auto-created for this request; one the view does not hold (a cluster's,
+     * whose leaders its controller elects later) is LEADER_NOT_AVAILABLE, which every client retries, as
+     * Kafka 3.9 answers a topic it has just auto-created in ZooKeeper.
+     */
+    private static Answer answer(Request request, Leadership.ClusterView view, Set<String> created) {
         Map<Integer, Leadership.BrokerEndpoint> live = new TreeMap<>();
         view.liveBrokers().forEach(b -> live.put(b.id(), b));
         List<Node> brokers = live.values().stream().filter(b -> b.kafkaPort() >= 0)
@@ -130,6 +136,7 @@ public final class Metadata {
                         .map(p -> partition(p, live, request.version())).toList()));
             } else {
                 topics.add(new TopicMetadata(invalidName(name) ? KafkaErrors.INVALID_TOPIC_EXCEPTION
+                        : created.contains(name) ? KafkaErrors.LEADER_NOT_AVAILABLE
                         : KafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, name, List.of()));
             }
         }
