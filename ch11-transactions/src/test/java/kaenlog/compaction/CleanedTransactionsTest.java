@@ -1,0 +1,371 @@
+package kaenlog.compaction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import kaenlog.batch.BatchHeader;
+import kaenlog.batch.EndTransactionMarker;
+import kaenlog.batch.Record;
+import kaenlog.batch.RecordBatch;
+import kaenlog.broker.TransactionalLogs;
+import kaenlog.log.AbortedTransaction;
+import kaenlog.log.AbortedTxn;
+import kaenlog.log.Log;
+import kaenlog.log.TransactionIndex;
+import kaenlog.testkit.property.Gen;
+import kaenlog.testkit.property.Gens;
+import kaenlog.testkit.property.Judge;
+import kaenlog.testkit.property.Property;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.ControlRecordType;
+import org.apache.kafka.common.record.DefaultRecordBatch;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.storage.internals.log.CleanedTransactionMetadata;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task 11: compaction keeps a log's transactions as Kafka's cleaner does. A cleaning stops below the
+ * last stable offset (an open transaction's batches are never cleaned); the records of an aborted
+ * transaction are discarded, and never hide a committed record of their key; a COMMIT or ABORT
+ * marker stays while a batch of its transaction is left, an ABORT kept so with its {@code .txnindex}
+ * entry; a marker whose transaction is gone stays until the delete horizon the first cleaning that
+ * finds it so stamps (its time + {@code delete.retention.ms}), and goes at it. Kafka 4.1.1's own
+ * {@code CleanedTransactionMetadata} judges every walk.
+ */
+@Order(11)
+class CleanedTransactionsTest {
+    private static final long A = 1000;
+    private static final long B = 2000;
+    private static final long C = 3000;
+    private static final long T0 = TransactionalLogs.T0;
+    private static final long DELETE_RETENTION_MS = 1000;
+
+    @TempDir
+    Path dir;
+
+    private final Map<Long, Integer> sequences = new HashMap<>();
+
+    /** A batch of {@code producerId}, transactional or not, of records "key=value". */
+    private void write(Log log, long producerId, boolean transactional, String... records) throws IOException {
+        int sequence = sequences.merge(producerId, records.length, Integer::sum) - records.length;
+        SimpleRecord[] simple = new SimpleRecord[records.length];
+        for (int i = 0; i < records.length; i++) {
+            String[] kv = records[i].split("=", 2);
+            simple[i] = new SimpleRecord(T0, kv[0].getBytes(), kv[1].getBytes());
+        }
+        log.append((transactional
+                ? MemoryRecords.withTransactionalRecords(0L, Compression.NONE, producerId, TransactionalLogs.EPOCH,
+                        sequence, 0, simple)
+                : MemoryRecords.withIdempotentRecords(0L, Compression.NONE, producerId, TransactionalLogs.EPOCH,
+                        sequence, 0, simple)).buffer());
+    }
+
+    private static Cleaner.Result clean(Log log, long nowMs) throws IOException {
+        return new Cleaner(DELETE_RETENTION_MS).clean(log, nowMs, Cleaner.Guard.NONE, Cleaner.Transactions.of(log));
+    }
+
+    /** Every batch of the first segment, as "offsets what [records]", a marker with its horizon if it has one. */
+    private static List<String> firstSegment(Log log) throws IOException {
+        List<String> batches = new ArrayList<>();
+        for (RecordBatch batch : log.segments().get(0).batches()) {
+            BatchHeader h = batch.header();
+            if (h.isControl()) {
+                OptionalLong horizon = DeleteHorizon.of(h);
+                batches.add(h.baseOffset() + " " + (batch.records().isEmpty() ? "emptied marker"
+                        : EndTransactionMarker.read(batch.records().get(0)).type()) + " of " + h.producerId()
+                        + (horizon.isPresent() ? " until " + (horizon.getAsLong() - T0) : ""));
+                continue;
+            }
+            List<String> records = new ArrayList<>();
+            for (Record r : batch.records()) {
+                records.add(new String(r.key()) + "=" + new String(r.value()));
+            }
+            batches.add(h.baseOffset() + ".." + h.lastOffset() + (h.isTransactional() ? " txn of " : " of ")
+                    + h.producerId() + " " + records);
+        }
+        return batches;
+    }
+
+    private static List<AbortedTxn> txnIndex(Log log) throws IOException {
+        return TransactionIndex.read(log.segments().get(0).txnIndexFile());
+    }
+
+    @Test
+    void aCleaningStopsBelowTheLastStableOffsetAndNeverCleansAnOpenTransaction() throws Exception {
+        Log log = TransactionalLogs.open(dir, 1 << 20);
+        write(log, A, true, "k1=a1");          // 0: A's transaction opens
+        write(log, C, false, "k1=c1");         // 1: a newer k1
+        write(log, C, false, "k2=c2");         // 2
+        log.roll();
+        write(log, C, false, "k3=c3");         // 3, the active segment
+        assertThat(log.lastStableOffset()).as("A's open transaction holds the last stable offset at its first offset")
+                .isEqualTo(0);
+        List<String> before = firstSegment(log);
+
+        Cleaner.Result held = clean(log, T0 + 10);
+        assertThat(firstSegment(log))
+                .as("segment 0 lies below the high watermark (4) but not below the last stable offset (0): a cleaning stops"
+                        + " at the last stable offset (Kafka's cleanableOffsets: \"we do not clean beyond the last stable"
+                        + " offset\"), so an open transaction's batches are never cleaned: whether they are aborted is not"
+                        + " known yet; cleaned: " + held.segments())
+                .isEqualTo(before);
+
+        TransactionalLogs.marker(log, A, false); // 4: A commits, the last stable offset moves to the high watermark
+        clean(log, T0 + 20);
+        assertThat(firstSegment(log))
+                .as("once A committed, segment 0 is cleanable: A's k1 is older than C's and goes (its batch, A's last"
+                        + " data, stays as an empty header), C's records stay")
+                .containsExactly("0..0 txn of 1000 []", "1..1 of 3000 [k1=c1]", "2..2 of 3000 [k2=c2]");
+        log.close();
+    }
+
+    @Test
+    void anAbortedTransactionsRecordsGoAndItsAbortMarkerStaysUntilItsHorizonAfterThem() throws Exception {
+        Log log = TransactionalLogs.open(dir, 1 << 20);
+        write(log, A, true, "k1=a1", "k2=a2");  // 0..1 A's transaction
+        write(log, B, true, "k1=b1");           // 2    B's transaction, to be aborted
+        TransactionalLogs.marker(log, A, false); // 3 COMMIT A
+        TransactionalLogs.marker(log, B, true);  // 4 ABORT B
+        write(log, C, false, "k3=c1");          // 5
+        log.roll();
+        write(log, B, false, "k4=b2");          // 6, the active segment: B's last data
+        List<AbortedTxn> entries = txnIndex(log);
+        assertThat(entries).as("B's ABORT put its entry in segment 0's .txnindex").hasSize(1);
+
+        clean(log, T0 + 1000);
+        assertThat(firstSegment(log))
+                .as("the first cleaning: B's aborted record goes (a read_committed consumer never reads it), and since"
+                        + " aborted records are left out of the offset map, A's committed k1=a1 stays the latest k1;"
+                        + " both markers stay, since the cleaning saw a batch of each one's transaction")
+                .containsExactly("0..1 txn of 1000 [k1=a1, k2=a2]", "3 COMMIT of 1000", "4 ABORT of 2000",
+                        "5..5 of 3000 [k3=c1]");
+        assertThat(txnIndex(log))
+                .as("an ABORT kept because the cleaning saw a batch of its transaction keeps its .txnindex entry")
+                .isEqualTo(entries);
+        assertThat(log.abortedTransactions(0, 7)).as("a read_committed fetch from 0 is still told of B's transaction")
+                .containsExactly(new AbortedTransaction(B, 2));
+
+        clean(log, T0 + 2000);
+        assertThat(firstSegment(log))
+                .as("the second cleaning finds no batch of B's transaction: its ABORT stays until a delete horizon,"
+                        + " this cleaning's time + delete.retention.ms (2000 + 1000), stamped into the marker's batch;"
+                        + " A's COMMIT stays while A's records do")
+                .containsExactly("0..1 txn of 1000 [k1=a1, k2=a2]", "3 COMMIT of 1000", "4 ABORT of 2000 until 3000",
+                        "5..5 of 3000 [k3=c1]");
+        assertThat(txnIndex(log)).as("an ABORT whose transaction has no batch left loses its .txnindex entry").isEmpty();
+
+        clean(log, T0 + 2999);
+        assertThat(firstSegment(log)).as("one millisecond before its horizon the ABORT marker is kept")
+                .contains("4 ABORT of 2000 until 3000");
+        clean(log, T0 + 3000);
+        assertThat(firstSegment(log))
+                .as("a marker whose transaction is gone is removed by the first cleaning at or after its horizon")
+                .containsExactly("0..1 txn of 1000 [k1=a1, k2=a2]", "3 COMMIT of 1000", "5..5 of 3000 [k3=c1]");
+        log.close();
+
+        Log reopened = TransactionalLogs.open(dir, 1 << 20);
+        assertThat(reopened.abortedTransactions(0, 7)).as("the log rebuilt from the cleaned segments knows no aborted"
+                + " transaction").isEmpty();
+        assertThat(reopened.lastStableOffset()).as("nor an open one").isEqualTo(reopened.highWatermark());
+        reopened.close();
+    }
+
+    @Test
+    void aCommitMarkerStaysWhileARecordOfItsTransactionDoesThenUntilItsHorizon() throws Exception {
+        Log log = TransactionalLogs.open(dir, 1 << 20);
+        write(log, A, true, "k1=a1");           // 0 A's transaction
+        TransactionalLogs.marker(log, A, false); // 1 COMMIT A
+        write(log, C, false, "k1=c1");          // 2 a newer k1
+        log.roll();
+        write(log, A, false, "k9=a2");          // 3, the active segment: A's last data
+
+        clean(log, T0 + 1000);
+        assertThat(firstSegment(log))
+                .as("A's k1 is older than C's and goes with its batch; A's COMMIT stays, since this cleaning saw a batch"
+                        + " of its transaction (the batch it emptied)")
+                .containsExactly("1 COMMIT of 1000", "2..2 of 3000 [k1=c1]");
+        clean(log, T0 + 1500);
+        assertThat(firstSegment(log))
+                .as("the next cleaning finds no batch of A's transaction: its COMMIT stays until its horizon, 1500 +"
+                        + " delete.retention.ms 1000")
+                .containsExactly("1 COMMIT of 1000 until 2500", "2..2 of 3000 [k1=c1]");
+        clean(log, T0 + 2500);
+        assertThat(firstSegment(log)).as("at its horizon the COMMIT marker goes").containsExactly("2..2 of 3000 [k1=c1]");
+        log.close();
+    }
+
+    /** One batch of a generated walk: data (transactional or not) or a marker (emptied by a cleaning, or not). */
+    record Step(long producerId, String kind, long offset, int count) {
+        @Override
+        public String toString() {
+            return offset + (count > 1 ? ".." + (offset + count - 1) : "") + " " + kind + " of " + producerId;
+        }
+    }
+
+    /** A walk: batches in offset order, the aborted transactions of the log, and where its segments begin. */
+    record Walk(List<Step> steps, List<AbortedTxn> aborted, List<Integer> segmentStarts) {
+    }
+
+    /**
+     * Three producers write transactions and plain batches; some transactions are aborted. Then a
+     * cleaning may already have removed some data batches, and emptied some markers whose transaction
+     * had no batch left (dropping their index entries), as Kafka's cleaner leaves a log.
+     */
+    static Gen<Walk> walks() {
+        return c -> {
+            List<Step> written = new ArrayList<>();
+            List<AbortedTxn> aborted = new ArrayList<>();
+            Map<Long, Long> open = new HashMap<>();
+            long offset = 0;
+            for (int n = Gens.ints(1, 25).generate(c); n > 0; n--) {
+                long producer = Gens.elements(A, B, C).generate(c);
+                int action = Gens.ints(0, 3).generate(c);
+                if (open.containsKey(producer) && action == 0) {
+                    boolean abort = Gens.booleans().generate(c);
+                    long first = open.remove(producer);
+                    if (abort) {
+                        long lastStable = open.values().stream().mapToLong(Long::longValue).min().orElse(offset + 1);
+                        aborted.add(new AbortedTxn(producer, first, offset, lastStable));
+                    }
+                    written.add(new Step(producer, abort ? "ABORT" : "COMMIT", offset, 1));
+                    offset++;
+                } else {
+                    boolean transactional = open.containsKey(producer) || action != 3;
+                    int count = Gens.ints(1, 3).generate(c);
+                    if (transactional) {
+                        open.putIfAbsent(producer, offset);
+                    }
+                    written.add(new Step(producer, transactional ? "txn data" : "data", offset, count));
+                    offset += count;
+                }
+            }
+            List<Step> steps = new ArrayList<>();
+            Map<Long, Boolean> batchLeft = new HashMap<>();
+            for (Step step : written) {
+                int fate = Gens.ints(0, 5).generate(c);
+                boolean marker = step.kind().equals("ABORT") || step.kind().equals("COMMIT");
+                if (!marker && fate == 0) {
+                    continue; // removed by an earlier cleaning
+                }
+                if (!marker) {
+                    batchLeft.put(step.producerId(), batchLeft.getOrDefault(step.producerId(), false)
+                            || step.kind().equals("txn data"));
+                    steps.add(step);
+                    continue;
+                }
+                // a cleaning empties a marker only once no batch of its transaction is left
+                boolean emptied = fate == 0 && !batchLeft.getOrDefault(step.producerId(), false);
+                batchLeft.remove(step.producerId());
+                steps.add(emptied ? new Step(step.producerId(), "emptied marker", step.offset(), 1) : step);
+                if (emptied) {
+                    // and the cleaning that emptied it kept no .txnindex entry of its transaction
+                    aborted.removeIf(txn -> txn.lastOffset() == step.offset());
+                }
+            }
+            List<Integer> starts = new ArrayList<>(List.of(0));
+            for (int i = 1; i < steps.size(); i++) {
+                if (Gens.ints(0, 3).generate(c) == 0) {
+                    starts.add(i);
+                }
+            }
+            return new Walk(steps, aborted, starts);
+        };
+    }
+
+    private static org.apache.kafka.common.record.RecordBatch kafkaBatch(Step step) {
+        SimpleRecord[] records = new SimpleRecord[step.count()];
+        for (int i = 0; i < step.count(); i++) {
+            records[i] = new SimpleRecord(T0, ("k" + i).getBytes(), "v".getBytes());
+        }
+        MemoryRecords memory = switch (step.kind()) {
+            case "txn data" -> MemoryRecords.withTransactionalRecords(step.offset(), Compression.NONE, step.producerId(),
+                    (short) 0, 0, 0, records);
+            case "data" -> MemoryRecords.withIdempotentRecords(step.offset(), Compression.NONE, step.producerId(),
+                    (short) 0, 0, 0, records);
+            case "emptied marker" -> {
+                ByteBuffer empty = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
+                DefaultRecordBatch.writeEmptyHeader(empty, (byte) 2, step.producerId(), (short) 0, -1, step.offset(),
+                        step.offset(), 0, TimestampType.CREATE_TIME, T0, true, true);
+                yield MemoryRecords.readableRecords(empty.flip());
+            }
+            default -> MemoryRecords.withEndTransactionMarker(step.offset(), T0, 0, step.producerId(), (short) 0,
+                    new org.apache.kafka.common.record.EndTransactionMarker(step.kind().equals("ABORT")
+                            ? ControlRecordType.ABORT : ControlRecordType.COMMIT, 0));
+        };
+        return memory.batches().iterator().next();
+    }
+
+    private static String verdict(boolean control, boolean mayGo) {
+        return control ? (mayGo ? "marker may go" : "marker kept") : (mayGo ? "discarded" : "cleaned by its keys");
+    }
+
+    @Test
+    void everyBatchOfAWalkIsJudgedAsKafkasCleanedTransactionMetadataJudgesIt() throws Exception {
+        Property.forAll(walks()).tries(300).check(walk -> {
+            List<Step> steps = walk.steps();
+            CleanedTransactionMetadata kafka = new CleanedTransactionMetadata();
+            Path indexFile = Files.createTempFile(dir, "cleaned", ".txnindex");
+            Files.delete(indexFile);
+            var cleanedIndex = new org.apache.kafka.storage.internals.log.TransactionIndex(0, indexFile.toFile());
+            kafka.setCleanedIndex(Optional.of(cleanedIndex));
+            List<String> kafkas = new ArrayList<>();
+            CleanedTransactions ours = new CleanedTransactions(walk.aborted(), T0);
+            List<String> yours = new ArrayList<>();
+            for (int s = 0; s < walk.segmentStarts().size(); s++) {
+                int from = walk.segmentStarts().get(s);
+                int to = s + 1 < walk.segmentStarts().size() ? walk.segmentStarts().get(s + 1) : steps.size();
+                long base = steps.isEmpty() ? 0 : steps.get(from).offset();
+                long next = to < steps.size() ? steps.get(to).offset()
+                        : steps.isEmpty() ? 0 : steps.get(to - 1).offset() + steps.get(to - 1).count();
+                List<org.apache.kafka.storage.internals.log.AbortedTxn> overlapping = new ArrayList<>();
+                for (AbortedTxn txn : walk.aborted()) {
+                    if (txn.lastOffset() >= base && txn.firstOffset() < next) {
+                        overlapping.add(new org.apache.kafka.storage.internals.log.AbortedTxn(txn.producerId(),
+                                txn.firstOffset(), txn.lastOffset(), txn.lastStableOffset()));
+                    }
+                }
+                kafka.addAbortedTransactions(overlapping);
+                ours.learn(base, next);
+                for (Step step : steps.subList(from, to)) {
+                    org.apache.kafka.common.record.RecordBatch batch = kafkaBatch(step);
+                    boolean control = batch.isControlBatch();
+                    kafkas.add(step + ": " + verdict(control, control ? kafka.onControlBatchRead(batch)
+                            : kafka.onBatchRead(batch)));
+                    ByteBuffer bytes = ByteBuffer.allocate(batch.sizeInBytes());
+                    batch.writeTo(bytes);
+                    Cleaner.Verdict v = ours.judge(RecordBatch.decode(bytes.flip()));
+                    yours.add(step + ": " + verdict(control, control ? v != Cleaner.Verdict.KEEP
+                            : v == Cleaner.Verdict.DISCARD));
+                }
+            }
+            String input = "the walk " + steps + " over segments starting at " + walk.segmentStarts()
+                    + " with the aborted transactions " + walk.aborted();
+            Judge.agree(input, "verdicts", yours, "CleanedTransactionMetadata gives", kafkas,
+                    "a batch of an aborted transaction is discarded (the transaction is its producer's from its first"
+                            + " offset on, until its ABORT); a marker stays while the walk saw a batch of its transaction"
+                            + " since the one before, and may go once none is left (an emptied marker may go)");
+            List<AbortedTxn> kafkasEntries = new ArrayList<>();
+            for (var txn : cleanedIndex.allAbortedTxns()) {
+                kafkasEntries.add(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                        txn.lastStableOffset()));
+            }
+            cleanedIndex.close();
+            Judge.agree(input, "kept .txnindex entries", ours.takeRetained(), "CleanedTransactionMetadata keeps",
+                    kafkasEntries, "an ABORT marker kept because the walk saw a batch of its transaction keeps its"
+                            + " transaction's .txnindex entry; no other does");
+        });
+    }
+}
