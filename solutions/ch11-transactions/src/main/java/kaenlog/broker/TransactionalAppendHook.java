@@ -33,7 +33,8 @@ import kaenlog.wire.ErrorCode;
  * learns it after {@code localLog.append}. A transactional data batch opens its producer's transaction
  * ({@link OngoingTransactions}); a COMMIT or ABORT marker ends it, and an ABORT puts an entry in the
  * {@code .txnindex} of the segment the marker went to. From these the log answers the last stable
- * offset and, for a read_committed fetch, the aborted transactions of the range read.
+ * offset and, for a read_committed fetch, the aborted transactions of the range read; and it tells
+ * chapter 6's cleaner what a cleaning of this log keeps of its transactions ({@link #begin}).
  *
  * <p>Everything is rebuilt at the first use after the partition is opened (or cut back), from every
  * segment's batch headers, oldest first, and every {@code .txnindex} is written again from them: a
