@@ -1,6 +1,7 @@
 package kaenlog.compaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,10 +17,12 @@ import kaenlog.batch.BatchHeader;
 import kaenlog.batch.EndTransactionMarker;
 import kaenlog.batch.Record;
 import kaenlog.batch.RecordBatch;
+import kaenlog.broker.ProduceRefusedException;
 import kaenlog.broker.TransactionalLogs;
 import kaenlog.log.AbortedTransaction;
 import kaenlog.log.AbortedTxn;
 import kaenlog.log.Log;
+import kaenlog.log.Segment;
 import kaenlog.log.TransactionIndex;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
@@ -28,6 +31,7 @@ import kaenlog.testkit.property.Property;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.ControlRecordType;
 import org.apache.kafka.common.record.DefaultRecordBatch;
+import org.apache.kafka.common.record.FileRecords;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.record.TimestampType;
@@ -99,6 +103,21 @@ class CleanedTransactionsTest {
         return batches;
     }
 
+    /** Each marker of {@code segment}'s file as kafka-clients reads it: type, CRC, delete horizon. */
+    private static List<String> kafkasMarkers(Segment segment) throws IOException {
+        List<String> markers = new ArrayList<>();
+        try (FileRecords records = FileRecords.open(segment.logFile().toFile(), false)) {
+            for (var batch : records.batches()) {
+                if (batch.isControlBatch()) {
+                    markers.add(batch.baseOffset() + " " + ControlRecordType.parse(batch.iterator().next().key())
+                            + (batch.isValid() ? " valid, " : " corrupt, ") + (batch.deleteHorizonMs().isPresent()
+                            ? "horizon " + batch.deleteHorizonMs().getAsLong() : "no horizon"));
+                }
+            }
+        }
+        return markers;
+    }
+
     private static List<AbortedTxn> txnIndex(Log log) throws IOException {
         return TransactionIndex.read(log.segments().get(0).txnIndexFile());
     }
@@ -166,6 +185,11 @@ class CleanedTransactionsTest {
                 .containsExactly("0..1 txn of 1000 [k1=a1, k2=a2]", "3 COMMIT of 1000", "4 ABORT of 2000 until 3000",
                         "5..5 of 3000 [k3=c1]");
         assertThat(txnIndex(log)).as("an ABORT whose transaction has no batch left loses its .txnindex entry").isEmpty();
+        assertThat(kafkasMarkers(log.segments().get(0)))
+                .as("kafka-clients' FileRecords reads the stamped marker as Kafka's cleaner writes one: a valid control"
+                        + " batch whose delete horizon (attribute bit 0x40, the base timestamp) is the cleaning's time +"
+                        + " delete.retention.ms")
+                .containsExactly("3 COMMIT valid, no horizon", "4 ABORT valid, horizon " + (T0 + 3000));
 
         clean(log, T0 + 2999);
         assertThat(firstSegment(log)).as("one millisecond before its horizon the ABORT marker is kept")
@@ -205,6 +229,33 @@ class CleanedTransactionsTest {
         clean(log, T0 + 2500);
         assertThat(firstSegment(log)).as("at its horizon the COMMIT marker goes").containsExactly("2..2 of 3000 [k1=c1]");
         log.close();
+    }
+
+    @Test
+    void aFenceMarkerThatIsItsProducersLastRecordStaysAsAnEmptyHeaderForItsEpoch() throws Exception {
+        Log log = TransactionalLogs.open(dir, 1 << 20);
+        write(log, A, true, "k1=a1");           // 0: A's transaction at epoch 0
+        log.append(new EndTransactionMarker(kaenlog.batch.ControlRecordType.ABORT, 0)
+                .controlBatch(A, (short) 1, T0)); // 1: the coordinator fences A: ABORT at the bumped epoch 1
+        write(log, C, false, "k2=c1");          // 2
+        log.roll();
+        write(log, C, false, "k3=c2");          // 3, the active segment
+
+        clean(log, T0 + 1000);
+        clean(log, T0 + 2000);
+        clean(log, T0 + 3000);
+        assertThat(firstSegment(log))
+                .as("A's aborted record went at the first cleaning and its ABORT reached its horizon at the third; but"
+                        + " the ABORT is A's last record and carries its newest epoch (1, after which A wrote no data):"
+                        + " Kafka keeps such a marker as an empty header, since the fence needs that epoch")
+                .containsExactly("1 emptied marker of 1000", "2..2 of 3000 [k2=c1]");
+        log.close();
+
+        Log reopened = TransactionalLogs.open(dir, 1 << 20);
+        Throwable zombie = catchThrowable(() -> write(reopened, A, true, "k1=late"));
+        assertThat(zombie).as("reopened, the log still knows A's epoch 1 from the emptied marker, and refuses a batch of"
+                + " A's fenced epoch 0").isInstanceOf(ProduceRefusedException.class);
+        reopened.close();
     }
 
     /** One batch of a generated walk: data (transactional or not) or a marker (emptied by a cleaning, or not). */
