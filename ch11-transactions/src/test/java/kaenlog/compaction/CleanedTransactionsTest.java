@@ -47,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * marker stays while a batch of its transaction is left, an ABORT kept so with its {@code .txnindex}
  * entry; a marker whose transaction is gone stays until the delete horizon the first cleaning that
  * finds it so stamps (its time + {@code delete.retention.ms}), and goes at it. Kafka 4.1.1's own
- * {@code CleanedTransactionMetadata} judges every walk.
+ * {@code CleanedTransactionMetadata} judges every walk, and its own cleaner, run on a {@code UnifiedLog}
+ * holding the same batches, every cleaning, byte for byte.
  */
 @Order(11)
 class CleanedTransactionsTest {
@@ -61,6 +62,8 @@ class CleanedTransactionsTest {
     Path dir;
 
     private final Map<Long, Integer> sequences = new HashMap<>();
+    /** Each producer's epoch: the coordinator's fence bumps it (its ABORT carries the new one). */
+    private final Map<Long, Short> epochs = new HashMap<>();
 
     /** A batch of {@code producerId}, transactional or not, of records "key=value". */
     private void write(Log log, long producerId, boolean transactional, String... records) throws IOException {
@@ -71,10 +74,26 @@ class CleanedTransactionsTest {
             simple[i] = new SimpleRecord(T0, kv[0].getBytes(), kv[1].getBytes());
         }
         log.append((transactional
-                ? MemoryRecords.withTransactionalRecords(0L, Compression.NONE, producerId, TransactionalLogs.EPOCH,
+                ? MemoryRecords.withTransactionalRecords(0L, Compression.NONE, producerId, epoch(producerId),
                         sequence, 0, simple)
-                : MemoryRecords.withIdempotentRecords(0L, Compression.NONE, producerId, TransactionalLogs.EPOCH,
+                : MemoryRecords.withIdempotentRecords(0L, Compression.NONE, producerId, epoch(producerId),
                         sequence, 0, simple)).buffer());
+    }
+
+    private short epoch(long producerId) {
+        return epochs.getOrDefault(producerId, TransactionalLogs.EPOCH);
+    }
+
+    /**
+     * The coordinator fences {@code producerId}: its open transaction aborted at the bumped epoch; the
+     * producer that starts again with its transactional id is bumped once more (InitProducerId's retry)
+     * and writes at that epoch from sequence 0.
+     */
+    private void fence(Log log, long producerId) throws IOException {
+        short fenced = (short) (epoch(producerId) + 1);
+        log.append(new EndTransactionMarker(kaenlog.batch.ControlRecordType.ABORT, 0).controlBatch(producerId, fenced, T0));
+        epochs.put(producerId, (short) (fenced + 1));
+        sequences.remove(producerId);
     }
 
     private static Cleaner.Result clean(Log log, long nowMs) throws IOException {
@@ -235,8 +254,7 @@ class CleanedTransactionsTest {
     void aFenceMarkerThatIsItsProducersLastRecordStaysAsAnEmptyHeaderForItsEpoch() throws Exception {
         Log log = TransactionalLogs.open(dir, 1 << 20);
         write(log, A, true, "k1=a1");           // 0: A's transaction at epoch 0
-        log.append(new EndTransactionMarker(kaenlog.batch.ControlRecordType.ABORT, 0)
-                .controlBatch(A, (short) 1, T0)); // 1: the coordinator fences A: ABORT at the bumped epoch 1
+        fence(log, A);                          // 1: the coordinator fences A: ABORT at the bumped epoch 1
         write(log, C, false, "k2=c1");          // 2
         log.roll();
         write(log, C, false, "k3=c2");          // 3, the active segment
@@ -252,10 +270,120 @@ class CleanedTransactionsTest {
         log.close();
 
         Log reopened = TransactionalLogs.open(dir, 1 << 20);
+        epochs.put(A, TransactionalLogs.EPOCH); // the zombie still writes at epoch 0, its next sequence 1
+        sequences.put(A, 1);
         Throwable zombie = catchThrowable(() -> write(reopened, A, true, "k1=late"));
         assertThat(zombie).as("reopened, the log still knows A's epoch 1 from the emptied marker, and refuses a batch of"
                 + " A's fenced epoch 0").isInstanceOf(ProduceRefusedException.class);
         reopened.close();
+    }
+
+    /** A producer's batch of one keyed record, its marker, or a roll of the segment. */
+    record Action(long producerId, String what, String key) {
+        @Override
+        public String toString() {
+            return what.equals("roll") ? "roll" : what + " of " + producerId + (key == null ? "" : " " + key);
+        }
+    }
+
+    /**
+     * Three producers write keyed records in transactions and outside them, commit and abort (or are
+     * fenced: an ABORT at a bumped epoch, after which they write at the new epoch), and the segment
+     * rolls; a transaction may be left open.
+     */
+    static Gen<List<Action>> histories() {
+        return c -> {
+            List<Action> actions = new ArrayList<>();
+            java.util.Set<Long> open = new java.util.HashSet<>();
+            for (int n = Gens.ints(1, 30).generate(c); n > 0; n--) {
+                long producer = Gens.elements(A, B, C).generate(c);
+                String key = "k" + Gens.ints(0, 3).generate(c);
+                int action = Gens.ints(0, 5).generate(c);
+                if (action == 0) {
+                    actions.add(new Action(0, "roll", null));
+                } else if (open.contains(producer) && action == 1 && Gens.ints(0, 3).generate(c) == 0) {
+                    actions.add(new Action(producer, "fence", null));
+                    open.remove(producer);
+                } else if (open.contains(producer) && action == 1) {
+                    actions.add(new Action(producer, Gens.booleans().generate(c) ? "ABORT" : "COMMIT", null));
+                    open.remove(producer);
+                } else if (open.contains(producer) || action != 2) {
+                    open.add(producer);
+                    actions.add(new Action(producer, "txn", key));
+                } else {
+                    actions.add(new Action(producer, "plain", key));
+                }
+            }
+            return actions;
+        };
+    }
+
+    private static String hex(Map<Long, ByteBuffer> batches) {
+        StringBuilder text = new StringBuilder();
+        batches.forEach((offset, bytes) -> text.append(offset).append(": ")
+                .append(java.util.HexFormat.of().formatHex(bytes.array(), bytes.arrayOffset() + bytes.position(),
+                        bytes.arrayOffset() + bytes.limit())).append('\n'));
+        return text.toString();
+    }
+
+    private static Map<Long, ByteBuffer> ourBatches(Log log) throws IOException {
+        Map<Long, ByteBuffer> batches = new java.util.TreeMap<>();
+        for (Segment segment : log.segments()) {
+            for (ByteBuffer bytes : Cleaner.rawBatches(segment)) {
+                ByteBuffer copy = KafkaTransactionalLog.withLeaderEpoch(bytes);
+                batches.put(BatchHeader.readFrom(copy.duplicate()).baseOffset(), copy);
+            }
+        }
+        return batches;
+    }
+
+    private static List<AbortedTxn> ourIndexes(Log log) throws IOException {
+        List<AbortedTxn> entries = new ArrayList<>();
+        for (Segment segment : log.segments()) {
+            entries.addAll(TransactionIndex.read(segment.txnIndexFile()));
+        }
+        return entries;
+    }
+
+    @Test
+    void cleaningAfterCleaningLeavesTheBatchesAndIndexesKafkasCleanerLeaves() throws Exception {
+        Property.forAll(histories()).tries(40).check(history -> {
+            Path ours = Files.createTempDirectory(dir, "ours");
+            Log log = TransactionalLogs.open(ours, 1 << 20);
+            sequences.clear();
+            epochs.clear();
+            int value = 0;
+            for (Action action : history) {
+                switch (action.what()) {
+                    case "roll" -> {
+                        if (log.activeSegment().size() > 0) {
+                            log.roll();
+                        }
+                    }
+                    case "COMMIT", "ABORT" -> log.append(new EndTransactionMarker(action.what().equals("ABORT")
+                            ? kaenlog.batch.ControlRecordType.ABORT : kaenlog.batch.ControlRecordType.COMMIT, 0)
+                            .controlBatch(action.producerId(), epoch(action.producerId()), T0));
+                    case "fence" -> fence(log, action.producerId());
+                    default -> write(log, action.producerId(), action.what().equals("txn"), action.key() + "=v" + value++);
+                }
+            }
+            try (KafkaTransactionalLog kafka = KafkaTransactionalLog.copyOf(log,
+                    Files.createTempDirectory(dir, "kafka"), DELETE_RETENTION_MS)) {
+                for (long now : new long[] {T0 + 1000, T0 + 2000, T0 + 2999, T0 + 3000, T0 + 5000}) {
+                    clean(log, now);
+                    kafka.clean(now);
+                    String input = "the log written by " + history + ", cleaned again at " + (now - T0);
+                    Judge.agree(input, "batches", hex(ourBatches(log)), "Cleaner.doClean leaves", hex(kafka.batches()),
+                            "a cleaning stops below the last stable offset; an aborted transaction's batches go (a"
+                                    + " producer's last one as an empty header); a marker stays while a batch of its"
+                                    + " transaction is left, then until its delete horizon");
+                    Judge.agree(input, ".txnindex entries", ourIndexes(log), "Cleaner.doClean keeps", kafka.abortedTxns(),
+                            "an ABORT marker kept because a batch of its transaction is left keeps its entry; no other does");
+                }
+            } finally {
+                log.close();
+            }
+        });
     }
 
     /** One batch of a generated walk: data (transactional or not) or a marker (emptied by a cleaning, or not). */
