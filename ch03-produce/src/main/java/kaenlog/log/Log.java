@@ -409,6 +409,14 @@ public final class Log implements Closeable {
     }
 
     /**
+     * The step in front of this log's appends, or null: chapter 6's cleaner asks it whether the log
+     * keeps transactions (chapter 11's hook says where a cleaning must stop and what its markers keep).
+     */
+    public AppendHook appendHook() {
+        return appendHook;
+    }
+
+    /**
      * Chapter 8's follower: appends the leader's batches as they are, their offsets already given
      * (Kafka's {@code appendAsFollower}: validated, never given new offsets), each at or after the
      * log end offset. The producer state learns each batch without judging it (chapter 10: a follower

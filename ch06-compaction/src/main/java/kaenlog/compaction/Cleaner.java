@@ -80,6 +80,73 @@ public final class Cleaner {
     }
 
     /**
+     * What a log's transactions add to a cleaning. Chapter 6's logs have none ({@link #NONE}); chapter
+     * 11's append hook has them, and the broker's cleaner asks the log's hook
+     * ({@link #of(Log)}). Kafka's cleaner stops below the last stable offset, leaves the records of
+     * aborted transactions out of its map and drops them, and keeps a transaction's marker while any
+     * batch of the transaction is left ({@code CleanedTransactionMetadata}).
+     */
+    public interface Transactions {
+        /** No transactions: a cleaning stops below the high watermark and judges every batch by the map. */
+        Transactions NONE = (log, nowMs) -> {
+            long highWatermark = log.highWatermark();
+            return () -> highWatermark;
+        };
+
+        /** The round's view of the log's transactions, taken under the guard when a cleaning starts at {@code nowMs}. */
+        Round begin(Log log, long nowMs) throws IOException;
+
+        /** The transactions of {@code log}: its append hook's, if the hook keeps them, else none. */
+        static Transactions of(Log log) {
+            return log.appendHook() instanceof Transactions transactions ? transactions : NONE;
+        }
+    }
+
+    /** One cleaning's view of the transactions (see {@link Transactions}). */
+    @FunctionalInterface
+    public interface Round {
+        /** The first offset this cleaning must not clean: no segment reaching it is cleanable. */
+        long firstUncleanableOffset();
+
+        /** A new walk over the cleanable segments, oldest first: the map's, then the rewrite's. */
+        default Walk walk() {
+            return batch -> Verdict.CLEAN;
+        }
+
+        /** What becomes of {@code batch} if it ends up with no record: chapter 6's rule ({@link #batchRetention}). */
+        default BatchRetention retention(BatchHeader batch, Map<Long, Long> lastOffsetOfProducers, long endOfRound) {
+            return batchRetention(batch, lastOffsetOfProducers, endOfRound);
+        }
+
+        /** Under the guard, once {@code cleaned} replaced the segment {@code walk} (the rewrite's) has just left. */
+        default void replaced(Segment cleaned, Walk walk) throws IOException {
+        }
+    }
+
+    /** A walk over the cleanable segments, oldest first, batch by batch. */
+    @FunctionalInterface
+    public interface Walk {
+        /** The walk reaches {@code segment}, the next segment starting at {@code nextSegmentOffset}. */
+        default void enter(Segment segment, long nextSegmentOffset) throws IOException {
+        }
+
+        /** What becomes of the next batch of the walk. */
+        Verdict judge(RecordBatch batch);
+    }
+
+    /** What a walk makes of a batch (Kafka's {@code checkBatchRetention} and its record filter). */
+    public enum Verdict {
+        /** Chapter 6's cleaning: each record judged by the map (and mapped by the first pass). */
+        CLEAN,
+        /** Every record goes (an aborted transaction's, or a marker past its delete horizon); left out of the map. */
+        DISCARD,
+        /** Kept as it is (a marker whose transaction still has batches in the log); left out of the map. */
+        KEEP,
+        /** Kept until its delete horizon, stamped now if it has none (a marker whose transaction is gone). */
+        KEEP_UNTIL_HORIZON
+    }
+
+    /**
      * Cleans {@code log} at time {@code nowMs}. The cleanable segments are the ones retention may
      * consider: closed and wholly below the high watermark (Kafka: below the "first uncleanable
      * offset"); the active segment is never touched. The map is built over all of them first,
@@ -96,14 +163,29 @@ public final class Cleaner {
      * the closed segments, which nobody else writes, run outside it.
      */
     public Result clean(Log log, long nowMs, Guard guard) throws IOException {
+        return clean(log, nowMs, guard, Transactions.NONE);
+    }
+
+    /**
+     * The same for a log with {@code transactions}: the cleanable segments stop below the round's
+     * first uncleanable offset, and each batch is what the round's walks make of it.
+     */
+    public Result clean(Log log, long nowMs, Guard guard, Transactions transactions) throws IOException {
         List<Segment> segments = new ArrayList<>();
         List<Segment> cleanable = new ArrayList<>();
         List<BatchHeader> activeHeaders = new ArrayList<>();
+        List<Round> rounds = new ArrayList<>();
         guard.locked(() -> {
             segments.addAll(log.segments());
+            Round round = transactions.begin(log, nowMs);
+            rounds.add(round);
             cleanable.addAll(Retention.candidates(log));
+            while (!cleanable.isEmpty() && segments.get(cleanable.size()).baseOffset() > round.firstUncleanableOffset()) {
+                cleanable.remove(cleanable.size() - 1);
+            }
             activeHeaders.addAll(log.activeSegment().headers());
         });
+        Round round = rounds.get(0);
         if (cleanable.isEmpty()) {
             return new Result(List.of(), 0);
         }
@@ -116,18 +198,31 @@ public final class Cleaner {
         long endOfRound = segments.get(cleanable.size()).baseOffset();
         // one segment's batches in memory at a time: the map keeps keys, not every record read
         OffsetMap map = new OffsetMap();
-        for (Segment segment : cleanable) {
-            map.putAll(OffsetMap.of(segment.batches()));
+        Walk mapping = round.walk();
+        for (int i = 0; i < cleanable.size(); i++) {
+            mapping.enter(cleanable.get(i), segments.get(i + 1).baseOffset());
+            List<RecordBatch> mapped = new ArrayList<>();
+            for (RecordBatch batch : cleanable.get(i).batches()) {
+                if (mapping.judge(batch) == Verdict.CLEAN) {
+                    mapped.add(batch);
+                } else {
+                    map.updateLatestOffset(batch.lastOffset()); // Kafka: read, not mapped
+                }
+            }
+            map.putAll(OffsetMap.of(mapped));
         }
         List<SegmentCleaned> cleaned = new ArrayList<>();
-        for (Segment segment : cleanable) {
-            cleaned.add(cleanSegment(log, segment, map, lastOffsets, endOfRound, nowMs, guard));
+        Walk rewriting = round.walk();
+        for (int i = 0; i < cleanable.size(); i++) {
+            rewriting.enter(cleanable.get(i), segments.get(i + 1).baseOffset());
+            cleaned.add(cleanSegment(log, cleanable.get(i), map, lastOffsets, endOfRound, nowMs, guard, round, rewriting));
         }
         return new Result(cleaned, map.size());
     }
 
     private SegmentCleaned cleanSegment(Log log, Segment segment, OffsetMap map, Map<Long, Long> lastOffsets,
-                                        long endOfRound, long nowMs, Guard guard) throws IOException {
+                                        long endOfRound, long nowMs, Guard guard, Round round, Walk walk)
+            throws IOException {
         List<ByteBuffer> kept = new ArrayList<>();
         int batches = 0;
         int records = 0;
@@ -136,8 +231,15 @@ public final class Cleaner {
             RecordBatch batch = RecordBatch.decode(bytes.duplicate());
             batches++;
             records += batch.records().size();
-            BatchRetention retention = batchRetention(batch.header(), lastOffsets, endOfRound);
-            Optional<ByteBuffer> cleaned = cleanBatch(batch, bytes, map, retention, nowMs);
+            BatchRetention retention = round.retention(batch.header(), lastOffsets, endOfRound);
+            Optional<ByteBuffer> cleaned = switch (walk.judge(batch)) {
+                case CLEAN -> cleanBatch(batch, bytes, map, retention, nowMs);
+                case DISCARD -> emptied(batch.header(), retention);
+                case KEEP -> batch.records().isEmpty() ? emptied(batch.header(), retention) : Optional.of(bytes.duplicate());
+                case KEEP_UNTIL_HORIZON -> batch.records().isEmpty() ? emptied(batch.header(), retention)
+                        : Optional.of(DeleteHorizon.of(batch.header()).isPresent() ? bytes.duplicate()
+                                : DeleteHorizon.stamp(bytes, nowMs + deleteRetentionMs));
+            };
             if (cleaned.isPresent()) {
                 kept.add(cleaned.get());
                 recordsKept += BatchHeader.readFrom(cleaned.get().duplicate()).recordCount();
@@ -145,7 +247,10 @@ public final class Cleaner {
         }
         int bytesBefore = segment.size();
         List<Segment> replacement = new ArrayList<>();
-        guard.locked(() -> replacement.add(swap.replace(log, segment, kept)));
+        guard.locked(() -> {
+            replacement.add(swap.replace(log, segment, kept));
+            round.replaced(replacement.get(0), walk);
+        });
         return new SegmentCleaned(segment.baseOffset(), batches, kept.size(), records, recordsKept, bytesBefore,
                 replacement.get(0).size());
     }
@@ -197,6 +302,13 @@ public final class Cleaner {
     public Optional<ByteBuffer> cleanBatch(RecordBatch batch, ByteBuffer original, OffsetMap map,
                                            BatchRetention retention, long nowMs) {
         throw new Todo("ch06 task 4: rewrite a batch with the preserving builder; the empty batch rule (BatchCleaningTest)");
+    }
+
+    /** A batch that keeps no record: an empty 61-byte header if {@code retention} says so, else nothing. */
+    private static Optional<ByteBuffer> emptied(BatchHeader header, BatchRetention retention) {
+        return retention == BatchRetention.RETAIN_EMPTY
+                ? Optional.of(new CompactedBatchBuilder(DeleteHorizon.cleared(header)).build())
+                : Optional.empty();
     }
 
     /**

@@ -3,13 +3,19 @@ package kaenlog.broker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.ControlRecordType;
 import kaenlog.batch.EndTransactionMarker;
 import kaenlog.batch.RecordBatch;
+import kaenlog.compaction.BatchRetention;
+import kaenlog.compaction.CleanedTransactions;
+import kaenlog.compaction.Cleaner;
 import kaenlog.idem.CompletedTxn;
 import kaenlog.idem.OngoingTransactions;
 import kaenlog.log.AbortedTransaction;
@@ -28,14 +34,15 @@ import kaenlog.workbook.Todo;
  * learns it after {@code localLog.append}. A transactional data batch opens its producer's transaction
  * ({@link OngoingTransactions}); a COMMIT or ABORT marker ends it, and an ABORT puts an entry in the
  * {@code .txnindex} of the segment the marker went to. From these the log answers the last stable
- * offset and, for a read_committed fetch, the aborted transactions of the range read.
+ * offset and, for a read_committed fetch, the aborted transactions of the range read; and it tells
+ * chapter 6's cleaner what a cleaning of this log keeps of its transactions ({@link #begin}).
  *
  * <p>Everything is rebuilt at the first use after the partition is opened (or cut back), from every
  * segment's batch headers, oldest first, and every {@code .txnindex} is written again from them: a
  * broker that crashed finds the same entries a broker that never stopped wrote. Kafka reads a
  * producer-state snapshot and recovers only from the recovery point; kaen-log has no snapshot.
  */
-public final class TransactionalAppendHook implements Log.AppendHook {
+public final class TransactionalAppendHook implements Log.AppendHook, Cleaner.Transactions {
     private final Log.AppendHook inner;
     /** Null until the first use: then rebuilt from the log ({@link #loaded}). */
     private OngoingTransactions transactions;
@@ -107,8 +114,102 @@ public final class TransactionalAppendHook implements Log.AppendHook {
     @Override
     public List<AbortedTransaction> abortedTransactions(Log log, long fetchOffset, long upperBoundOffset)
             throws IOException {
+        return abortedTxns(log, fetchOffset, upperBoundOffset).stream().map(AbortedTxn::asAbortedTransaction).toList();
+    }
+
+    /** The index entries of the aborted transactions that overlap {@code [fetchOffset, upperBoundOffset)}, in order. */
+    List<AbortedTxn> abortedTxns(Log log, long fetchOffset, long upperBoundOffset) throws IOException {
         loaded(log);
         throw new Todo("ch11 task 10: ask each segment's index from the fetch offset's on, until complete (ReadCommittedTest)");
+    }
+
+    /**
+     * A cleaning of this log starts (chapter 6's cleaner, through {@link Cleaner.Transactions}): it may
+     * clean only below the first uncleanable offset; it knows the aborted transactions of that range
+     * (from the {@code .txnindex} files) and each producer's last record, as Kafka's
+     * {@code UnifiedLog.lastRecordsOfActiveProducers} tells its cleaner; each walk of the cleaning is a
+     * new {@link CleanedTransactions}; each cleaned segment's {@code .txnindex} keeps what its walk retained.
+     */
+    @Override
+    public Cleaner.Round begin(Log log, long nowMs) throws IOException {
+        loaded(log);
+        long firstUncleanable = firstUncleanableOffset(log);
+        List<AbortedTxn> aborted = abortedTxns(log, log.logStartOffset(), firstUncleanable);
+        Map<Long, LastRecord> lastRecords = lastRecords(log);
+        Map<Long, Long> lastDataOffsets = new HashMap<>();
+        lastRecords.forEach((producerId, last) -> last.dataOffset().ifPresent(o -> lastDataOffsets.put(producerId, o)));
+        return new Cleaner.Round() {
+            @Override
+            public long firstUncleanableOffset() {
+                return firstUncleanable;
+            }
+
+            @Override
+            public Cleaner.Walk walk() {
+                return new CleanedTransactions(aborted, nowMs);
+            }
+
+            /**
+             * Kafka's {@code checkBatchRetention}: a batch is kept, emptied, when it holds its producer's last
+             * data offset, or when the producer's last record is a marker (no data at its epoch since) and
+             * this is a marker of that epoch ("it has the last producer epoch, which is needed to ensure
+             * fencing"); or when it ends the cleaning round. Chapter 6's rule, with the data offsets of
+             * the producers' current epochs and the marker rule before it.
+             */
+            @Override
+            public BatchRetention retention(BatchHeader batch, Map<Long, Long> lastOffsetOfProducers, long endOfRound) {
+                LastRecord last = lastRecords.get(batch.producerId());
+                if (batch.isControl() && last != null && last.dataOffset().isEmpty()
+                        && batch.producerEpoch() == last.epoch()) {
+                    return BatchRetention.RETAIN_EMPTY;
+                }
+                return Cleaner.batchRetention(batch, lastDataOffsets, endOfRound);
+            }
+
+            @Override
+            public void replaced(Segment cleaned, Cleaner.Walk walk) throws IOException {
+                TransactionIndex index = TransactionIndex.empty(cleaned.txnIndexFile());
+                for (AbortedTxn txn : ((CleanedTransactions) walk).takeRetained()) {
+                    index.append(txn);
+                }
+                indexes.put(cleaned.baseOffset(), index);
+            }
+        };
+    }
+
+    /**
+     * The first offset a cleaning must not clean: the last stable offset (Kafka's
+     * {@code LogCleanerManager.cleanableOffsets}: "we do not clean beyond the last stable offset"). An
+     * open transaction's batches are never cleaned: whether they are aborted is not known yet.
+     */
+    private long firstUncleanableOffset(Log log) throws IOException {
+        throw new Todo("ch11 task 11: a cleaning stops below the last stable offset (CleanedTransactionsTest)");
+    }
+
+    /** A producer's last record in the log: the last offset of its data at its current epoch, if any, and that epoch. */
+    private record LastRecord(OptionalLong dataOffset, short epoch) {
+    }
+
+    /**
+     * Each producer's {@link LastRecord}, read from every batch header oldest first, as Kafka's producer
+     * state learns them: a batch of a new epoch forgets the data of the old one, and a data batch is
+     * the producer's last data.
+     */
+    private static Map<Long, LastRecord> lastRecords(Log log) throws IOException {
+        Map<Long, LastRecord> last = new HashMap<>();
+        for (Segment segment : log.segments()) {
+            for (BatchHeader header : segment.headers()) {
+                if (!header.hasProducerId()) {
+                    continue;
+                }
+                LastRecord before = last.get(header.producerId());
+                OptionalLong data = before == null || before.epoch() != header.producerEpoch()
+                        ? OptionalLong.empty() : before.dataOffset();
+                last.put(header.producerId(), new LastRecord(
+                        header.isControl() ? data : OptionalLong.of(header.lastOffset()), header.producerEpoch()));
+            }
+        }
+        return last;
     }
 
     /**
@@ -209,6 +310,9 @@ public final class TransactionalAppendHook implements Log.AppendHook {
         if (!header.isControl()) {
             state.appendData(header.producerId(), firstOffset);
             return;
+        }
+        if (header.recordCount() == 0) {
+            return; // a marker the cleaner emptied: its transaction was cleaned from the log (Kafka's ProducerAppendInfo.append)
         }
         EndTransactionMarker marker = marker(batch);
         coordinatorEpochs.merge(header.producerId(), marker.coordinatorEpoch(), Math::max);

@@ -59,7 +59,7 @@ public final class CleanerTask implements BackgroundTask {
         Cleaner.Result result = cleaner.clean(log, nowMs, step -> partition.locked(l -> {
             step.run();
             return null;
-        }));
+        }), Cleaner.Transactions.of(log));
         firstDirtyOffsets.put(partition.name(), endOfRound);
         int before = result.segments().stream().mapToInt(Cleaner.SegmentCleaned::recordsBefore).sum();
         int after = result.segments().stream().mapToInt(Cleaner.SegmentCleaned::recordsAfter).sum();
