@@ -215,15 +215,17 @@ class ClusterTransactionsTest {
             }
             all.addAll(values);
         }
+        // commitTransaction returns once PrepareCommit is written (Kafka's EndTxn too): the markers may still
+        // be on their way, and until the last one lands its partition's last stable offset holds its records back
+        int coordinator = leaderOf(statePartitionOf("orders-app"));
+        awaitTrue(() -> nodes.get(coordinator).placement().coordinator().transaction("orders-app")
+                        .map(t -> t.state() == TransactionState.COMPLETE_COMMIT).orElse(false),
+                "the coordinator wrote CompleteCommit once every leader had its marker");
         assertThat(readToEnd(consumer("read_committed"))).as("read_committed reads the 180 records of the 6 committed"
                 + " transactions and none of the 3 aborted; logs:%n%s", logs()).hasSize(180)
                 .containsExactlyInAnyOrderElementsOf(committed);
         assertThat(readToEnd(consumer("read_uncommitted"))).as("read_uncommitted reads all 270").hasSize(270)
                 .containsExactlyInAnyOrderElementsOf(all);
-        int coordinator = leaderOf(statePartitionOf("orders-app"));
-        awaitTrue(() -> nodes.get(coordinator).placement().coordinator().transaction("orders-app")
-                        .map(t -> t.state() == TransactionState.COMPLETE_COMMIT).orElse(false),
-                "the coordinator wrote CompleteCommit once every leader had its marker");
 
         // WriteTxnMarkers ends anyone's transaction: a leader takes it on the inter-broker listener only
         Node leader = nodes.get(1);
