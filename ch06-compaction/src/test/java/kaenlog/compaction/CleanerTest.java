@@ -43,6 +43,34 @@ class CleanerTest {
     }
 
     @Test
+    void aLogHoldingTransactionalBatchesWithoutTheirViewIsCleanedOnlyBelowTheFirstOfThem() throws IOException {
+        try (Log log = LogFixture.open(dir)) {
+            LogFixture.put(log, T0, "apple", "1", "pear", "1");
+            LogFixture.put(log, T0 + 1, "apple", "2");
+            log.roll();
+            // a transaction's batch, as chapter 11 writes a transaction's offsets to __consumer_offsets
+            log.append(org.apache.kafka.common.record.MemoryRecords.withTransactionalRecords(
+                    org.apache.kafka.common.compress.Compression.NONE, 7L, (short) 0, 0,
+                    new org.apache.kafka.common.record.SimpleRecord(T0 + 2, bytes("apple"), bytes("3"))).buffer());
+            LogFixture.put(log, T0 + 3, "apple", "4", "pear", "2");
+            log.roll();
+            LogFixture.put(log, T0 + 4, "fig", "1");
+            new Cleaner(DELETE_RETENTION_MS).clean(log, T0 + HOUR);
+
+            assertThat(LogFixture.show(log))
+                    .as("a cleaning with no view of the log's transactions (Cleaner.Transactions.NONE) stops below the"
+                            + " first transactional batch (3): the first segment is cleaned (apple 1 goes, its key's"
+                            + " latest there is 2), the second is left whole; cleaning it would let apple 4 replace a"
+                            + " transaction's record whose fate only its marker tells")
+                    .containsExactly("1:pear=1", "2:apple=2", "3:apple=3", "4:apple=4", "5:pear=2", "6:fig=1");
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
     void compactionKeepsEachKeysLatestRecordAtItsOwnOffset() throws IOException {
         try (Log log = fruitLog()) {
             SortedMap<Long, Record> before = LogFixture.records(log);

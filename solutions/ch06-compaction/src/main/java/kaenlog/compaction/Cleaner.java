@@ -86,11 +86,32 @@ public final class Cleaner {
      * batch of the transaction is left ({@code CleanedTransactionMetadata}).
      */
     public interface Transactions {
-        /** No transactions: a cleaning stops below the high watermark and judges every batch by the map. */
+        /**
+         * No transactions this cleaning can judge: it stops below the high watermark and judges every batch
+         * by the map. A log that holds transactional batches all the same (chapter 11 writes a transaction's
+         * offsets to {@code __consumer_offsets}, which has no append hook) is cleaned only below the first
+         * of them: without its transactions' view, the map would let one marker's key stand for every
+         * marker and keep an aborted offset over a committed one, so that part is left as it is.
+         */
         Transactions NONE = (log, nowMs) -> {
-            long highWatermark = log.highWatermark();
-            return () -> highWatermark;
+            long bound = firstTransactionalOffset(log, log.highWatermark());
+            return () -> bound;
         };
+
+        /** The base offset of the first transactional or control batch below {@code limit}, else {@code limit}. */
+        private static long firstTransactionalOffset(Log log, long limit) throws IOException {
+            for (Segment segment : log.segments()) {
+                if (segment.baseOffset() >= limit) {
+                    break;
+                }
+                for (BatchHeader header : segment.headers()) {
+                    if (header.isTransactional() || header.isControl()) {
+                        return Math.min(limit, header.baseOffset());
+                    }
+                }
+            }
+            return limit;
+        }
 
         /** The round's view of the log's transactions, taken under the guard when a cleaning starts at {@code nowMs}. */
         Round begin(Log log, long nowMs) throws IOException;
