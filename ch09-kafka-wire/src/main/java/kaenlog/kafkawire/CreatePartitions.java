@@ -77,7 +77,11 @@ public final class CreatePartitions {
                 continue;
             }
             if (cluster.isPresent()) { // a cluster's controller places the new partitions on its brokers
-                TopicStore.Result result = cluster.get().isController()
+                Optional<String> tooMany = backend.clusterGrowthRefusal(t.name(), t.count());
+                TopicStore.Result result = cluster.get().isController() && tooMany.isPresent()
+                        ? TopicStore.Result.error(t.name(), TopicError.POLICY_VIOLATION, "topic " + t.name() + ": "
+                                + tooMany.get())
+                        : cluster.get().isController()
                         ? cluster.get().createPartitions(t.name(), t.count(), t.assignments(), request.validateOnly(),
                                 request.timeoutMs())
                         : TopicStore.Result.error(t.name(), TopicError.NOT_CONTROLLER,

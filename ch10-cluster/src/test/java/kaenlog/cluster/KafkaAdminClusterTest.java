@@ -41,6 +41,7 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -134,8 +135,11 @@ class KafkaAdminClusterTest {
                     DeleteTopicsTopicZNode.path(TOPIC))) {
                 assertThat(zk.exists(gone)).as("%s deleted by the controller", gone).isEmpty();
             }
-            assertThat(cluster.nodes()).as("every broker forgot the topic's configs")
-                    .allSatisfy(n -> assertThat(n.broker.configs().topicConfigs(TOPIC)).isEmpty());
+            // each broker deletes its logs of the topic, then forgets its configs: wait for the second too
+            assertThat(cluster.await(() -> cluster.nodes().stream()
+                    .allMatch(n -> n.broker.configs().topicConfigs(TOPIC).isEmpty()), WAIT_MS))
+                    .as("every broker forgot the topic's configs (left: %s)", cluster.nodes().stream()
+                            .map(n -> n.broker.configs().topicConfigs(TOPIC)).toList()).isTrue();
             assertThat(cluster.logs()).as("a follower's fetch parked on a replica deleted under it is answered,"
                     + " its connection not closed as an internal error").doesNotContain("internal error");
             cluster.rethrowFailure();
@@ -281,6 +285,25 @@ class KafkaAdminClusterTest {
                     .containsExactly((short) 5, (short) 5, (short) 3);
             assertThat(PartitionStateStore.topics(ZK.connect())).as("the topics in ZooKeeper")
                     .containsExactlyInAnyOrder("orders", "a1", "a2");
+            cluster.rethrowFailure();
+        }
+    }
+
+    @Test
+    void anAdminCreatesOrGrowsNoTopicPastMaxPartitionsEither() throws Exception {
+        try (TestCluster cluster = start("max.partitions=8"); Admin admin = admin(cluster)) { // "orders": 3 partitions
+            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic("wide", 6, (short) 1))).all().get())
+                    .as("CreateTopics of 6 partitions beside a topic of 3, max.partitions=8: POLICY_VIOLATION, as a"
+                            + " broker alone answers it, and nothing written (a client could fill ZooKeeper and"
+                            + " the disks otherwise)").cause().isInstanceOf(PolicyViolationException.class)
+                    .hasMessageContaining("over max.partitions (8)");
+            admin.createTopics(List.of(new NewTopic("narrow", 2, (short) 1))).all().get();
+            assertThatThrownBy(() -> admin.createPartitions(Map.of("narrow", NewPartitions.increaseTo(6))).all().get())
+                    .as("CreatePartitions to 6 (4 more, 9 in all): POLICY_VIOLATION").cause()
+                    .isInstanceOf(PolicyViolationException.class).hasMessageContaining("over max.partitions (8)");
+            assertThat(PartitionStateStore.topics(ZK.connect())).as("the topics in ZooKeeper")
+                    .containsExactlyInAnyOrder("orders", "narrow");
+            assertThat(PartitionStateStore.read(ZK.connect(), "narrow", 2)).as("narrow was not grown").isEmpty();
             cluster.rethrowFailure();
         }
     }

@@ -213,27 +213,45 @@ public final class Backend {
 
     /**
      * In a cluster, Metadata's auto-create is bounded by this broker's {@code max.partitions} counted over
-     * the whole cluster (every topic's partitions, as this broker reads the cluster, and those it created
-     * that it has not read yet): any client may name new topics, and each one is znodes and a log
-     * directory on some broker. Kafka has no such bound.
+     * the whole cluster ({@link #clusterPartitionsRefusal}). Kafka has no such bound.
      */
     private boolean overMaxPartitions(String topic, int more) {
+        Optional<String> refusal = clusterPartitionsRefusal(topic, more);
+        refusal.ifPresent(why -> broker.refusedCreation("topic " + topic + " not auto-created: " + why));
+        return refusal.isPresent();
+    }
+
+    /**
+     * Why {@code more} new partitions of {@code topic} may not be made in this broker's cluster, or empty
+     * when they may: this broker's {@code max.partitions}, counted over the whole cluster (every topic's
+     * partitions, as this broker reads the cluster, and those it auto-created that it has not read yet).
+     * Any client may name new topics (Metadata's auto-create, CreateTopics, CreatePartitions), and each
+     * partition is znodes and a log directory on some brokers. Kafka has no such bound.
+     */
+    public Optional<String> clusterPartitionsRefusal(String topic, int more) {
         long max = broker.configs().brokerLong(LogConfigKeys.MAX_PARTITIONS);
         Optional<Leadership.ClusterView> cluster = broker.leadership().cluster();
         long held = 0;
         if (cluster.isPresent()) {
             Leadership.ClusterView view = cluster.get();
             Set<String> known = Set.copyOf(view.topics());
-            autoCreating.keySet().removeIf(known::contains);
-            held = known.stream().mapToLong(t -> view.partitions(t).map(List::size).orElse(0)).sum()
-                    + autoCreating.values().stream().mapToLong(Integer::longValue).sum();
+            synchronized (autoCreating) {
+                autoCreating.keySet().removeIf(known::contains);
+                held = known.stream().mapToLong(t -> view.partitions(t).map(List::size).orElse(0)).sum()
+                        + autoCreating.values().stream().mapToLong(Integer::longValue).sum();
+            }
         }
         if (held + more <= max) {
-            return false;
+            return Optional.empty();
         }
-        broker.refusedCreation("topic " + topic + " not auto-created: its " + more + " partition(s) would make the"
-                + " cluster's " + (held + more) + ", over max.partitions (" + max + ")");
-        return true;
+        return Optional.of("its " + more + " partition(s) would make the cluster's " + (held + more)
+                + ", over max.partitions (" + max + ")");
+    }
+
+    /** {@link #clusterPartitionsRefusal} for {@code topic} grown to {@code count} partitions (CreatePartitions). */
+    public Optional<String> clusterGrowthRefusal(String topic, int count) {
+        int current = broker.leadership().cluster().flatMap(view -> view.partitions(topic)).map(List::size).orElse(0);
+        return count > current ? clusterPartitionsRefusal(topic, count - current) : Optional.empty();
     }
 
     /** Kafka's {@code num.partitions}: a topic's partitions when its creator does not say (default 1). */

@@ -203,6 +203,10 @@ public final class CreateTopics {
         if (shape.isPresent()) {
             return error(t.name(), shape.get().error(), shape.get().message());
         }
+        Optional<String> tooMany = backend.clusterPartitionsRefusal(t.name(), partitions);
+        if (tooMany.isPresent()) { // as a broker alone answers past max.partitions
+            return error(t.name(), TopicError.POLICY_VIOLATION, "topic " + t.name() + ": " + tooMany.get());
+        }
         TopicConfigs.Refusal badConfig = TopicConfigs.refusal(backend.configs(), t.configs(), true);
         if (badConfig != null) {
             return error(t.name(), badConfig.error(), badConfig.message());
