@@ -422,7 +422,7 @@ final class TxnKill9 {
     }
 
     /** kafka.tools.DumpLogSegments in its own JVM on this classpath (it prints with Scala's Console). */
-    private static Dump dumpLogSegments(List<Path> files) throws IOException {
+    static Dump dumpLogSegments(List<Path> files) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "kafka.tools.DumpLogSegments", "--deep-iteration",
                 "--files", String.join(",", files.stream().map(Path::toString).toList())));

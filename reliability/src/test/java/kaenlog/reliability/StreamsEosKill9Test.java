@@ -1,0 +1,34 @@
+package kaenlog.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Row streams-eos (#40) at the tests' size: Kafka Streams' word count with exactly_once_v2, in a JVM
+ * of its own, SIGKILLed twice in the middle of its work and restarted, against one klog serve with a
+ * Kafka port, while its input keeps coming: read_committed's counts of each word are 1, 2, ..., its
+ * occurrences, none double-applied and none skipped.
+ */
+@Order(1)
+class StreamsEosKill9Test {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aStreamsAppKilledHalfWayAndRestartedCountsEveryWordExactlyOnceReadCommitted() throws IOException {
+        StreamsEosKill9.Result r = StreamsEosKill9.run(dir, BrokerProcess.Options.ofThisClasspath(),
+                StreamsEosKill9.Config.quick());
+
+        String details = String.join("\n", r.details());
+        assertThat(r.problems()).as("every claim of the row held%n%s", details).isEmpty();
+        assertThat(r.lost()).as("no count update is missing from read_committed%n%s", details).isZero();
+        assertThat(r.duplicates()).as("and none is read twice (a count double-applied)%n%s", details).isZero();
+        assertThat(r.countUpdates()).as("the words of at least %d lines were counted%n%s",
+                StreamsEosKill9.Config.quick().minLines(), details).isGreaterThan(StreamsEosKill9.Config.quick().minLines());
+    }
+}
