@@ -75,13 +75,52 @@ final class StreamsEosKill9 {
         }
     }
 
-    /** What the row measured, and what did not hold. */
-    record Result(Config config, long countUpdates, long lost, long duplicates, List<String> lines,
-                  List<String> problems) implements Figures {
+    /** What becomes of the killed application's open transaction: how it is restarted. */
+    enum Restart {
+        /**
+         * On its state directory: Streams reads its process id back, so its producer has the killed
+         * one's transactional id, and its InitProducerId fences it (the coordinator aborts what it left
+         * open at a bumped epoch before the new producer may begin).
+         */
+        SAME_STATE("restarted on its state directory: the successor's InitProducerId fences it",
+                "SIGKILL of Streams EOS, fenced at restart"),
+        /**
+         * Without it (a container's disk gone with it): a new process id, a new transactional id; the
+         * killed transaction is aborted by the coordinator at its {@code transaction.timeout.ms}
+         * (Streams' default under exactly-once: 10000), and until then it holds the last stable offset of
+         * every partition it wrote, so the successor's read_committed consumers wait behind it.
+         */
+        STATE_LOST("restarted without its state directory: aborted at its transaction timeout",
+                "SIGKILL of Streams EOS, state lost");
+
+        final String label;
+        final String row;
+
+        Restart(String label, String row) {
+            this.label = label;
+            this.row = row;
+        }
+    }
+
+    /** One run: what it measured, and what did not hold. */
+    record Outcome(Restart restart, int kills, long countUpdates, long lost, long duplicates, List<String> lines,
+                   List<String> problems) {
+        boolean ok() {
+            return problems.isEmpty();
+        }
+    }
+
+    /** Both runs, one row each. */
+    record Result(List<Outcome> outcomes) implements Figures {
         @Override
         public Row row() {
-            return new Row("SIGKILL of a Streams exactly_once_v2 app", 1, countUpdates, config.kills(), lost, duplicates,
-                    problems.isEmpty() ? config.kills() : 0);
+            return rows().get(0);
+        }
+
+        @Override
+        public List<Row> rows() {
+            return outcomes.stream().map(o -> new Row(o.restart().row, 1, o.countUpdates(), o.kills(), o.lost(),
+                    o.duplicates(), o.ok() ? o.kills() : 0)).toList();
         }
 
         @Override
@@ -91,14 +130,23 @@ final class StreamsEosKill9 {
 
         @Override
         public List<String> details() {
-            List<String> details = new ArrayList<>(lines);
-            problems.forEach(p -> details.add("FAILED: " + p));
+            List<String> details = new ArrayList<>();
+            for (Outcome o : outcomes) {
+                details.add(o.restart().label + ":");
+                o.lines().forEach(l -> details.add("  " + l));
+                o.problems().forEach(p -> details.add("  FAILED: " + p));
+            }
             return details;
         }
 
         @Override
         public boolean ok() {
-            return problems.isEmpty();
+            return outcomes.stream().allMatch(Outcome::ok);
+        }
+
+        @Override
+        public boolean ok(Row row) {
+            return outcomes.stream().filter(o -> o.restart().row.equals(row.scenario())).allMatch(Outcome::ok);
         }
     }
 
@@ -106,6 +154,15 @@ final class StreamsEosKill9 {
     }
 
     static Result run(Path dir, BrokerProcess.Options options, Config config) throws IOException {
+        List<Outcome> outcomes = new ArrayList<>();
+        for (Restart restart : Restart.values()) {
+            outcomes.add(run(Files.createDirectories(dir.resolve(restart.name().toLowerCase())), options, config,
+                    restart));
+        }
+        return new Result(outcomes);
+    }
+
+    static Outcome run(Path dir, BrokerProcess.Options options, Config config, Restart restart) throws IOException {
         List<String> lines = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         Path stateDir = Files.createDirectories(dir.resolve("streams-state"));
@@ -144,10 +201,14 @@ final class StreamsEosKill9 {
                 lines.add("kill " + k + " (SIGKILL, exit status " + status + ") after " + input.sent()
                         + " lines sent: " + (open.isEmpty() ? "no transaction open"
                         : "a transaction open on " + open + " (last stable offset below the high watermark)"));
+                if (restart == Restart.STATE_LOST) {
+                    Directories.deleteTree(stateDir);
+                    Files.createDirectories(stateDir);
+                }
                 app = App.start(bootstrap, stateDir);
             }
             if (!problems.isEmpty()) {
-                return new Result(config, -1, -1, -1, lines, problems);
+                return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
             }
             long startNs = System.nanoTime();
             if (!app.awaitRunning()) {
@@ -171,8 +232,7 @@ final class StreamsEosKill9 {
                     ? "each word's counts are 1, 2, ..., its occurrences, none repeated, none skipped"
                     : lostAndDuplicates[0] + " missing, " + lostAndDuplicates[1] + " repeated"));
             lines.add("read_uncommitted reads " + uncommittedRecords + ": " + (uncommittedRecords - committedRecords)
-                    + " counts of aborted transactions (what the killed applications had sent, aborted by the"
-                    + " restarted one's fence)");
+                    + " counts of aborted transactions (what the killed applications had sent)");
             checkCommittedInput(bootstrap, lines, problems);
             app.close();
             app = null;
@@ -184,10 +244,11 @@ final class StreamsEosKill9 {
             }
             broker.terminate();
             checkMarkers(dir.resolve("data"), openAtKills, config.kills(), lines, problems);
-            return new Result(config, updates, lostAndDuplicates[0], lostAndDuplicates[1], lines, problems);
+            return new Outcome(restart, config.kills(), updates, lostAndDuplicates[0], lostAndDuplicates[1], lines,
+                    problems);
         } catch (RuntimeException e) {
             problems.add("the run stopped: " + e);
-            return new Result(config, -1, -1, -1, lines, problems);
+            return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
         } finally {
             if (app != null) {
                 app.kill();

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,12 +21,14 @@ class StreamsEosKill9Test {
     @TempDir
     Path dir;
 
-    @Test
-    void aStreamsAppKilledHalfWayAndRestartedCountsEveryWordExactlyOnceReadCommitted() throws IOException {
-        StreamsEosKill9.Result r = StreamsEosKill9.run(dir, BrokerProcess.Options.ofThisClasspath(),
-                StreamsEosKill9.Config.quick());
+    @ParameterizedTest
+    @EnumSource(StreamsEosKill9.Restart.class)
+    void aStreamsAppKilledHalfWayAndRestartedCountsEveryWordExactlyOnceReadCommitted(StreamsEosKill9.Restart restart)
+            throws IOException {
+        StreamsEosKill9.Outcome r = StreamsEosKill9.run(dir, BrokerProcess.Options.ofThisClasspath(),
+                StreamsEosKill9.Config.quick(), restart);
 
-        String details = String.join("\n", r.details());
+        String details = String.join("\n", new StreamsEosKill9.Result(List.of(r)).details());
         assertThat(r.problems()).as("every claim of the row held%n%s", details).isEmpty();
         assertThat(r.lost()).as("no count update is missing from read_committed%n%s", details).isZero();
         assertThat(r.duplicates()).as("and none is read twice (a count double-applied)%n%s", details).isZero();
