@@ -33,11 +33,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * SIGKILLed half way and restarted, {@link Config#kills} times, while a producer keeps writing lines
  * to its input. Each kill comes once the application has committed new output since it (re)started,
  * so it lands in the middle of its work: with input flowing and a commit every 100 ms (Streams'
- * default under exactly-once), its transaction is open. The restarted application has the same
- * transactional id (its process id is kept in its state directory): its InitProducerId fences the
- * killed producer and the coordinator aborts what it left open, output, repartition records, changelog
- * updates and input offsets alike; the count store is restored from its changelog as read_committed
- * reads it, and the input is read again from the committed offsets.
+ * default under exactly-once), its transaction is open. What the kill left open, output, repartition
+ * records, changelog updates and input offsets alike, is aborted as the {@link Restart} says: by the
+ * fence of the restarted application (the same transactional id, its process id kept in its state
+ * directory), or at its timeout (a new transactional id: the state directory lost, or the tasks taken
+ * over by a second instance). The count store is restored from its changelog as read_committed reads
+ * it, and the input is read again from the committed offsets.
  *
  * <p>What exactly-once promises, checked on {@value StreamsWordCountChild#OUTPUT} read with
  * {@code read_committed}: each word's counts are 1, 2, 3, ..., its number of occurrences in the
@@ -51,6 +52,8 @@ final class StreamsEosKill9 {
     static final String INPUT = StreamsWordCountChild.INPUT;
     static final String OUTPUT = StreamsWordCountChild.OUTPUT;
     static final String APPLICATION = StreamsWordCountChild.APPLICATION;
+    /** The topic Streams made for the count's input, keyed by word (the groupBy). */
+    static final String REPARTITION = APPLICATION + "-counts-repartition";
     /** Every topic Metadata or CreateTopics makes here without a count: the input, the output, Streams' two. */
     static final int PARTITIONS = 2;
     /** The bound of every wait on a client, the broker or the application. */
@@ -91,7 +94,14 @@ final class StreamsEosKill9 {
          * every partition it wrote, so the successor's read_committed consumers wait behind it.
          */
         STATE_LOST("restarted without its state directory: aborted at its transaction timeout",
-                "SIGKILL of Streams EOS, state lost");
+                "SIGKILL of Streams EOS, state lost"),
+        /**
+         * One of two instances (dynamic members of the group, sessions of 6 s) killed: once its session
+         * expired the survivor takes its tasks over (its own transactional id: the killed transaction is
+         * aborted at its timeout), commits new output alone, and only then is the killed one restarted.
+         */
+        TAKEOVER("one of two instances killed, its tasks taken over by the other, then restarted",
+                "SIGKILL of Streams EOS, tasks taken over");
 
         final String label;
         final String row;
@@ -104,49 +114,28 @@ final class StreamsEosKill9 {
 
     /** One run: what it measured, and what did not hold. */
     record Outcome(Restart restart, int kills, long countUpdates, long lost, long duplicates, List<String> lines,
-                   List<String> problems) {
-        boolean ok() {
-            return problems.isEmpty();
+                   List<String> problems) implements VariantFigures.Variant {
+        @Override
+        public String label() {
+            return restart.label;
+        }
+
+        @Override
+        public Figures.Row row() {
+            return new Figures.Row(restart.row, 1, countUpdates, kills, lost, duplicates, ok() ? kills : 0);
         }
     }
 
-    /** Both runs, one row each. */
-    record Result(List<Outcome> outcomes) implements Figures {
+    /** The runs, one row each. */
+    record Result(List<Outcome> outcomes) implements VariantFigures {
         @Override
-        public Row row() {
-            return rows().get(0);
-        }
-
-        @Override
-        public List<Row> rows() {
-            return outcomes.stream().map(o -> new Row(o.restart().row, 1, o.countUpdates(), o.kills(), o.lost(),
-                    o.duplicates(), o.ok() ? o.kills() : 0)).toList();
+        public List<Outcome> variants() {
+            return outcomes;
         }
 
         @Override
         public String title() {
             return "streams-eos: Kafka Streams' word count with exactly_once_v2, SIGKILLed half way and restarted";
-        }
-
-        @Override
-        public List<String> details() {
-            List<String> details = new ArrayList<>();
-            for (Outcome o : outcomes) {
-                details.add(o.restart().label + ":");
-                o.lines().forEach(l -> details.add("  " + l));
-                o.problems().forEach(p -> details.add("  FAILED: " + p));
-            }
-            return details;
-        }
-
-        @Override
-        public boolean ok() {
-            return outcomes.stream().allMatch(Outcome::ok);
-        }
-
-        @Override
-        public boolean ok(Row row) {
-            return outcomes.stream().filter(o -> o.restart().row.equals(row.scenario())).allMatch(Outcome::ok);
         }
     }
 
@@ -165,55 +154,80 @@ final class StreamsEosKill9 {
     static Outcome run(Path dir, BrokerProcess.Options options, Config config, Restart restart) throws IOException {
         List<String> lines = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        Path stateDir = Files.createDirectories(dir.resolve("streams-state"));
+        boolean takeover = restart == Restart.TAKEOVER;
+        String instance = takeover ? "-" : "wordcount-eos-instance";
+        List<Path> stateDirs = new ArrayList<>();
+        for (int i = 0; i < (takeover ? 2 : 1); i++) {
+            stateDirs.add(Files.createDirectories(dir.resolve("streams-state-" + i)));
+        }
         BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), options.plusServeArgs("--kafka-port", "0",
                 "--config", "num.partitions=" + PARTITIONS, "--config", "group.initial.rebalance.delay.ms=0"));
-        App app = null;
+        List<App> apps = new ArrayList<>();
         try (broker; Input input = new Input("127.0.0.1:" + broker.kafkaPort(), config.linesPerSecond())) {
             String bootstrap = "127.0.0.1:" + broker.kafkaPort();
             input.awaitFirst(); // the input topic exists (Metadata's auto-create) before the application asks for it
             int openAtKills = 0;
             List<String> restarts = new ArrayList<>();
-            app = App.start(bootstrap, stateDir);
+            List<String> takeovers = new ArrayList<>();
+            for (Path stateDir : stateDirs) {
+                apps.add(App.start(bootstrap, stateDir, instance));
+            }
+            long startNs = System.nanoTime();
             for (int k = 1; k <= config.kills(); k++) {
-                long startNs = System.nanoTime();
                 long before = sum(endOffsets(bootstrap, "read_committed", OUTPUT));
-                if (!app.awaitRunning()) {
-                    problems.add("run " + k + " of the application did not reach RUNNING within " + WAIT_MS + " ms: "
-                            + app.output());
+                if (!awaitRunning(apps, "run " + k, problems)) {
                     break;
                 }
                 restarts.add(String.format("%.1f", seconds(System.nanoTime() - startNs)));
-                App running = app;
+                int v = victim(apps);
+                App victim = apps.get(v);
                 boolean progressed = Deadline.in(WAIT_MS).await(() -> {
                     Deadline.pause(50);
-                    return !running.isAlive() || sum(endOffsets(bootstrap, "read_committed", OUTPUT)) >= before
+                    return !victim.isAlive() || sum(endOffsets(bootstrap, "read_committed", OUTPUT)) >= before
                             + config.progress();
                 });
-                if (!progressed || !app.isAlive()) {
+                if (!progressed || !victim.isAlive()) {
                     problems.add("run " + k + " of the application committed no new output within " + WAIT_MS
-                            + " ms (alive: " + app.isAlive() + "): " + app.output());
+                            + " ms (alive: " + victim.isAlive() + "): " + victim.output());
                     break;
                 }
-                int status = app.kill();
-                List<String> open = openTransactions(bootstrap);
-                openAtKills += open.isEmpty() ? 0 : 1;
-                lines.add("kill " + k + " (SIGKILL, exit status " + status + ") after " + input.sent()
-                        + " lines sent: " + (open.isEmpty() ? "no transaction open"
-                        : "a transaction open on " + open + " (last stable offset below the high watermark)"));
-                if (restart == Restart.STATE_LOST) {
-                    Directories.deleteTree(stateDir);
-                    Files.createDirectories(stateDir);
+                String tasks = victim.activeTasks();
+                int status = victim.kill();
+                if (takeover) {
+                    lines.add("kill " + k + " (SIGKILL, exit status " + status + ") of the instance running tasks "
+                            + tasks + " after " + input.sent() + " lines sent, the other running on");
+                    App survivor = apps.get(1 - v);
+                    long takeoverNs = System.nanoTime();
+                    Map<TopicPartition, Long> atKill = new HashMap<>(endOffsets(bootstrap, "read_uncommitted", INPUT));
+                    atKill.putAll(endOffsets(bootstrap, "read_uncommitted", REPARTITION));
+                    boolean tookOver = Deadline.in(WAIT_MS).await(() -> {
+                        Deadline.pause(200);
+                        return !survivor.isAlive() || committedPast(bootstrap, atKill);
+                    });
+                    if (!tookOver || !survivor.isAlive()) {
+                        problems.add("after kill " + k + " the other instance did not take the killed one's tasks over"
+                                + " within " + WAIT_MS + " ms (alive: " + survivor.isAlive() + "): " + survivor.output());
+                        break;
+                    }
+                    takeovers.add(String.format("%.1f", seconds(System.nanoTime() - takeoverNs)));
+                } else {
+                    List<String> open = openTransactions(bootstrap);
+                    openAtKills += open.isEmpty() ? 0 : 1;
+                    lines.add("kill " + k + " (SIGKILL, exit status " + status + ") after " + input.sent()
+                            + " lines sent: " + (open.isEmpty() ? "no transaction open"
+                            : "a transaction open on " + open + " (last stable offset below the high watermark)"));
                 }
-                app = App.start(bootstrap, stateDir);
+                if (restart == Restart.STATE_LOST) {
+                    Directories.deleteTree(stateDirs.get(v));
+                    Files.createDirectories(stateDirs.get(v));
+                }
+                startNs = System.nanoTime();
+                apps.set(v, App.start(bootstrap, stateDirs.get(v), instance));
             }
             if (!problems.isEmpty()) {
                 return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
             }
-            long startNs = System.nanoTime();
-            if (!app.awaitRunning()) {
-                problems.add("the last run of the application did not reach RUNNING: " + app.output());
-            }
+            awaitRunning(apps, "the last run", problems);
             restarts.add(String.format("%.1f", seconds(System.nanoTime() - startNs)));
             List<String> sent = input.finish(config.minLines(), problems);
             Map<String, Long> expected = counts(sent);
@@ -221,6 +235,11 @@ final class StreamsEosKill9 {
             lines.add(sent.size() + " lines (" + updates + " words, " + expected.size() + " distinct) sent at "
                     + config.linesPerSecond() + " lines/s while the application ran, was killed " + config.kills()
                     + " times and restarted; seconds from each start to RUNNING: " + restarts);
+            if (takeover) {
+                lines.add("seconds from each kill until the other instance alone had committed every input and"
+                        + " repartition partition past its end at the kill (the killed one's session expired, its tasks"
+                        + " reassigned, its transaction aborted at its timeout): " + takeovers);
+            }
 
             Map<String, List<Long>> committed = readCounts(bootstrap, "read_committed", expected, WAIT_MS);
             Map<String, List<Long>> uncommitted = readCounts(bootstrap, "read_uncommitted", expected, 0);
@@ -234,8 +253,10 @@ final class StreamsEosKill9 {
             lines.add("read_uncommitted reads " + uncommittedRecords + ": " + (uncommittedRecords - committedRecords)
                     + " counts of aborted transactions (what the killed applications had sent)");
             checkCommittedInput(bootstrap, lines, problems);
-            app.close();
-            app = null;
+            for (App app : apps) {
+                app.close();
+            }
+            apps.clear();
             List<String> open = openTransactions(bootstrap);
             lines.add("after a clean close: " + (open.isEmpty() ? "no transaction open on any partition it wrote"
                     : "transactions open on " + open));
@@ -243,17 +264,44 @@ final class StreamsEosKill9 {
                 problems.add("transactions still open after the application closed: " + open);
             }
             broker.terminate();
-            checkMarkers(dir.resolve("data"), openAtKills, config.kills(), lines, problems);
+            checkMarkers(dir.resolve("data"), takeover ? -1 : openAtKills, config.kills(), lines, problems);
             return new Outcome(restart, config.kills(), updates, lostAndDuplicates[0], lostAndDuplicates[1], lines,
                     problems);
         } catch (RuntimeException e) {
             problems.add("the run stopped: " + e);
             return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
         } finally {
-            if (app != null) {
+            for (App app : apps) {
                 app.kill();
             }
         }
+    }
+
+    /** Waits for every instance to reach RUNNING; false, with a problem, when one did not. */
+    private static boolean awaitRunning(List<App> apps, String run, List<String> problems) {
+        for (App app : apps) {
+            if (!app.awaitRunning()) {
+                problems.add(run + " of the application did not reach RUNNING within " + WAIT_MS + " ms: " + app.output());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The instance to kill: the one running the most tasks once one runs any (bounded). With two
+     * instances Streams keeps tasks where their state is (a restarted instance may run none until a
+     * later rebalance), and killing an instance without tasks kills no transaction.
+     */
+    private static int victim(List<App> apps) {
+        Deadline.in(WAIT_MS).await(() -> apps.stream().anyMatch(a -> a.activeTaskCount() > 0));
+        int victim = 0;
+        for (int i = 1; i < apps.size(); i++) {
+            if (apps.get(i).activeTaskCount() > apps.get(victim).activeTaskCount()) {
+                victim = i;
+            }
+        }
+        return victim;
     }
 
     /**
@@ -351,10 +399,39 @@ final class StreamsEosKill9 {
         return offsets.values().stream().mapToLong(Long::longValue).sum();
     }
 
+    /**
+     * True when the group's committed offsets of every partition in {@code ends} (the input's and the
+     * repartition topic's, each consumed by one task) reached the offset given: each was processed past it,
+     * by whichever instance has its task now.
+     */
+    private static boolean committedPast(String bootstrap, Map<TopicPartition, Long> ends) {
+        Map<TopicPartition, Long> committed = committed(bootstrap, ends.keySet());
+        return ends.entrySet().stream().allMatch(e -> committed.get(e.getKey()) >= e.getValue());
+    }
+
+    /**
+     * The application's group's committed offset of each partition (-1: none), as kafka-clients' consumer
+     * asks for it (OffsetFetch with require_stable: a transaction's pending offsets are waited out).
+     */
+    private static Map<TopicPartition, Long> committed(String bootstrap, Set<TopicPartition> partitions) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, APPLICATION);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) WAIT_MS);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            Map<TopicPartition, OffsetAndMetadata> read = consumer.committed(partitions);
+            Map<TopicPartition, Long> committed = new HashMap<>();
+            partitions.forEach(p -> committed.put(p, read.get(p) == null ? -1 : read.get(p).offset()));
+            return committed;
+        }
+    }
+
     /** The partitions the application writes whose last stable offset is below their high watermark. */
     private static List<String> openTransactions(String bootstrap) {
         List<String> open = new ArrayList<>();
-        for (String topic : List.of(OUTPUT, APPLICATION + "-counts-repartition", APPLICATION + "-counts-changelog")) {
+        for (String topic : List.of(OUTPUT, REPARTITION, APPLICATION + "-counts-changelog")) {
             Map<TopicPartition, Long> stable = endOffsets(bootstrap, "read_committed", topic);
             Map<TopicPartition, Long> high = endOffsets(bootstrap, "read_uncommitted", topic);
             for (TopicPartition p : partitions(topic)) {
@@ -416,7 +493,7 @@ final class StreamsEosKill9 {
      */
     private static void checkMarkers(Path data, int openAtKills, int kills, List<String> lines, List<String> problems)
             throws IOException {
-        List<String> topics = List.of(OUTPUT, APPLICATION + "-counts-repartition", APPLICATION + "-counts-changelog",
+        List<String> topics = List.of(OUTPUT, REPARTITION, APPLICATION + "-counts-changelog",
                 "__consumer_offsets");
         List<Path> segments = new ArrayList<>();
         try (var partitions = Files.list(data)) {
@@ -450,9 +527,10 @@ final class StreamsEosKill9 {
             perTopic.add(t.getKey() + " " + t.getValue()[0] + " COMMIT, " + t.getValue()[1] + " ABORT");
             aborts += t.getValue()[1];
         }
-        lines.add(openAtKills + " of the " + kills + " kills left records of an open transaction in the log; Kafka's"
-                + " DumpLogSegments on the " + segments.size() + " segments it wrote (exit status " + dump.status()
-                + ", " + errors.size() + " error lines): markers " + perTopic);
+        String open = openAtKills < 0 ? ""
+                : openAtKills + " of the " + kills + " kills left records of an open transaction in the log; ";
+        lines.add(open + "Kafka's DumpLogSegments on the " + segments.size() + " segments it wrote (exit status "
+                + dump.status() + ", " + errors.size() + " error lines): markers " + perTopic);
         if (dump.status() != 0 || !errors.isEmpty()) {
             problems.add("DumpLogSegments: exit status " + dump.status() + ", " + errors);
         }
@@ -464,27 +542,16 @@ final class StreamsEosKill9 {
 
     /** The group's committed offsets are the input's end offsets: every line's offset went through a transaction. */
     private static void checkCommittedInput(String bootstrap, List<String> lines, List<String> problems) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, APPLICATION);
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) WAIT_MS);
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> input = partitions(INPUT);
-            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(input));
-            Map<TopicPartition, Long> ends = consumer.endOffsets(input);
-            List<String> pairs = new ArrayList<>();
-            boolean all = true;
-            for (TopicPartition p : input) {
-                long offset = committed.get(p) == null ? -1 : committed.get(p).offset();
-                pairs.add(p + " " + offset + "/" + ends.get(p));
-                all &= offset == ends.get(p);
-            }
-            lines.add("the group's committed input offsets / end offsets: " + pairs);
-            if (!all) {
-                problems.add("the group's committed offsets are not the input's end offsets: " + pairs);
-            }
+        List<TopicPartition> input = partitions(INPUT);
+        Map<TopicPartition, Long> committed = committed(bootstrap, Set.copyOf(input));
+        Map<TopicPartition, Long> ends = endOffsets(bootstrap, "read_uncommitted", INPUT);
+        List<String> pairs = new ArrayList<>();
+        for (TopicPartition p : input) {
+            pairs.add(p + " " + committed.get(p) + "/" + ends.get(p));
+        }
+        lines.add("the group's committed input offsets / end offsets: " + pairs);
+        if (!committed.equals(ends)) {
+            problems.add("the group's committed offsets are not the input's end offsets: " + pairs);
         }
     }
 
@@ -496,7 +563,7 @@ final class StreamsEosKill9 {
      * The input: line after line to {@value #INPUT}, at a steady pace, from a thread of its own, until
      * {@link #finish} (and {@code minLines} at least). Every line is acknowledged (acks=all, idempotent).
      */
-    private static final class Input implements AutoCloseable {
+    static final class Input implements AutoCloseable {
         private final KafkaProducer<String, String> producer;
         private final int linesPerSecond;
         private final List<String> sent = new ArrayList<>();
@@ -592,7 +659,7 @@ final class StreamsEosKill9 {
     }
 
     /** The application's JVM: started, awaited, SIGKILLed, or closed with SIGTERM (its shutdown hook closes Streams). */
-    private static final class App {
+    static final class App {
         private final Process process;
         private final List<String> output = new ArrayList<>();
 
@@ -603,7 +670,7 @@ final class StreamsEosKill9 {
                         StandardCharsets.UTF_8))) {
                     for (String line = out.readLine(); line != null; line = out.readLine()) {
                         synchronized (output) {
-                            if (output.size() < 1_000) {
+                            if (output.size() < 10_000) {
                                 output.add(line);
                             }
                         }
@@ -616,11 +683,11 @@ final class StreamsEosKill9 {
             drain.start();
         }
 
-        static App start(String bootstrap, Path stateDir) throws IOException {
+        static App start(String bootstrap, Path stateDir, String instanceId) throws IOException {
             List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Dfile.encoding=UTF-8",
                     "-cp", System.getProperty("java.class.path"), StreamsWordCountChild.class.getName(),
-                    bootstrap, stateDir.toString(), "wordcount-eos-instance");
+                    bootstrap, stateDir.toString(), instanceId);
             return new App(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
 
@@ -634,6 +701,23 @@ final class StreamsEosKill9 {
 
         boolean isAlive() {
             return process.isAlive();
+        }
+
+        /** The tasks it said it runs last, e.g. "[0_0, 1_1]" ("[]" before it said any). */
+        String activeTasks() {
+            synchronized (output) {
+                for (int i = output.size() - 1; i >= 0; i--) {
+                    if (output.get(i).startsWith(StreamsWordCountChild.TASKS)) {
+                        return output.get(i).substring(StreamsWordCountChild.TASKS.length());
+                    }
+                }
+            }
+            return "[]";
+        }
+
+        int activeTaskCount() {
+            String tasks = activeTasks();
+            return tasks.equals("[]") ? 0 : tasks.split(",").length;
         }
 
         List<String> output() {

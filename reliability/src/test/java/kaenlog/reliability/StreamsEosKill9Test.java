@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Row streams-eos (#40) at the tests' size: Kafka Streams' word count with exactly_once_v2, in a JVM
- * of its own, SIGKILLed twice in the middle of its work and restarted, against one klog serve with a
- * Kafka port, while its input keeps coming: read_committed's counts of each word are 1, 2, ..., its
- * occurrences, none double-applied and none skipped.
+ * of its own, SIGKILLed twice in the middle of its work and restarted (on its state directory, and
+ * without it), against one klog serve with a Kafka port, while its input keeps coming: read_committed's
+ * counts of each word are 1, 2, ..., its occurrences, none double-applied and none skipped.
  */
 @Order(1)
 class StreamsEosKill9Test {
@@ -22,7 +22,9 @@ class StreamsEosKill9Test {
     Path dir;
 
     @ParameterizedTest
-    @EnumSource(StreamsEosKill9.Restart.class)
+    // TAKEOVER (two instances, the killed one's session and transaction timed out: about a minute) runs in
+    // reliability/run only.
+    @EnumSource(value = StreamsEosKill9.Restart.class, names = {"SAME_STATE", "STATE_LOST"})
     void aStreamsAppKilledHalfWayAndRestartedCountsEveryWordExactlyOnceReadCommitted(StreamsEosKill9.Restart restart)
             throws IOException {
         StreamsEosKill9.Outcome r = StreamsEosKill9.run(dir, BrokerProcess.Options.ofThisClasspath(),
