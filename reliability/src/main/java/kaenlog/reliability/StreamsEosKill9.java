@@ -44,9 +44,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code read_committed}: each word's counts are 1, 2, 3, ..., its number of occurrences in the
  * input, in that order, none repeated (no count double-applied) and none skipped (the store's cache is
  * off, so every update is sent; with a cache, Streams may skip intermediate counts, never repeat one).
- * read_uncommitted shows what the kills left behind and the fences aborted. Then: the group's
- * committed offsets are the input's end offsets, and no transaction is left open on any partition
- * the application wrote (each one's last stable offset is its high watermark).
+ * read_uncommitted shows what the kills left behind and the coordinator aborted. Then: the group's
+ * committed offsets are the input's end offsets; no transaction is left open on any partition the
+ * application wrote (each one's last stable offset is its high watermark); the broker's log names no
+ * request Streams sent that it does not answer or build; and Kafka's DumpLogSegments reads the
+ * segments, with an ABORT marker in at least one of them (a kill hit a transaction in flight).
  */
 final class StreamsEosKill9 {
     static final String INPUT = StreamsWordCountChild.INPUT;
@@ -54,6 +56,8 @@ final class StreamsEosKill9 {
     static final String APPLICATION = StreamsWordCountChild.APPLICATION;
     /** The topic Streams made for the count's input, keyed by word (the groupBy). */
     static final String REPARTITION = APPLICATION + "-counts-repartition";
+    /** Every topic the application's transactions write records to: its output, and Streams' two. */
+    static final List<String> WRITTEN = List.of(OUTPUT, REPARTITION, APPLICATION + "-counts-changelog");
     /** Every topic Metadata or CreateTopics makes here without a count: the input, the output, Streams' two. */
     static final int PARTITIONS = 2;
     /** The bound of every wait on a client, the broker or the application. */
@@ -191,6 +195,9 @@ final class StreamsEosKill9 {
                             + " ms (alive: " + victim.isAlive() + "): " + victim.output());
                     break;
                 }
+                if (!takeover) {
+                    awaitDataOfAnOpenTransaction(bootstrap); // aim the kill: aborted records in the log, not only markers
+                }
                 String tasks = victim.activeTasks();
                 int status = victim.kill();
                 if (takeover) {
@@ -264,6 +271,12 @@ final class StreamsEosKill9 {
                 problems.add("transactions still open after the application closed: " + open);
             }
             broker.terminate();
+            List<String> unanswered = broker.log().stream().filter(l -> l.contains(" asked for ")).toList();
+            lines.add("the broker's log names " + unanswered.size() + " requests it does not answer or build"
+                    + (unanswered.isEmpty() ? "" : ": " + unanswered.subList(0, Math.min(3, unanswered.size()))));
+            if (!unanswered.isEmpty()) {
+                problems.add("Streams asked the broker for what it does not answer or build: " + unanswered.get(0));
+            }
             checkMarkers(dir.resolve("data"), takeover ? -1 : openAtKills, config.kills(), lines, problems);
             return new Outcome(restart, config.kills(), updates, lostAndDuplicates[0], lostAndDuplicates[1], lines,
                     problems);
@@ -428,10 +441,32 @@ final class StreamsEosKill9 {
         }
     }
 
+    /**
+     * Waits (2 s at most) until a partition the application writes has records of an open transaction
+     * (its last stable offset below its high watermark): Streams' producer lingers up to 100 ms, as long
+     * as a commit interval, so an open transaction's records are mostly still in its buffer, and a kill
+     * then leaves only markers to write. A kill right after this more often leaves aborted records that
+     * read_committed must skip (a figure of the row, not a claim: the transaction may end first).
+     */
+    private static void awaitDataOfAnOpenTransaction(String bootstrap) {
+        List<TopicPartition> written = new ArrayList<>();
+        for (String topic : WRITTEN) {
+            written.addAll(partitions(topic));
+        }
+        try (KafkaConsumer<String, Long> stable = consumer(bootstrap, "read_committed");
+             KafkaConsumer<String, Long> high = consumer(bootstrap, "read_uncommitted")) {
+            Deadline.in(2_000).await(() -> {
+                Map<TopicPartition, Long> lso = stable.endOffsets(written);
+                Map<TopicPartition, Long> hw = high.endOffsets(written);
+                return written.stream().anyMatch(p -> lso.get(p) < hw.get(p));
+            });
+        }
+    }
+
     /** The partitions the application writes whose last stable offset is below their high watermark. */
     private static List<String> openTransactions(String bootstrap) {
         List<String> open = new ArrayList<>();
-        for (String topic : List.of(OUTPUT, REPARTITION, APPLICATION + "-counts-changelog")) {
+        for (String topic : WRITTEN) {
             Map<TopicPartition, Long> stable = endOffsets(bootstrap, "read_committed", topic);
             Map<TopicPartition, Long> high = endOffsets(bootstrap, "read_uncommitted", topic);
             for (TopicPartition p : partitions(topic)) {
