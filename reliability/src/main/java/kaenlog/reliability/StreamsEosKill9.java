@@ -38,7 +38,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * fence of the restarted application (the same transactional id, its process id kept in its state
  * directory), or at its timeout (a new transactional id: the state directory lost, or the tasks taken
  * over by a second instance). The count store is restored from its changelog as read_committed reads
- * it, and the input is read again from the committed offsets.
+ * it, and the input is read again from the committed offsets. A last row freezes an instance instead
+ * (SIGSTOP) and wakes it (SIGCONT) once the other took its tasks over: a zombie, whose late requests the
+ * coordinator, the partitions and the group must all refuse.
  *
  * <p>What exactly-once promises, checked on {@value StreamsWordCountChild#OUTPUT} read with
  * {@code read_committed}: each word's counts are 1, 2, 3, ..., its number of occurrences in the
@@ -105,7 +107,16 @@ final class StreamsEosKill9 {
          * aborted at its timeout), commits new output alone, and only then is the killed one restarted.
          */
         TAKEOVER("one of two instances killed, its tasks taken over by the other, then restarted",
-                "SIGKILL of Streams EOS, tasks taken over");
+                "SIGKILL of Streams EOS, tasks taken over"),
+        /**
+         * As {@link #TAKEOVER}, but the instance is frozen (SIGSTOP) instead of killed, and once the other
+         * took its tasks over it goes on (SIGCONT) as if nothing happened: a zombie (KIP-447's case). Its
+         * transaction was aborted at its timeout, its producer's epoch bumped (PRODUCER_FENCED,
+         * INVALID_PRODUCER_EPOCH), its member removed from the group (its offsets refused by generation):
+         * nothing it sends after it wakes up may count.
+         */
+        ZOMBIE("one of two instances frozen (SIGSTOP) until the other took its tasks over, then woken up (SIGCONT)",
+                "SIGSTOP of Streams EOS, a zombie woken");
 
         final String label;
         final String row;
@@ -139,7 +150,7 @@ final class StreamsEosKill9 {
 
         @Override
         public String title() {
-            return "streams-eos: Kafka Streams' word count with exactly_once_v2, SIGKILLed half way and restarted";
+            return "streams-eos: Kafka Streams' word count with exactly_once_v2, SIGKILLed (or SIGSTOPped) half way";
         }
     }
 
@@ -158,7 +169,7 @@ final class StreamsEosKill9 {
     static Outcome run(Path dir, BrokerProcess.Options options, Config config, Restart restart) throws IOException {
         List<String> lines = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        boolean takeover = restart == Restart.TAKEOVER;
+        boolean takeover = restart == Restart.TAKEOVER || restart == Restart.ZOMBIE;
         String instance = takeover ? "-" : "wordcount-eos-instance";
         List<Path> stateDirs = new ArrayList<>();
         for (int i = 0; i < (takeover ? 2 : 1); i++) {
@@ -199,10 +210,19 @@ final class StreamsEosKill9 {
                     awaitDataOfAnOpenTransaction(bootstrap); // aim the kill: aborted records in the log, not only markers
                 }
                 String tasks = victim.activeTasks();
-                int status = victim.kill();
-                if (takeover) {
+                int status = -1;
+                if (restart == Restart.ZOMBIE) {
+                    victim.signal("STOP");
+                    lines.add("SIGSTOP " + k + " of the instance running tasks " + tasks + " after " + input.sent()
+                            + " lines sent, the other running on");
+                } else {
+                    status = victim.kill();
+                }
+                if (restart == Restart.TAKEOVER) {
                     lines.add("kill " + k + " (SIGKILL, exit status " + status + ") of the instance running tasks "
                             + tasks + " after " + input.sent() + " lines sent, the other running on");
+                }
+                if (takeover) {
                     App survivor = apps.get(1 - v);
                     long takeoverNs = System.nanoTime();
                     Map<TopicPartition, Long> atKill = new HashMap<>(endOffsets(bootstrap, "read_uncommitted", INPUT));
@@ -212,7 +232,7 @@ final class StreamsEosKill9 {
                         return !survivor.isAlive() || committedPast(bootstrap, atKill);
                     });
                     if (!tookOver || !survivor.isAlive()) {
-                        problems.add("after kill " + k + " the other instance did not take the killed one's tasks over"
+                        problems.add("after fault " + k + " the other instance did not take the stopped one's tasks over"
                                 + " within " + WAIT_MS + " ms (alive: " + survivor.isAlive() + "): " + survivor.output());
                         break;
                     }
@@ -229,7 +249,12 @@ final class StreamsEosKill9 {
                     Files.createDirectories(stateDirs.get(v));
                 }
                 startNs = System.nanoTime();
-                apps.set(v, App.start(bootstrap, stateDirs.get(v), instance));
+                if (restart == Restart.ZOMBIE) {
+                    victim.forgetTasks();
+                    victim.signal("CONT");
+                } else {
+                    apps.set(v, App.start(bootstrap, stateDirs.get(v), instance));
+                }
             }
             if (!problems.isEmpty()) {
                 return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
@@ -239,13 +264,16 @@ final class StreamsEosKill9 {
             List<String> sent = input.finish(config.minLines(), problems);
             Map<String, Long> expected = counts(sent);
             long updates = expected.values().stream().mapToLong(Long::longValue).sum();
+            boolean zombie = restart == Restart.ZOMBIE;
             lines.add(sent.size() + " lines (" + updates + " words, " + expected.size() + " distinct) sent at "
-                    + config.linesPerSecond() + " lines/s while the application ran, was killed " + config.kills()
-                    + " times and restarted; seconds from each start to RUNNING: " + restarts);
+                    + config.linesPerSecond() + " lines/s while the application ran, was "
+                    + (zombie ? "frozen " + config.kills() + " times and woken"
+                    : "killed " + config.kills() + " times and restarted; seconds from each start to RUNNING: " + restarts));
             if (takeover) {
-                lines.add("seconds from each kill until the other instance alone had committed every input and"
-                        + " repartition partition past its end at the kill (the killed one's session expired, its tasks"
-                        + " reassigned, its transaction aborted at its timeout): " + takeovers);
+                lines.add("seconds from each " + (zombie ? "SIGSTOP" : "kill") + " until the other instance alone had"
+                        + " committed every input and repartition partition past its end then (the "
+                        + (zombie ? "frozen" : "killed") + " one's session expired, its tasks reassigned, its transaction"
+                        + " aborted at its timeout): " + takeovers);
             }
 
             Map<String, List<Long>> committed = readCounts(bootstrap, "read_committed", expected, WAIT_MS);
@@ -697,6 +725,8 @@ final class StreamsEosKill9 {
     static final class App {
         private final Process process;
         private final List<String> output = new ArrayList<>();
+        /** Where in {@link #output} its tasks were last said afresh. */
+        private int tasksSaidFrom;
 
         private App(Process process) {
             this.process = process;
@@ -738,10 +768,20 @@ final class StreamsEosKill9 {
             return process.isAlive();
         }
 
-        /** The tasks it said it runs last, e.g. "[0_0, 1_1]" ("[]" before it said any). */
+        /**
+         * Its tasks are not known until it says them again: a woken zombie said it ran tasks the group has
+         * since given to the other instance, and says so only once it notices.
+         */
+        void forgetTasks() {
+            synchronized (output) {
+                tasksSaidFrom = output.size();
+            }
+        }
+
+        /** The tasks it said it runs last, e.g. "[0_0, 1_1]" ("[]" before it said any, or since {@link #forgetTasks}). */
         String activeTasks() {
             synchronized (output) {
-                for (int i = output.size() - 1; i >= 0; i--) {
+                for (int i = output.size() - 1; i >= tasksSaidFrom; i--) {
                     if (output.get(i).startsWith(StreamsWordCountChild.TASKS)) {
                         return output.get(i).substring(StreamsWordCountChild.TASKS.length());
                     }
@@ -758,6 +798,20 @@ final class StreamsEosKill9 {
         List<String> output() {
             synchronized (output) {
                 return List.copyOf(output.subList(Math.max(0, output.size() - 20), output.size()));
+            }
+        }
+
+        /** {@code kill -SIG pid}: STOP freezes the process between two instructions, CONT lets it go on. */
+        void signal(String name) throws IOException {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
+                    .start();
+            try {
+                if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                    throw new IOException("kill -" + name + " " + process.pid() + " failed");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while signalling " + process.pid(), e);
             }
         }
 

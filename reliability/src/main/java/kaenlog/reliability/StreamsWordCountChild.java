@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -20,8 +21,8 @@ import org.apache.kafka.streams.kstream.Produced;
  * {@code processing.guarantee=exactly_once_v2}, in a JVM of its own. Lines of {@value #INPUT} are
  * split into words, repartitioned by word, counted in a RocksDB store (its changelog made by Streams)
  * and every new count is sent to {@value #OUTPUT} (the store's cache is off). It says on stdout each
- * state it enters ({@value #STATE}RUNNING once its tasks run), the tasks it runs whenever they change
- * ({@value #TASKS}[0_0, 1_1]) and any error, and runs until it is killed, or closes cleanly on SIGTERM.
+ * state it enters ({@value #STATE}RUNNING once its tasks run), the tasks it runs after each change of
+ * state and whenever they change ({@value #TASKS}[0_0, 1_1]) and any error, and runs until it is killed, or closes cleanly on SIGTERM.
  *
  * <p>Arguments: {@code bootstrap stateDir instanceId}. The state directory is the same at every
  * restart: Streams keeps its process id there ({@code kafka-streams-process-metadata}, since the store
@@ -68,8 +69,10 @@ public final class StreamsWordCountChild {
 
         KafkaStreams streams = new KafkaStreams(builder.build(), config);
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean rebalanced = new AtomicBoolean();
         streams.setStateListener((now, before) -> {
             say(STATE + now);
+            rebalanced.set(true);
             if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
                 stopped.countDown();
             }
@@ -84,7 +87,7 @@ public final class StreamsWordCountChild {
         while (!stopped.await(100, TimeUnit.MILLISECONDS)) {
             if (streams.state() == KafkaStreams.State.RUNNING) {
                 String now = activeTasks(streams);
-                if (!now.equals(tasks)) {
+                if (rebalanced.getAndSet(false) || !now.equals(tasks)) {
                     say(TASKS + now);
                     tasks = now;
                 }

@@ -180,8 +180,8 @@ final class Suite {
         String line() {
             return String.format("sizes: %d SIGKILL cycles, %,d records through the faulty proxy, %d x %,d load records"
                             + " with %d consumers, %,d decoder mutations, %,d damaged segment files, %d cluster scenarios"
-                            + " of at least %,d acknowledged records, %d SIGKILLs of a Kafka Streams application in"
-                            + " each of its %d rows", crash.cycles(), acks.records(), load.producers(),
+                            + " of at least %,d acknowledged records, %d SIGKILLs or SIGSTOPs of a Kafka Streams"
+                            + " application in each of its %d rows", crash.cycles(), acks.records(), load.producers(),
                     load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs(),
                     ClusterFaults.Scenario.values().length, cluster.records(), streams.kills(),
                     StreamsEosKill9.Restart.values().length);

@@ -22,8 +22,8 @@ class StreamsEosKill9Test {
     Path dir;
 
     @ParameterizedTest
-    // TAKEOVER (two instances, the killed one's session and transaction timed out: about a minute) runs in
-    // reliability/run only.
+    // TAKEOVER and ZOMBIE (two instances, the stopped one's session and transaction timed out: 40 to 60 s
+    // each) run in reliability/run only.
     @EnumSource(value = StreamsEosKill9.Restart.class, names = {"SAME_STATE", "STATE_LOST"})
     void aStreamsAppKilledHalfWayAndRestartedCountsEveryWordExactlyOnceReadCommitted(StreamsEosKill9.Restart restart)
             throws IOException {
