@@ -64,11 +64,15 @@ final class StreamsEosKill9 {
     static final int PARTITIONS = 2;
     /** The bound of every wait on a client, the broker or the application. */
     static final long WAIT_MS = 90_000;
+    /** Kills of a single instance beyond the row's, until one left records of an open transaction in the log. */
+    static final int EXTRA_KILLS = 8;
 
     /**
      * The row's size.
      *
-     * @param kills          SIGKILLs of the application, each followed by a restart
+     * @param kills          SIGKILLs of the application, each followed by a restart (a single instance:
+     *                       more, {@link #EXTRA_KILLS} at most, until one left records of an open transaction in
+     *                       the log); with two instances, SIGKILLs or SIGSTOPs
      * @param minLines       input lines at least (the producer goes on until the last restart)
      * @param linesPerSecond the producer's pace: input keeps coming while the application is killed
      * @param progress       offsets of committed output (read_committed's end offsets) the application
@@ -188,7 +192,12 @@ final class StreamsEosKill9 {
                 apps.add(App.start(bootstrap, stateDir, instance));
             }
             long startNs = System.nanoTime();
-            for (int k = 1; k <= config.kills(); k++) {
+            int kills = 0;
+            // A single instance is killed again (at most EXTRA_KILLS more times) until a kill left records of an
+            // open transaction in the log: a kill in a commit, or between two transactions, leaves nothing to abort.
+            for (int k = 1; k <= config.kills() || !takeover && openAtKills == 0 && k <= config.kills() + EXTRA_KILLS;
+                 k++) {
+                kills++;
                 long before = sum(endOffsets(bootstrap, "read_committed", OUTPUT));
                 if (!awaitRunning(apps, "run " + k, problems)) {
                     break;
@@ -257,7 +266,11 @@ final class StreamsEosKill9 {
                 }
             }
             if (!problems.isEmpty()) {
-                return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
+                return new Outcome(restart, kills, -1, -1, -1, lines, problems);
+            }
+            if (!takeover && openAtKills == 0) {
+                problems.add("none of the " + kills + " kills left records of an open transaction in the log:"
+                        + " read_committed never had aborted records to skip");
             }
             awaitRunning(apps, "the last run", problems);
             restarts.add(String.format("%.1f", seconds(System.nanoTime() - startNs)));
@@ -267,8 +280,8 @@ final class StreamsEosKill9 {
             boolean zombie = restart == Restart.ZOMBIE;
             lines.add(sent.size() + " lines (" + updates + " words, " + expected.size() + " distinct) sent at "
                     + config.linesPerSecond() + " lines/s while the application ran, was "
-                    + (zombie ? "frozen " + config.kills() + " times and woken"
-                    : "killed " + config.kills() + " times and restarted; seconds from each start to RUNNING: " + restarts));
+                    + (zombie ? "frozen " + kills + " times and woken"
+                    : "killed " + kills + " times and restarted; seconds from each start to RUNNING: " + restarts));
             if (takeover) {
                 lines.add("seconds from each " + (zombie ? "SIGSTOP" : "kill") + " until the other instance alone had"
                         + " committed every input and repartition partition past its end then (the "
@@ -305,9 +318,8 @@ final class StreamsEosKill9 {
             if (!unanswered.isEmpty()) {
                 problems.add("Streams asked the broker for what it does not answer or build: " + unanswered.get(0));
             }
-            checkMarkers(dir.resolve("data"), takeover ? -1 : openAtKills, config.kills(), lines, problems);
-            return new Outcome(restart, config.kills(), updates, lostAndDuplicates[0], lostAndDuplicates[1], lines,
-                    problems);
+            checkMarkers(dir.resolve("data"), takeover ? -1 : openAtKills, kills, lines, problems);
+            return new Outcome(restart, kills, updates, lostAndDuplicates[0], lostAndDuplicates[1], lines, problems);
         } catch (RuntimeException e) {
             problems.add("the run stopped: " + e);
             return new Outcome(restart, config.kills(), -1, -1, -1, lines, problems);
@@ -470,11 +482,11 @@ final class StreamsEosKill9 {
     }
 
     /**
-     * Waits (2 s at most) until a partition the application writes has records of an open transaction
+     * Waits (10 s at most) until a partition the application writes has records of an open transaction
      * (its last stable offset below its high watermark): Streams' producer lingers up to 100 ms, as long
      * as a commit interval, so an open transaction's records are mostly still in its buffer, and a kill
-     * then leaves only markers to write. A kill right after this more often leaves aborted records that
-     * read_committed must skip (a figure of the row, not a claim: the transaction may end first).
+     * then leaves only markers to write. A kill right after this mostly leaves aborted records that
+     * read_committed must skip (not always: the transaction may end first, hence the extra kills).
      */
     private static void awaitDataOfAnOpenTransaction(String bootstrap) {
         List<TopicPartition> written = new ArrayList<>();
@@ -483,7 +495,7 @@ final class StreamsEosKill9 {
         }
         try (KafkaConsumer<String, Long> stable = consumer(bootstrap, "read_committed");
              KafkaConsumer<String, Long> high = consumer(bootstrap, "read_uncommitted")) {
-            Deadline.in(2_000).await(() -> {
+            Deadline.in(10_000).await(() -> {
                 Map<TopicPartition, Long> lso = stable.endOffsets(written);
                 Map<TopicPartition, Long> hw = high.endOffsets(written);
                 return written.stream().anyMatch(p -> lso.get(p) < hw.get(p));
