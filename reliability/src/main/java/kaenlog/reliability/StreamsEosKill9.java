@@ -496,8 +496,10 @@ final class StreamsEosKill9 {
         try (KafkaConsumer<String, Long> stable = consumer(bootstrap, "read_committed");
              KafkaConsumer<String, Long> high = consumer(bootstrap, "read_uncommitted")) {
             Deadline.in(10_000).await(() -> {
-                Map<TopicPartition, Long> lso = stable.endOffsets(written);
+                // the high watermark first: a last stable offset read after it and below it is a transaction open
+                // then, never a commit appended between the two reads
                 Map<TopicPartition, Long> hw = high.endOffsets(written);
+                Map<TopicPartition, Long> lso = stable.endOffsets(written);
                 return written.stream().anyMatch(p -> lso.get(p) < hw.get(p));
             });
         }
