@@ -64,6 +64,7 @@ final class Suite {
                 new Entry<>("compaction", dir -> CompactionCrash.run(dir, System.getProperty("java.class.path"), 5,
                         new int[] {0, 1})),
                 new Entry<>("txn-kill9", dir -> TxnKill9.run(dir, options)),
+                new Entry<>("streams-eos", dir -> StreamsEosKill9.run(dir, options, sizes.streams())),
                 new Entry<>("acks", dir -> AckLoss.run(dir, sizes.acks())),
                 new Entry<>("hostile", dir -> HostileClients.run(dir, options, sizes.hostile())),
                 new Entry<>("fuzz", dir -> DecoderFuzz.run(sizes.fuzz())),
@@ -162,7 +163,8 @@ final class Suite {
     /** How large each scenario runs: the sizes, or with {@code --quick} the tests' where a scenario has them. */
     record Sizes(CrashRecovery.Config crash, AckLoss.Config acks, HostileClients.Config hostile, DecoderFuzz.Config fuzz,
                  SegmentFileFuzz.Config disk, Load.Config load, BoundedBroker.Config bounds,
-                 ResponsePath.Config response, GroupCoordinatorAttacks.Config groups, ClusterFaults.Config cluster) {
+                 ResponsePath.Config response, GroupCoordinatorAttacks.Config groups, ClusterFaults.Config cluster,
+                 StreamsEosKill9.Config streams) {
         static Sizes of(boolean quick) {
             return new Sizes(CrashRecovery.Config.full(), AckLoss.Config.full(), HostileClients.Config.full(),
                     quick ? new DecoderFuzz.Config(4, 200_000) : DecoderFuzz.Config.full(),
@@ -170,16 +172,19 @@ final class Suite {
                     quick ? BoundedBroker.Config.quick() : BoundedBroker.Config.full(),
                     quick ? ResponsePath.Config.quick() : ResponsePath.Config.full(),
                     quick ? GroupCoordinatorAttacks.Config.quick() : GroupCoordinatorAttacks.Config.full(),
-                    quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full());
+                    quick ? ClusterFaults.Config.quick() : ClusterFaults.Config.full(),
+                    quick ? StreamsEosKill9.Config.quick() : StreamsEosKill9.Config.full());
         }
 
         /** The report's line of sizes. */
         String line() {
             return String.format("sizes: %d SIGKILL cycles, %,d records through the faulty proxy, %d x %,d load records"
                             + " with %d consumers, %,d decoder mutations, %,d damaged segment files, %d cluster scenarios"
-                            + " of at least %,d acknowledged records", crash.cycles(), acks.records(), load.producers(),
+                            + " of at least %,d acknowledged records, %d SIGKILLs or SIGSTOPs of a Kafka Streams"
+                            + " application in each of its %d rows", crash.cycles(), acks.records(), load.producers(),
                     load.recordsPerProducer(), load.consumers(), fuzz.mutations(), disk.inputs(),
-                    ClusterFaults.Scenario.values().length, cluster.records());
+                    ClusterFaults.Scenario.values().length, cluster.records(), streams.kills(),
+                    StreamsEosKill9.Restart.values().length);
         }
     }
 }

@@ -88,49 +88,30 @@ final class TxnKill9 {
     }
 
     /** One run: what it measured, and what did not hold. */
-    record Outcome(Ending ending, long committedLost, long duplicates, List<String> lines, List<String> problems) {
-        boolean ok() {
-            return problems.isEmpty();
+    record Outcome(Ending ending, long committedLost, long duplicates, List<String> lines, List<String> problems)
+            implements VariantFigures.Variant {
+        @Override
+        public String label() {
+            return ending.label;
+        }
+
+        @Override
+        public Figures.Row row() {
+            return new Figures.Row(ending.row, 1, COMMITTED * PER_COMMITTED + OPEN, 1, committedLost, duplicates,
+                    ok() ? 1 : 0);
         }
     }
 
     /** Both runs, one row each. */
-    record Result(List<Outcome> outcomes) implements Figures {
+    record Result(List<Outcome> outcomes) implements VariantFigures {
         @Override
-        public Row row() {
-            return rows().get(0);
-        }
-
-        @Override
-        public List<Row> rows() {
-            return outcomes.stream().map(o -> new Row(o.ending().row, 1, COMMITTED * PER_COMMITTED + OPEN, 1,
-                    o.committedLost(), o.duplicates(), o.ok() ? 1 : 0)).toList();
+        public List<Outcome> variants() {
+            return outcomes;
         }
 
         @Override
         public String title() {
             return "txn-kill9: SIGKILL of klog serve in the middle of a kafka-clients transaction";
-        }
-
-        @Override
-        public List<String> details() {
-            List<String> details = new ArrayList<>();
-            for (Outcome o : outcomes) {
-                details.add(o.ending().label + ":");
-                o.lines().forEach(l -> details.add("  " + l));
-                o.problems().forEach(p -> details.add("  FAILED: " + p));
-            }
-            return details;
-        }
-
-        @Override
-        public boolean ok() {
-            return outcomes.stream().allMatch(Outcome::ok);
-        }
-
-        @Override
-        public boolean ok(Row row) {
-            return outcomes.stream().filter(o -> o.ending().row.equals(row.scenario())).allMatch(Outcome::ok);
         }
     }
 
@@ -422,7 +403,7 @@ final class TxnKill9 {
     }
 
     /** kafka.tools.DumpLogSegments in its own JVM on this classpath (it prints with Scala's Console). */
-    private static Dump dumpLogSegments(List<Path> files) throws IOException {
+    static Dump dumpLogSegments(List<Path> files) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "kafka.tools.DumpLogSegments", "--deep-iteration",
                 "--files", String.join(",", files.stream().map(Path::toString).toList())));
