@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A log's segments on disk (Kafka's {@code LocalLog}): writing a batch whose offsets are final to
@@ -28,6 +29,13 @@ final class LocalLog {
     private final boolean readOnly;
     private final LogSegments segments;
     private long recoveryPoint;
+    /**
+     * Offsets below it are in segments a roll closed without forcing them (-1: none): they wait for
+     * {@link #pendingFlush}, which forces them without the partition's lock.
+     */
+    private long rolledUnflushedEnd = -1;
+    /** Counts truncations: a force begun before one may no longer cover the offsets below its end. */
+    private long truncations;
     private long lastFlushMs = -1;
     private StorageException offline;
     private boolean closed;
@@ -73,7 +81,13 @@ final class LocalLog {
         active.verifiedThrough(before, active.size());
     }
 
-    /** Starts a new active segment at the log end offset (the old one becomes closed). */
+    /**
+     * Starts a new active segment at the log end offset (the old one becomes closed). The closed
+     * segment is not forced here, under the partition's lock, where every produce and fetch of the
+     * partition would wait for the {@code fsync} (tens to hundreds of milliseconds for a segment of
+     * 128 MiB): as Kafka's {@code UnifiedLog.roll} leaves it to a "flush-log" task, it is left to
+     * {@link #pendingFlush}, and the recovery point moves once that force is done.
+     */
     void roll() throws IOException {
         ensureWritable("roll");
         long base = logEndOffset();
@@ -82,13 +96,55 @@ final class LocalLog {
         }
         try {
             segments.active().onBecomeInactive();
-            segments.active().flush();
             segments.add(Segment.create(dir, base, config.indexIntervalBytes()));
             // After the segment exists: a recorded base missing from disk is then always a loss.
             writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
-            checkpointRecoveryPoint(base);
+            rolledUnflushedEnd = base;
         } catch (IOException e) {
             throw goOffline(e);
+        }
+    }
+
+    /**
+     * The force the last rolls left to do (Kafka's {@code flush-log} task): the closed segments
+     * from the recovery point up to the last roll's base offset; empty when there is none. The
+     * caller forces them WITHOUT the partition's lock ({@link Log.PendingFlush#force}: a closed
+     * segment is only read meanwhile), then hands them back to {@link #completeFlush} under it.
+     */
+    Optional<Log.PendingFlush> pendingFlush() {
+        if (closed || offline != null || readOnly || rolledUnflushedEnd <= recoveryPoint) {
+            return Optional.empty();
+        }
+        List<Segment> rolled = segments.from(recoveryPoint).stream()
+                .filter(segment -> segment.baseOffset() < rolledUnflushedEnd && segment != segments.active())
+                .toList();
+        return Optional.of(new Log.PendingFlush(rolledUnflushedEnd, rolled, truncations));
+    }
+
+    /**
+     * A {@link #pendingFlush} is done: the recovery point moves to its end (Kafka's
+     * {@code markFlushed}, under the log's lock), unless a truncation came in between (the offsets
+     * below its end may hold other batches now). When its force failed, the log goes offline
+     * (fail-stop), unless one of its segments went meanwhile (retention, compaction, a truncation
+     * closed it): then nothing is claimed, and the next call forces what is still there.
+     */
+    void completeFlush(Log.PendingFlush flush, IOException failure) throws IOException {
+        if (closed || offline != null) {
+            return;
+        }
+        if (failure != null) {
+            if (flush.segments().stream().allMatch(segments::holds)) {
+                throw goOffline(failure);
+            }
+            return;
+        }
+        long end = Math.min(flush.end(), logEndOffset());
+        if (flush.truncations() == truncations && end > recoveryPoint) {
+            try {
+                checkpointRecoveryPoint(end);
+            } catch (IOException e) {
+                throw goOffline(e);
+            }
         }
     }
 
@@ -140,6 +196,7 @@ final class LocalLog {
      */
     void truncateTo(long offset) throws IOException {
         ensureWritable("truncate");
+        truncations++;
         try {
             if (segments.count() > 1 && segments.active().baseOffset() >= offset) {
                 // Before the files go: a recorded segment that is not on disk would be a loss at the next open.
@@ -153,6 +210,7 @@ final class LocalLog {
                 segments.removeLast().delete();
             }
             segments.active().truncateTo(offset);
+            rolledUnflushedEnd = Math.min(rolledUnflushedEnd, segments.active().baseOffset());
             if (recoveryPoint > logEndOffset()) {
                 checkpointRecoveryPoint(logEndOffset());
             }
