@@ -3,6 +3,7 @@ package kaenlog.broker;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -336,6 +337,10 @@ public final class Partition implements Closeable {
         IOException failure = null;
         try {
             pending.get().force();
+        } catch (ClosedByInterruptException stopping) {
+            // The broker stops its ticker with an interrupt: nothing failed, the log's close flushes.
+            Thread.currentThread().interrupt();
+            return;
         } catch (IOException e) {
             failure = e;
         }

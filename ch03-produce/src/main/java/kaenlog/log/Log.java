@@ -334,10 +334,14 @@ public final class Log implements Closeable {
      * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it.
      */
     public record PendingFlush(long end, List<Segment> segments, long truncations) {
-        /** Forces each segment's files to disk; no lock held, none needed: a closed segment is only read. */
+        /**
+         * Forces each segment's files to disk; no lock held, none needed: a closed segment is only
+         * read. Through channels of its own ({@link Segment#forceThroughOwnChannels}): an interrupt
+         * throws {@link java.nio.channels.ClosedByInterruptException} and leaves the segments open.
+         */
         public void force() throws IOException {
             for (Segment segment : segments) {
-                segment.flush();
+                segment.forceThroughOwnChannels();
             }
         }
     }

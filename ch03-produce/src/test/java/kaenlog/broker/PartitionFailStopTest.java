@@ -123,6 +123,38 @@ class PartitionFailStopTest {
     }
 
     /**
+     * The broker stops its ticker with an interrupt, and an interrupt in {@code FileChannel.force}
+     * closes the channel: the force a tick runs must not use the segments' own channels, nor take
+     * the partition offline for it. Interrupted, the tick moves nothing, keeps the interrupt for the
+     * ticker's loop, and the partition's close still flushes and marks a clean shutdown.
+     */
+    @Test
+    void aTickInterruptedInItsForceLeavesThePartitionWholeAndItsCloseFlushes() throws IOException {
+        Path partitionDir = dir.resolve("interrupted");
+        int size = numbered(0, 1).remaining();
+        Partition partition = Partition.open(NAME, partitionDir, LogConfig.defaults().withSegmentBytes(size));
+        try {
+            for (int i = 0; i < 3; i++) {
+                assertThat(Waits.now(partition.produce(request(ProduceRequest.ACKS_ALL, numbered(i, 1)), T0),
+                        "acks=all with one replica is answered as soon as the leader appended").error())
+                        .as("setup: produce %d is written", i).isEqualTo(ErrorCode.NONE);
+            }
+            Thread.currentThread().interrupt();
+            partition.tick(T0);
+            assertThat(Thread.interrupted()).as("the interrupt is kept: the ticker's loop stops on it").isTrue();
+            assertThat(partition.isOffline()).as("an interrupted force is no storage error").isFalse();
+            assertThat(partition.<Long>locked(Log::recoveryPoint)).as("and moves no recovery point").isZero();
+        } finally {
+            Thread.interrupted();
+            partition.close();
+        }
+        assertThat(Files.exists(partitionDir.resolve(Log.CLEAN_SHUTDOWN_FILE)))
+                .as("the segments' own channels are still open: the close flushes and marks a clean shutdown").isTrue();
+        assertThat(Files.readString(partitionDir.resolve(Log.RECOVERY_POINT_FILE)).strip())
+                .as("with the recovery point at the log end offset").isEqualTo("3");
+    }
+
+    /**
      * The force runs without the lock, so the log may change under it. A truncation that overtook
      * it: the force, when it ends, moves no recovery point (the offsets below its end may hold other
      * batches by then, written after the truncation and never forced). A segment that went while it
