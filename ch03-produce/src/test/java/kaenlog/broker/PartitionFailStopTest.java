@@ -173,9 +173,13 @@ class PartitionFailStopTest {
             overtaken.force();
             log.truncateTo(1);
             log.append(numbered(1, 1));
+            log.checkpointFlushed(overtaken);
             log.completeFlush(overtaken, null);
             assertThat(log.recoveryPoint()).as("offset 1 was truncated and written again while the force ran:"
                     + " the force claims nothing when it ends").isZero();
+            Path checkpoint = dir.resolve("truncated").resolve(Log.RECOVERY_POINT_FILE);
+            assertThat(Files.exists(checkpoint) ? Files.readString(checkpoint).strip() : "0")
+                    .as("nor in the recovery point's file").isEqualTo("0");
             log.completeFlush(overtaken, new IOException("closed under the force"));
             assertThat(log.offline()).as("its segment 1 went meanwhile: a failed force of it is no storage error")
                     .isEmpty();

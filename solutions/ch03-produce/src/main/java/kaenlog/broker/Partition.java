@@ -3,7 +3,6 @@ package kaenlog.broker;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -343,8 +342,9 @@ public final class Partition implements Closeable {
     /**
      * The {@code fsync} of the segments a roll closed, done here on the ticker's thread WITHOUT the
      * partition's lock (Kafka's "flush-log" task): forcing a closed segment of 128 MiB under the lock
-     * held every produce and fetch of the partition for 65 ms or more at each roll. Only the recovery
-     * point moves under the lock, once the force is done (see {@link Log.PendingFlush}).
+     * held every produce and fetch of the partition for 65 ms or more at each roll. The recovery
+     * point's file is written without the lock too; only the point in memory moves under it, once
+     * both are done (see {@link Log.PendingFlush}).
      */
     private void forceRolledSegments() {
         Optional<Log.PendingFlush> pending;
@@ -363,11 +363,11 @@ public final class Partition implements Closeable {
         IOException failure = null;
         try {
             pending.get().force();
-        } catch (ClosedByInterruptException stopping) {
-            // The broker stops its ticker with an interrupt: nothing failed, the log's close flushes.
-            Thread.currentThread().interrupt();
-            return;
+            log.checkpointFlushed(pending.get());
         } catch (IOException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                return; // the broker stops its ticker with an interrupt: nothing failed, the log's close flushes
+            }
             failure = e;
         }
         lock.lock();

@@ -391,9 +391,9 @@ public final class Log implements Closeable {
 
     /**
      * The {@code fsync} a roll leaves undone: the closed segments below {@code end} (the last roll's
-     * base offset) from the recovery point on. {@link #force} runs WITHOUT the partition's lock, so
-     * that produces and fetches go on meanwhile; {@link Log#completeFlush} then moves the recovery
-     * point under it. Kafka's {@code UnifiedLog.roll} schedules the same work as a "flush-log" task:
+     * base offset) from the recovery point on. {@link #force} and {@link Log#checkpointFlushed} run
+     * WITHOUT the partition's lock, so that produces and fetches go on meanwhile;
+     * {@link Log#completeFlush} then moves the recovery point under it. Kafka's {@code UnifiedLog.roll} schedules the same work as a "flush-log" task:
      * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it.
      */
     public record PendingFlush(long end, List<Segment> segments, long truncations) {
@@ -415,10 +415,19 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Under the partition's lock, after {@code flush.force()} ran without it: {@code failure} is what
-     * the force threw, or null. The recovery point moves to the flush's end (not after a truncation
-     * that came in between); a failure takes the log offline (fail-stop) unless a segment of it went
-     * meanwhile (retention, compaction), in which case the next {@link #pendingFlush} tries again.
+     * WITHOUT the partition's lock, after {@code flush.force()}: writes the flush's end to
+     * {@link #RECOVERY_POINT_FILE}, unless a truncation came in between (see {@link LocalLog}).
+     */
+    public void checkpointFlushed(PendingFlush flush) throws IOException {
+        local.checkpointFlushed(flush);
+    }
+
+    /**
+     * Under the partition's lock, after {@code flush.force()} and {@link #checkpointFlushed} ran
+     * without it: {@code failure} is what they threw, or null. The recovery point moves to the
+     * flush's end (not after a truncation that came in between); a failure takes the log offline
+     * (fail-stop) unless a segment of it went meanwhile (retention, compaction), in which case the
+     * next {@link #pendingFlush} tries again.
      */
     public void completeFlush(PendingFlush flush, IOException failure) throws IOException {
         local.completeFlush(flush, failure);
