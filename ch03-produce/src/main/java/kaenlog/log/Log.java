@@ -327,6 +327,50 @@ public final class Log implements Closeable {
     }
 
     /**
+     * The {@code fsync} a roll leaves undone: the closed segments below {@code end} (the last roll's
+     * base offset) from the recovery point on. {@link #force} and {@link Log#checkpointFlushed} run
+     * WITHOUT the partition's lock, so that produces and fetches go on meanwhile;
+     * {@link Log#completeFlush} then moves the recovery point under it. Kafka's {@code UnifiedLog.roll} schedules the same work as a "flush-log" task:
+     * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it.
+     */
+    public record PendingFlush(long end, List<Segment> segments, long truncations) {
+        /**
+         * Forces each segment's files to disk; no lock held, none needed: a closed segment is only
+         * read. Through channels of its own ({@link Segment#forceThroughOwnChannels}): an interrupt
+         * throws {@link java.nio.channels.ClosedByInterruptException} and leaves the segments open.
+         */
+        public void force() throws IOException {
+            for (Segment segment : segments) {
+                segment.forceThroughOwnChannels();
+            }
+        }
+    }
+
+    /** What a roll left to force, if anything (see {@link PendingFlush}); ask under the partition's lock. */
+    public Optional<PendingFlush> pendingFlush() {
+        return local.pendingFlush();
+    }
+
+    /**
+     * WITHOUT the partition's lock, after {@code flush.force()}: writes the flush's end to
+     * {@link #RECOVERY_POINT_FILE}, unless a truncation came in between (see {@link LocalLog}).
+     */
+    public void checkpointFlushed(PendingFlush flush) throws IOException {
+        local.checkpointFlushed(flush);
+    }
+
+    /**
+     * Under the partition's lock, after {@code flush.force()} and {@link #checkpointFlushed} ran
+     * without it: {@code failure} is what they threw, or null. The recovery point moves to the
+     * flush's end (not after a truncation that came in between); a failure takes the log offline
+     * (fail-stop) unless a segment of it went meanwhile (retention, compaction), in which case the
+     * next {@link #pendingFlush} tries again.
+     */
+    public void completeFlush(PendingFlush flush, IOException failure) throws IOException {
+        local.completeFlush(flush, failure);
+    }
+
+    /**
      * {@code flush.ms}: flushes when that much time passed since the last flush this method made
      * (the partition calls it on every tick; time is a parameter, as everywhere in chapter code).
      */
@@ -334,7 +378,10 @@ public final class Log implements Closeable {
         local.maybeFlush(nowMs);
     }
 
-    /** Offsets below it are on disk: a roll and a flush move it, recovery after a crash starts there. */
+    /**
+     * Offsets below it are on disk: a flush moves it, and so does the force a roll leaves to
+     * {@link #pendingFlush} once it is done; recovery after a crash starts there.
+     */
     public long recoveryPoint() {
         return local.recoveryPoint();
     }

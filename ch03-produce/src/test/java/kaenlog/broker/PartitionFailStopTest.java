@@ -3,6 +3,7 @@ package kaenlog.broker;
 import static kaenlog.log.LogFixtures.T0;
 import static kaenlog.log.LogFixtures.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -10,8 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
+import kaenlog.log.StorageException;
 import kaenlog.wire.ErrorCode;
 import kaenlog.wire.FetchRequest;
 import kaenlog.wire.FetchResponse;
@@ -82,6 +86,114 @@ class PartitionFailStopTest {
                             + " that answers it does not fail)")
                     .isEqualTo(ErrorCode.STORAGE_ERROR);
             assertThat(brokerLog).as("still one line: the partition went offline once").hasSize(1);
+        }
+    }
+
+    /**
+     * A roll does not force the segment it closes under the partition's lock, where every produce
+     * and fetch of the partition would wait for the {@code fsync} (65 ms and more for a segment of
+     * 128 MiB, at every roll: the tail of the latency bench): the produce that rolls is answered
+     * with the recovery point where it was, and the next tick forces the closed segment without the
+     * lock and only then moves the recovery point to the roll's base offset (Kafka's
+     * {@code UnifiedLog.roll} schedules its "flush-log" task the same way).
+     */
+    @Test
+    void aRollLeavesTheForceOfTheClosedSegmentToTheTickAndOnlyThenMovesTheRecoveryPoint() throws IOException {
+        int size = numbered(0, 1).remaining();
+        try (Partition partition = Partition.open(NAME, dir.resolve("roll"), LogConfig.defaults().withSegmentBytes(size))) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(Waits.now(partition.produce(request(ProduceRequest.ACKS_ALL, numbered(i, 1)), T0),
+                        "acks=all with one replica is answered as soon as the leader appended").error())
+                        .as("setup: produce %d is written, each in a segment of its own", i).isEqualTo(ErrorCode.NONE);
+            }
+            assertThat(partition.<Long>locked(Log::recoveryPoint))
+                    .as("the produces that rolled were answered without forcing the closed segments: the recovery"
+                            + " point has not moved (a roll that forces under the partition's lock stalls the partition)")
+                    .isZero();
+            assertThat(partition.<Long>locked(log -> log.pendingFlush().map(Log.PendingFlush::end).orElse(-1L)))
+                    .as("the force is left to do, up to the last roll's base offset").isEqualTo(2);
+            partition.tick(T0);
+            assertThat(partition.<Long>locked(Log::recoveryPoint))
+                    .as("the tick forced segments 0 and 1 and moved the recovery point to the last roll's base")
+                    .isEqualTo(2);
+            assertThat(Files.readString(dir.resolve("roll").resolve(Log.RECOVERY_POINT_FILE)).strip())
+                    .as("and wrote it to the checkpoint file").isEqualTo("2");
+            assertThat(partition.<Optional<Log.PendingFlush>>locked(Log::pendingFlush)).as("nothing is left to force").isEmpty();
+        }
+    }
+
+    /**
+     * The broker stops its ticker with an interrupt, and an interrupt in {@code FileChannel.force}
+     * closes the channel: the force a tick runs must not use the segments' own channels, nor take
+     * the partition offline for it. Interrupted, the tick moves nothing, keeps the interrupt for the
+     * ticker's loop, and the partition's close still flushes and marks a clean shutdown.
+     */
+    @Test
+    void aTickInterruptedInItsForceLeavesThePartitionWholeAndItsCloseFlushes() throws IOException {
+        Path partitionDir = dir.resolve("interrupted");
+        int size = numbered(0, 1).remaining();
+        Partition partition = Partition.open(NAME, partitionDir, LogConfig.defaults().withSegmentBytes(size));
+        try {
+            for (int i = 0; i < 3; i++) {
+                assertThat(Waits.now(partition.produce(request(ProduceRequest.ACKS_ALL, numbered(i, 1)), T0),
+                        "acks=all with one replica is answered as soon as the leader appended").error())
+                        .as("setup: produce %d is written", i).isEqualTo(ErrorCode.NONE);
+            }
+            Thread.currentThread().interrupt();
+            partition.tick(T0);
+            assertThat(Thread.interrupted()).as("the interrupt is kept: the ticker's loop stops on it").isTrue();
+            assertThat(partition.isOffline()).as("an interrupted force is no storage error").isFalse();
+            assertThat(partition.<Long>locked(Log::recoveryPoint)).as("and moves no recovery point").isZero();
+        } finally {
+            Thread.interrupted();
+            partition.close();
+        }
+        assertThat(Files.exists(partitionDir.resolve(Log.CLEAN_SHUTDOWN_FILE)))
+                .as("the segments' own channels are still open: the close flushes and marks a clean shutdown").isTrue();
+        assertThat(Files.readString(partitionDir.resolve(Log.RECOVERY_POINT_FILE)).strip())
+                .as("with the recovery point at the log end offset").isEqualTo("3");
+    }
+
+    /**
+     * The force runs without the lock, so the log may change under it. A truncation that overtook
+     * it: the force, when it ends, moves no recovery point (the offsets below its end may hold other
+     * batches by then, written after the truncation and never forced). A segment that went while it
+     * was forced (a truncation, retention or compaction closed it, so the force failed): no fail-stop,
+     * the next force takes what is there. A force that fails on segments all still there: fail-stop.
+     */
+    @Test
+    void aForceThatATruncationOvertookMovesNoRecoveryPointAndAFailedOneStopsTheLogOnlyIfItsSegmentsAreThere()
+            throws IOException {
+        int size = numbered(0, 1).remaining();
+        try (Log log = Log.open(dir.resolve("truncated"), LogConfig.defaults().withSegmentBytes(size))) {
+            for (int i = 0; i < 3; i++) {
+                log.append(numbered(i, 1));
+            }
+            Log.PendingFlush overtaken = log.pendingFlush().orElseThrow();
+            overtaken.force();
+            log.truncateTo(1);
+            log.append(numbered(1, 1));
+            log.checkpointFlushed(overtaken);
+            log.completeFlush(overtaken, null);
+            assertThat(log.recoveryPoint()).as("offset 1 was truncated and written again while the force ran:"
+                    + " the force claims nothing when it ends").isZero();
+            Path checkpoint = dir.resolve("truncated").resolve(Log.RECOVERY_POINT_FILE);
+            assertThat(Files.exists(checkpoint) ? Files.readString(checkpoint).strip() : "0")
+                    .as("nor in the recovery point's file").isEqualTo("0");
+            log.completeFlush(overtaken, new IOException("closed under the force"));
+            assertThat(log.offline()).as("its segment 1 went meanwhile: a failed force of it is no storage error")
+                    .isEmpty();
+            Log.PendingFlush next = log.pendingFlush().orElseThrow();
+            next.force();
+            log.completeFlush(next, null);
+            assertThat(log.recoveryPoint()).as("a force begun after the truncation moves it to the roll's base, 1")
+                    .isEqualTo(1);
+            log.append(numbered(2, 1));
+            Log.PendingFlush failing = log.pendingFlush().orElseThrow();
+            assertThatThrownBy(() -> log.completeFlush(failing, new IOException("EIO")))
+                    .as("the failure is thrown as a storage error").isInstanceOf(StorageException.class);
+            assertThat(log.offline()).as("a force that failed on segments all still there takes the log offline")
+                    .isPresent();
         }
     }
 }

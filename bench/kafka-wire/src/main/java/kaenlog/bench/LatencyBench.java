@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +40,11 @@ import org.apache.kafka.common.Node;
  * is the machine's 1-minute load average across the row's runs.
  *
  * <p>{@code bench/kafka-wire/run --latency [--rates 10000,50000] [--rounds 5] [--warmup 10]
- * [--seconds 30] [--bytes 1024] [--only one|three] [--klog-jvm "OPTS"] [--kafka-jvm "OPTS"]};
- * the JVM options are added to every kaen-log broker's JVM (a GC log, a JFR recording) or to Kafka's.
+ * [--seconds 30] [--bytes 1024] [--only one|three] [--klog-jvm "OPTS"] [--kafka-jvm "OPTS"]
+ * [--klog-before DIR]}; the JVM options are added to every kaen-log broker's JVM (a GC log, a JFR
+ * recording) or to Kafka's; {@code --klog-before} runs another checkout's {@code ./klog serve} (the
+ * code before a change, e.g. a {@code git worktree}) as a third broker of the one-broker rounds,
+ * "before", with a row of ratios kaen-log / before.
  */
 public final class LatencyBench {
     private static final Pattern RESULT = Pattern.compile(
@@ -81,6 +85,7 @@ public final class LatencyBench {
         String only = flag(argList, "--only", "");
         List<String> klogJvm = options(flag(argList, "--klog-jvm", ""));
         List<String> kafkaJvm = options(flag(argList, "--kafka-jvm", ""));
+        String before = flag(argList, "--klog-before", "");
         String classpath = System.getProperty("bench.classpath");
         Path root = Path.of(System.getProperty("bench.root", "."));
         Settings settings = new Settings(rates, rounds, warmup, seconds, bytes, classpath);
@@ -91,7 +96,8 @@ public final class LatencyBench {
         Path work = Files.createTempDirectory("kafka-latency");
         try {
             if (!only.equals("three")) {
-                onePhase(root, work.resolve("one"), settings, klogJvm, kafkaJvm, results, loads);
+                onePhase(root, before.isEmpty() ? null : Path.of(before), work.resolve("one"), settings, klogJvm,
+                        kafkaJvm, results, loads);
             }
             if (!only.equals("one")) {
                 threePhase(work.resolve("three"), settings, klogJvm, kafkaJvm, results, loads);
@@ -106,25 +112,39 @@ public final class LatencyBench {
     record Settings(List<Integer> rates, int rounds, int warmup, int seconds, int bytes, String classpath) {
     }
 
-    /** {@code ./klog serve} against one Kafka 4.1.1 broker, a topic of one partition on each. */
-    private static void onePhase(Path root, Path work, Settings settings, List<String> klogJvm, List<String> kafkaJvm,
-                                 Map<Row, Map<String, List<Figures>>> results, Map<Row, double[]> loads)
-            throws Exception {
+    /**
+     * {@code ./klog serve} against one Kafka 4.1.1 broker, a topic of one partition on each; with
+     * {@code before} (another checkout's root, its {@code ./klog}), that broker too, as "before":
+     * a change measured against the code before it in the same interleaved rounds, at the same load.
+     */
+    private static void onePhase(Path root, Path before, Path work, Settings settings, List<String> klogJvm,
+                                 List<String> kafkaJvm, Map<Row, Map<String, List<Figures>>> results,
+                                 Map<Row, double[]> loads) throws Exception {
         Files.createDirectories(work);
+        List<String> serveArgs = List.of("--segment-bytes", Long.toString(SEGMENT_BYTES),
+                "--config", "retention.bytes=" + RETENTION_BYTES,
+                "--config", "log.retention.check.interval.ms=" + RETENTION_CHECK_MS);
         EndToEndBench.Broker klog = null;
+        EndToEndBench.Broker old = null;
         EndToEndBench.Broker kafka = null;
         try {
-            klog = EndToEndBench.startKlog(root, work, List.of("--segment-bytes", Long.toString(SEGMENT_BYTES),
-                    "--config", "retention.bytes=" + RETENTION_BYTES,
-                    "--config", "log.retention.check.interval.ms=" + RETENTION_CHECK_MS), String.join(" ", klogJvm));
-            kafka = EndToEndBench.startKafka(settings.classpath(), work, 1, kafkaProps(), kafkaJvm);
-            for (EndToEndBench.Broker broker : List.of(klog, kafka)) {
-                createTopic(broker.bootstrap(), 1);
+            klog = EndToEndBench.startKlog(root, work, serveArgs, String.join(" ", klogJvm));
+            List<Target> targets = new ArrayList<>(List.of(new Target("kaen-log", klog.bootstrap())));
+            if (before != null) {
+                Path beforeWork = work.resolve("before");
+                Files.createDirectories(beforeWork);
+                old = EndToEndBench.startKlog(before, beforeWork, serveArgs, String.join(" ", klogJvm));
+                targets.add(new Target("before", old.bootstrap()));
             }
-            measure("one broker", List.of(new Target("kaen-log", klog.bootstrap()),
-                    new Target("Kafka", kafka.bootstrap())), work, settings, results, loads);
+            kafka = EndToEndBench.startKafka(settings.classpath(), work, 1, kafkaProps(), kafkaJvm);
+            targets.add(new Target("Kafka", kafka.bootstrap()));
+            for (Target target : targets) {
+                createTopic(target.bootstrap(), 1);
+            }
+            measure("one broker", targets, work, settings, results, loads);
         } finally {
             EndToEndBench.stop(klog);
+            EndToEndBench.stop(old);
             EndToEndBench.stop(kafka);
         }
     }
@@ -178,7 +198,8 @@ public final class LatencyBench {
                     ms(f.us()[1]), ms(f.us()[5]));
         }
         for (int round = 0; round < settings.rounds(); round++) {
-            List<Target> order = round % 2 == 0 ? targets : List.of(targets.get(1), targets.get(0));
+            List<Target> order = new ArrayList<>(targets);
+            Collections.rotate(order, -round); // each target goes first in turn
             for (int rate : settings.rates()) {
                 for (Target target : order) {
                     double load = EndToEndBench.loadAverage();
@@ -256,6 +277,11 @@ public final class LatencyBench {
             List<Figures> theirs = e.getValue().get("Kafka");
             System.out.printf("%s %-8s %22s %22s %22s %22s%n", row.label(), "ratio", ratio(ours, theirs, offset),
                     ratio(ours, theirs, offset + 1), ratio(ours, theirs, offset + 2), ratio(ours, theirs, offset + 3));
+            List<Figures> before = e.getValue().get("before");
+            if (before != null) {
+                System.out.printf("%s %-8s %22s %22s %22s %22s%n", row.label(), "/before", ratio(ours, before, offset),
+                        ratio(ours, before, offset + 1), ratio(ours, before, offset + 2), ratio(ours, before, offset + 3));
+            }
         }
     }
 
