@@ -271,11 +271,7 @@ class CoordinatedGroupsTest {
             String offsets = "__consumer_offsets-" + offsetsPartition;
             TopicPartition orders0 = new TopicPartition(TOPIC, 0);
             TopicPartition orders1 = new TopicPartition(TOPIC, 1);
-            try (KafkaConsumer<String, String> consumer = consumer(cluster, group, 100)) {
-                consumer.assign(List.of(orders0, orders1));
-                consumer.commitSync(Map.of(orders0, new OffsetAndMetadata(7), orders1, new OffsetAndMetadata(3)),
-                        Duration.ofSeconds(30));
-            }
+            commitOnce(cluster, group, Map.of(orders0, new OffsetAndMetadata(7), orders1, new OffsetAndMetadata(3)));
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapAll(cluster)))) {
                 assertThat(admin.listConsumerGroups().all().get().stream()
                         .filter(listing -> listing.groupId().equals(group)).count())
@@ -316,11 +312,7 @@ class CoordinatedGroupsTest {
             String group = "forgotten";
             int offsetsPartition = Utils.abs(group.hashCode()) % OFFSETS_PARTITIONS;
             String offsets = "__consumer_offsets-" + offsetsPartition;
-            TopicPartition orders0 = new TopicPartition(TOPIC, 0);
-            try (KafkaConsumer<String, String> consumer = consumer(cluster, group, 100)) {
-                consumer.assign(List.of(orders0));
-                consumer.commitSync(Map.of(orders0, new OffsetAndMetadata(7)), Duration.ofSeconds(30));
-            }
+            commitOnce(cluster, group, Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(7)));
             TestCluster.Node coordinator = cluster.leaderOf(offsets).orElseThrow();
             long endBefore = coordinator.replica(offsets).orElseThrow().leo();
             // offsets.retention.minutes (7 days) and one offsets.retention.check.interval.ms (10 minutes) later
@@ -352,6 +344,14 @@ class CoordinatedGroupsTest {
             assertThat(cluster.nodes().stream().map(n -> n.log()).filter(l -> l.contains("offsets-expiry " + offsets
                     + ": expired 1 committed offset(s) of 1 group(s)")).count())
                     .as("the coordinator's log says what the expiry did, and no follower expired anything").isEqualTo(1);
+        }
+    }
+
+    /** A member of no group's generation commits {@code offsets} for {@code group} once, and goes: the group is empty. */
+    private static void commitOnce(TestCluster cluster, String group, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        try (KafkaConsumer<String, String> consumer = consumer(cluster, group, 100)) {
+            consumer.assign(offsets.keySet());
+            consumer.commitSync(offsets, Duration.ofSeconds(30));
         }
     }
 
