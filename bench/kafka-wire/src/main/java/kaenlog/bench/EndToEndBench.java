@@ -72,6 +72,13 @@ public final class EndToEndBench {
 
     public static void main(String[] args) throws Exception {
         List<String> argList = Arrays.asList(args);
+        String unknown = unknownArgument(argList);
+        if (unknown != null) { // a misuse runs nothing: the full bench is 25 minutes and ~20 GB of Kafka's data
+            System.err.println("bench/kafka-wire/run: unknown argument " + unknown + "\nusage: bench/kafka-wire/run"
+                    + " [--quick] [--records N] [--rounds R] [--only SUBSTRING] [--no-kcat]"
+                    + " (or --cluster, --static-restart, --latency, --in-process: see bench/kafka-wire/run --help)");
+            System.exit(2);
+        }
         boolean quick = argList.contains("--quick");
         int records = intFlag(argList, "--records", quick ? 200_000 : 1_000_000);
         int rounds = intFlag(argList, "--rounds", quick ? 2 : 3);
@@ -389,6 +396,22 @@ public final class EndToEndBench {
 
     static String uptime() throws IOException {
         return Files.readString(Path.of("/proc/loadavg")).trim() + " (1, 5, 15 min; runnable/all; last pid)";
+    }
+
+    /** The first argument this bench does not take (a flag it does not know, or a flag's value missing), else null. */
+    private static String unknownArgument(List<String> args) {
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg.equals("--quick") || arg.equals("--no-kcat")) {
+                continue;
+            }
+            if ((arg.equals("--records") || arg.equals("--rounds") || arg.equals("--only")) && i + 1 < args.size()) {
+                i++;
+                continue;
+            }
+            return arg;
+        }
+        return null;
     }
 
     private static int intFlag(List<String> args, String name, int otherwise) {
