@@ -278,17 +278,7 @@ public final class BrokerProcess implements AutoCloseable {
      * lets it go on as if nothing happened, {@code TERM} asks it to stop cleanly.
      */
     public void signal(String name) throws IOException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
-                .start();
-        String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        try {
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IOException("kill -" + name + " " + process.pid() + " failed: " + output);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while signalling " + process.pid(), e);
-        }
+        Processes.signal(process, name);
     }
 
     /** SIGTERM and a wait for the exit: klog serve's shutdown hook closes the broker (and its ZooKeeper session). */
@@ -300,33 +290,21 @@ public final class BrokerProcess implements AutoCloseable {
     /** A clean stop (SIGTERM: klog serve's shutdown hook closes the broker), SIGKILL if it takes too long. */
     @Override
     public void close() throws IOException {
-        if (process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        Processes.stopGently(process, 20);
         awaitExit();
     }
 
     private int awaitExit() throws IOException {
+        int status = Processes.awaitExit(process, "broker process");
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                throw new IOException("broker process " + process.pid() + " did not exit");
-            }
             for (Thread drain : drains) {
                 drain.join(5_000);
             }
-            return process.exitValue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for the broker to exit", e);
+            throw new IOException("interrupted while reading the broker's last output", e);
         }
+        return status;
     }
 
     /** Open file descriptors of the broker (/proc/PID/fd), -1 where there is no /proc. */

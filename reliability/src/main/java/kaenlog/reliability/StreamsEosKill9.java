@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -817,16 +816,7 @@ final class StreamsEosKill9 {
 
         /** {@code kill -SIG pid}: STOP freezes the process between two instructions, CONT lets it go on. */
         void signal(String name) throws IOException {
-            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
-                    .start();
-            try {
-                if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                    throw new IOException("kill -" + name + " " + process.pid() + " failed");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while signalling " + process.pid(), e);
-            }
+            Processes.signal(process, name);
         }
 
         /** SIGKILL; the exit status (137). */
@@ -837,28 +827,12 @@ final class StreamsEosKill9 {
 
         /** SIGTERM: Streams closes cleanly (its last transaction committed or aborted), SIGKILL if it takes too long. */
         void close() throws IOException {
-            process.destroy();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            Processes.stopGently(process, 30);
             awaitExit();
         }
 
         private int awaitExit() throws IOException {
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    throw new IOException("the application's process " + process.pid() + " did not exit");
-                }
-                return process.exitValue();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while waiting for the application to exit", e);
-            }
+            return Processes.awaitExit(process, "the application's process");
         }
     }
 }
