@@ -176,7 +176,11 @@ public final class GroupCoordinator implements BrokerExtension {
     public void watch(BrokerContext broker, GroupMembership groups) throws IOException {
         this.membership = groups;
         for (String name : new TreeSet<>(placement.owned())) {
-            Partition partition = broker.partition(name);
+            Optional<Partition> existing = broker.existingPartition(name);
+            if (existing.isEmpty()) {
+                continue; // nothing committed nor stored yet: the partition is made at its first use, as before
+            }
+            Partition partition = existing.get();
             if (loaded.containsKey(name) && handed.add(name)) {
                 groups.loaded(partition.locked(log -> new GroupOffsetsLog(log).groupMetadata()));
             } else {

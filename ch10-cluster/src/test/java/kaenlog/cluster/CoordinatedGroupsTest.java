@@ -289,8 +289,7 @@ class CoordinatedGroupsTest {
             }
             assertThat(first.stream().filter(v -> readCount.get(v) > 1).map(where::get).sorted().toList())
                     .as("no record committed before the move is read again: the new coordinator answered OffsetFetch"
-                            + " from the commits it loaded from its replica (a record of the polls around the"
-                            + " rejoin may be: kaen-log's new coordinator does not know the member, Kafka's does)")
+                            + " from the commits it loaded from its replica")
                     .isEmpty();
         }
     }
