@@ -463,14 +463,22 @@ public final class Backend {
     /**
      * A group's metadata record's append, answered in Kafka's words ({@code GroupMetadataManager.storeGroup}):
      * too few replicas COORDINATOR_NOT_AVAILABLE, no longer the leader NOT_COORDINATOR, not replicated in
-     * time REBALANCE_IN_PROGRESS, too large UNKNOWN_SERVER_ERROR.
+     * time REBALANCE_IN_PROGRESS. A record over the offsets partition's max.message.bytes (a group whose
+     * members' metadata and assignments, bounded by max.group.bytes, add up to more) is not written and
+     * the group goes on unstored, with a line: Kafka answers UNKNOWN_SERVER_ERROR and rebalances, again
+     * and again; here such a group is Stable on this coordinator, and its members rejoin on the next.
      */
-    static short storeError(OffsetCommitError error) {
+    private short stored(String group, byte[] value, OffsetCommitError error) {
+        if (error == OffsetCommitError.BATCH_TOO_LARGE) {
+            broker.trouble("group-metadata-too-large", "kafka: group " + kaenlog.broker.LogText.quote(group)
+                    + "'s metadata (" + (value == null ? 0 : value.length) + " bytes) is over the offsets partition's"
+                    + " max.message.bytes: not stored (its members rejoin on another coordinator)");
+            return KafkaErrors.NONE;
+        }
         return switch (error) {
             case NONE -> KafkaErrors.NONE;
             case NOT_COORDINATOR, STORAGE_ERROR -> KafkaErrors.NOT_COORDINATOR;
             case TIMED_OUT -> KafkaErrors.REBALANCE_IN_PROGRESS;
-            case BATCH_TOO_LARGE -> KafkaErrors.UNKNOWN_SERVER_ERROR;
             default -> KafkaErrors.COORDINATOR_NOT_AVAILABLE;
         };
     }
@@ -489,8 +497,8 @@ public final class Backend {
             @Override
             public CompletableFuture<Short> storeGroup(String group, byte[] value) {
                 try {
-                    return CompletableFuture.supplyAsync(() -> storeError(coordinator.storeGroup(broker, group, value)),
-                            stores);
+                    return CompletableFuture.supplyAsync(() -> stored(group, value,
+                            coordinator.storeGroup(broker, group, value)), stores);
                 } catch (RejectedExecutionException closed) {
                     return CompletableFuture.completedFuture(KafkaErrors.COORDINATOR_NOT_AVAILABLE);
                 }
