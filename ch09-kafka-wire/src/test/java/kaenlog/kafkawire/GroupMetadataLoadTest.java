@@ -124,6 +124,12 @@ class GroupMetadataLoadTest {
         ClassicGroups.JoinResult back = join(next, "", "instance-a").join();
         assertThat(back.generationId()).as("the static member back under a new id takes its place: no rebalance")
                 .isEqualTo(1);
+        ClassicGroups after = coordinator(1_000_000);
+        after.load(records, now);
+        assertThat(after.heartbeat("g", 1, back.memberId(), "instance-a", now))
+                .as("its new member id was stored when it took its place (Kafka's updateStaticMemberAndRebalance"
+                        + " stores the group): the next coordinator does not fence it as an older process of itself")
+                .isEqualTo(KafkaErrors.NONE);
 
         assertThat(next.leave("g", List.of(new ClassicGroups.Leaving(back.memberId(), "instance-a")), now).error())
                 .isEqualTo(KafkaErrors.NONE);

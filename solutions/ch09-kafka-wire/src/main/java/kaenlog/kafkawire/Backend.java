@@ -504,9 +504,15 @@ public final class Backend {
                 }
             }
 
+            /** Nothing more is stored; what is on its way is written first (at most a commit's timeout). */
             @Override
             public void close() {
                 stores.shutdown();
+                try {
+                    stores.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
 
             @Override

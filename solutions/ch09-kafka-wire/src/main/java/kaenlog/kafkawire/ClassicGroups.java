@@ -527,6 +527,12 @@ public final class ClassicGroups {
         member.protocols = request.protocols();
         member.heartbeatDeadlineMs = nowMs + member.sessionMs;
         if (group.state == GroupState.STABLE && selectProtocol(group).equals(group.protocolName)) {
+            // the record names the static member's new id (Kafka's updateStaticMemberAndRebalance stores the
+            // group), or the next coordinator would fence it as an older process of itself
+            Map<String, byte[]> assignments = new HashMap<>();
+            group.members.values().forEach(m -> assignments.put(m.id, m.assignment));
+            group.stored = true;
+            offsets.storeGroup(group.id, metadataOf(group, assignments));
             return done(new JoinResult(KafkaErrors.NONE, group.generation, group.protocolName, leaderBefore, newId,
                     List.of()));
         }
@@ -1359,19 +1365,25 @@ public final class ClassicGroups {
         }
     }
 
-    /** Answers every waiting request: the broker is going away. */
-    public synchronized void close() {
-        offsets.close();
-        for (Group group : groups.values()) {
-            for (Member m : group.members.values()) {
-                if (m.join != null) {
-                    m.join.complete(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, m.id));
-                }
-                if (m.sync != null) {
-                    m.sync.complete(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
+    /**
+     * Answers every waiting request: the broker is going away. Then the groups' metadata records still on
+     * their way are written (outside this lock: a record's answer takes it), so that a broker stopped
+     * gracefully finds its groups as they were when it starts again.
+     */
+    public void close() {
+        synchronized (this) {
+            for (Group group : groups.values()) {
+                for (Member m : group.members.values()) {
+                    if (m.join != null) {
+                        m.join.complete(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, m.id));
+                    }
+                    if (m.sync != null) {
+                        m.sync.complete(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
+                    }
                 }
             }
         }
+        offsets.close();
     }
 
     private static <T> CompletableFuture<T> done(T value) {
