@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -162,29 +163,96 @@ public final class GroupCoordinator implements BrokerExtension {
      */
     public void reload(Partition partition) throws IOException {
         loaded.remove(partition.name());
+        handed.remove(partition.name());
         load(partition);
     }
 
-    /** From now on the groups' activity comes from {@code groups} (chapter 9's classic groups). */
-    public void watch(GroupMembership groups) {
+    /**
+     * From now on the groups' activity comes from {@code groups} (chapter 9's classic groups), and the
+     * groups' metadata records of the partitions this broker coordinates go to them: a broker alone
+     * reads its offsets partition now (a restarted one finds its groups' members where they were), a
+     * cluster member hands over what it already loaded.
+     */
+    public void watch(BrokerContext broker, GroupMembership groups) throws IOException {
         this.membership = groups;
+        for (String name : new TreeSet<>(placement.owned())) {
+            Optional<Partition> existing = broker.existingPartition(name);
+            if (existing.isEmpty()) {
+                continue; // nothing committed nor stored yet: the partition is made at its first use, as before
+            }
+            Partition partition = existing.get();
+            if (loaded.containsKey(name) && handed.add(name)) {
+                groups.loaded(partition.locked(log -> new GroupOffsetsLog(log).groupMetadata()));
+            } else {
+                load(partition);
+            }
+        }
     }
 
-    /** Reads {@code partition}'s offsets once (under its lock) and keeps them; the loaded ones after that. */
+    /** The loaded partitions whose groups' metadata went to {@link #membership}. */
+    private final Set<String> handed = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Reads {@code partition}'s offsets once (under its lock) and keeps them; the loaded ones after that.
+     * A fresh read hands the groups' metadata records to the membership too (Kafka's {@code onGroupLoaded}),
+     * once the partition's lock is released (chapter 9's groups take it to ask about offsets).
+     */
     CommittedOffsets load(Partition partition) throws IOException {
         CommittedOffsets offsets = loaded.get(partition.name());
         if (offsets != null) {
             return offsets;
         }
-        return partition.locked(log -> {
+        GroupMembership groups = membership;
+        SortedMap<String, byte[]> metadata = new TreeMap<>();
+        CommittedOffsets read = partition.locked(log -> {
             CommittedOffsets again = loaded.get(partition.name());
             if (again != null) {
                 return again;
             }
-            CommittedOffsets read = loader.load(partition.name(), new GroupOffsetsLog(log));
-            loaded.put(partition.name(), read);
-            return read;
+            GroupOffsetsLog offsetsLog = new GroupOffsetsLog(log);
+            CommittedOffsets fresh = loader.load(partition.name(), offsetsLog);
+            if (groups != GroupMembership.NONE) {
+                metadata.putAll(offsetsLog.groupMetadata());
+                handed.add(partition.name());
+            } else {
+                handed.remove(partition.name());
+            }
+            loaded.put(partition.name(), fresh);
+            return fresh;
         });
+        if (!metadata.isEmpty()) {
+            groups.loaded(metadata);
+        }
+        return read;
+    }
+
+    /**
+     * Appends {@code group}'s metadata record ({@code value}, chapter 9's bytes), or its tombstone when
+     * {@code value} is null, to the group's offsets partition as a commit is: to the log of a broker
+     * alone, through the placement with acks=all in a cluster (Kafka's {@code storeGroup} appends it
+     * with {@code requiredAcks = -1}). A record over the partition's max.message.bytes is refused.
+     */
+    public OffsetCommitError storeGroup(BrokerContext broker, String group, byte[] value) {
+        String name = offsetsPartition(group);
+        if (placement.status(group) != OffsetsPlacement.Status.NONE) {
+            return OffsetCommitError.NOT_COORDINATOR;
+        }
+        if (GroupOffsetsLog.groupMetadataBytes(group, value) > MessageSizeLimit.maxMessageBytes(broker.configs(), name)) {
+            return OffsetCommitError.BATCH_TOO_LARGE;
+        }
+        try {
+            Partition partition = broker.partition(name);
+            load(partition);
+            ByteBuffer batch = GroupOffsetsLog.groupMetadataBatch(group, value, broker.nowMs());
+            if (!placement.alone()) {
+                return placement.append(broker, partition, batch).error();
+            }
+            partition.locked(log -> log.append(batch));
+            return OffsetCommitError.NONE;
+        } catch (IOException e) {
+            broker.trouble(name, "a group's metadata was not written: " + name + ": " + e.getMessage());
+            return OffsetCommitError.STORAGE_ERROR;
+        }
     }
 
     /**
@@ -193,6 +261,7 @@ public final class GroupCoordinator implements BrokerExtension {
      */
     public void unload(String partition) {
         loaded.remove(partition);
+        handed.remove(partition);
         loader.unloaded(partition);
         OffsetsPlacement where = placement;
         membership.unloaded(group -> where.partitionFor(group).equals(partition));

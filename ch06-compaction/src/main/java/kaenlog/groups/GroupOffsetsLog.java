@@ -137,6 +137,49 @@ public final class GroupOffsetsLog {
     static final int TOMBSTONE_BATCH_BYTES = 512 * 1024;
 
     /**
+     * A group's metadata record, or its tombstone when {@code value} is null (the group was deleted):
+     * one batch of one record keyed {@link GroupMetadataKey}. Kafka's coordinator appends one after each
+     * generation's assignment and when a group becomes Empty ({@code GroupMetadataManager.storeGroup}),
+     * so that the next coordinator finds the members where they were; the value is chapter 9's.
+     */
+    public static ByteBuffer groupMetadataBatch(String group, byte[] value, long nowMs) {
+        return new BatchBuilder().append(nowMs, new GroupMetadataKey(group).encode(), value).build();
+    }
+
+    /** The size of {@link #groupMetadataBatch}'s batch, at most: the coordinator refuses one over max.message.bytes. */
+    public static int groupMetadataBytes(String group, byte[] value) {
+        return BatchHeader.SIZE + Short.BYTES + Fields.sizeOf(group) + (value == null ? 0 : value.length) + 32;
+    }
+
+    /**
+     * Every group's last metadata record (given code, beside the replay of offsets): the log read from
+     * its first segment to its end, a group's later record replacing its earlier one, a tombstone
+     * removing the group. The values are chapter 9's to read; offsets are skipped here.
+     */
+    public SortedMap<String, byte[]> groupMetadata() throws IOException {
+        SortedMap<String, byte[]> groups = new TreeMap<>();
+        for (Segment segment : log.segments()) {
+            for (RecordBatch batch : segment.batches()) {
+                if (batch.header().isControl()) {
+                    continue;
+                }
+                for (Record record : batch.records()) {
+                    if (record.key() == null || !GroupMetadataKey.isGroupMetadata(record.key())) {
+                        continue;
+                    }
+                    String group = GroupMetadataKey.decode(record.key()).group();
+                    if (record.isTombstone()) {
+                        groups.remove(group);
+                    } else {
+                        groups.put(group, record.value());
+                    }
+                }
+            }
+        }
+        return groups;
+    }
+
+    /**
      * Every group's latest commits: the log replayed from its first segment to its end, each
      * key's later record replacing the earlier one, a tombstone removing the key. Each answer
      * keeps the log offset of the record it came from.

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -22,6 +23,7 @@ import kaenlog.compaction.Cleaner;
 import kaenlog.log.Log;
 import kaenlog.log.LogConfig;
 import kaenlog.log.Segment;
+import kaenlog.testkit.PassesOnSkeleton;
 import kaenlog.testkit.property.Gen;
 import kaenlog.testkit.property.Gens;
 import kaenlog.testkit.property.Judge;
@@ -180,6 +182,44 @@ class GroupOffsetsLogTest {
                             + " key is skipped (not decoded) and the commits at 0 and 1 are read back as they are")
                     .containsExactly(Map.entry(BILLING_0, "10@0"), Map.entry(BILLING_1, "7@1"));
         }
+    }
+
+    @Test
+    void aGroupsMetadataRecordIsNotTakenForAnOffset() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            GroupOffsetsLog offsets = new GroupOffsetsLog(log);
+            offsets.commit("billing", orders(10, 7), T0);
+            log.append(GroupOffsetsLog.groupMetadataBatch("billing", new byte[] {0, 3, 0, 8}, T0));
+            log.append(GroupOffsetsLog.groupMetadataBatch("audit", null, T0));
+            offsets.commit("billing", orders(11, 8), T0 + 1);
+            SortedMap<OffsetCommitKey, CommittedOffset> committed = new TreeMap<>();
+            assertThatCode(() -> committed.putAll(offsets.committedOffsets()))
+                    .as("the records at 2 and 3 are a group's metadata and its tombstone (GroupMetadataKey, chapter 9's"
+                            + " members and generation): the offsets log holds two kinds of record, and a group's"
+                            + " metadata is skipped (GroupMetadataKey.isGroupMetadata), not decoded as an offset's key")
+                    .doesNotThrowAnyException();
+            assertThat(summary(committed))
+                    .as("a group's metadata record and its tombstone are skipped, not taken for an offset: only the"
+                            + " commits at 4 and 5 are each key's latest")
+                    .containsExactly(Map.entry(BILLING_0, "11@4"), Map.entry(BILLING_1, "8@5"));
+        }
+    }
+
+    @Test
+    @PassesOnSkeleton("given code: the key of a group's metadata (chapter 9's record), which the replay only skips")
+    void aGroupsMetadataKeyNeverCollidesWithAnOffsetKey() {
+        Property.forAll(Gens.strings(0, 40).zip(Gens.strings(0, 40), List::of))
+                .tries(200).check(pair -> {
+                    byte[] metadata = new GroupMetadataKey(pair.get(0)).encode();
+                    byte[] offset = new OffsetCommitKey(pair.get(0), pair.get(1), 0).encode();
+                    assertThat(GroupMetadataKey.isGroupMetadata(metadata))
+                            .as("a group's metadata key is told apart from an offset's").isTrue();
+                    assertThat(GroupMetadataKey.isGroupMetadata(offset))
+                            .as("an offset's key (group %s) is never taken for a group's metadata", pair.get(0))
+                            .isFalse();
+                    assertThat(Arrays.equals(metadata, offset)).as("the two kinds of key never collide").isFalse();
+                    assertThat(GroupMetadataKey.decode(metadata).group()).isEqualTo(pair.get(0));
+                });
     }
 
     @Test

@@ -420,7 +420,7 @@ class ConsumerGroupsTest {
     /**
      * What kafka-consumer-groups does (--list --state, --describe, --delete-offsets, --delete), through
      * AdminClient as the tool calls it: a group whose members left, one that only committed, and both
-     * again after the broker restarted (kaen-log keeps no group metadata, but the offsets are on disk).
+     * again after the broker restarted (the offsets and the groups' metadata records are on disk).
      */
     @Test
     void anAdminListsDescribesAndDeletesGroupsThatOnlyHaveOffsetsLeft() throws Exception {

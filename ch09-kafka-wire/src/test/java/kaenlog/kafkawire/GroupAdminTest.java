@@ -106,7 +106,7 @@ class GroupAdminTest {
         commit("simple", "orders", 0);
         ClassicGroups.GroupView described = groups.describe("simple");
         assertThat(described.state()).as("a group that only committed offsets (kcat, assign(), an admin, klog"
-                + " consume --group, or any group after a restart: kaen-log keeps no group metadata) is Empty, as"
+                + " consume --group) is Empty, as"
                 + " Kafka's simple group is: kafka-consumer-groups --describe shows its offsets instead of 'does not"
                 + " exist'").isEqualTo(GroupState.EMPTY);
         assertThat(described.protocolType()).as("with no protocol type").isEmpty();

@@ -18,6 +18,7 @@ import kaenlog.broker.MessageSizeLimit;
 import kaenlog.broker.ProduceRefusedException;
 import kaenlog.groups.CommittedOffset;
 import kaenlog.groups.CommittedOffsets;
+import kaenlog.groups.GroupMetadataKey;
 import kaenlog.groups.GroupOffsetsLog;
 import kaenlog.groups.OffsetCommitKey;
 import kaenlog.groups.OffsetCommitValue;
@@ -120,8 +121,8 @@ public final class TransactionalOffsets implements OffsetsLoader {
         }
         boolean transactional = header.isTransactional() && header.hasProducerId();
         for (Record record : batch.records()) {
-            if (record.key() == null) {
-                continue;
+            if (record.key() == null || GroupMetadataKey.isGroupMetadata(record.key())) {
+                continue; // a group's metadata (chapter 9's) is not an offset
             }
             OffsetCommitKey key = OffsetCommitKey.decode(record.key());
             if (record.isTombstone()) {

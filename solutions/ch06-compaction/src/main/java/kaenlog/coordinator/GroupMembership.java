@@ -1,5 +1,6 @@
 package kaenlog.coordinator;
 
+import java.util.Map;
 import java.util.function.Predicate;
 import kaenlog.groups.GroupActivity;
 
@@ -25,5 +26,12 @@ public interface GroupMembership {
      * stopped leading their offsets partition): their members are forgotten too.
      */
     default void unloaded(Predicate<String> unloaded) {
+    }
+
+    /**
+     * This broker now coordinates the groups of an offsets partition it just read: {@code groups} is
+     * each group's last metadata record there (chapter 9's bytes), to take the members back from.
+     */
+    default void loaded(Map<String, byte[]> groups) {
     }
 }

@@ -45,6 +45,11 @@ final class Fields {
         }
     }
 
+    static short getShort(ByteBuffer in, String field) {
+        need(in, Short.BYTES, field);
+        return in.getShort();
+    }
+
     static int getInt(ByteBuffer in, String field) {
         need(in, Integer.BYTES, field);
         return in.getInt();

@@ -11,6 +11,10 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import kaenlog.broker.Broker;
 import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
@@ -447,14 +451,70 @@ public final class Backend {
      */
     public ClassicGroups withOffsets(ClassicGroups.Limits limits, PrintStream log) {
         ClassicGroups groups = new ClassicGroups(limits, broker.nowMs(), log, committedGroups());
-        GroupCoordinator.of(broker).watch(groups.membership(broker::nowMs));
+        try {
+            GroupCoordinator.of(broker).watch(broker, groups.membership(broker::nowMs));
+        } catch (IOException unreadable) {
+            broker.trouble(GroupCoordinator.OFFSETS_PARTITION, "the groups' metadata was not read: "
+                    + unreadable.getMessage() + " (their members rejoin)");
+        }
         return groups;
+    }
+
+    /**
+     * A group's metadata record's append, answered in Kafka's words ({@code GroupMetadataManager.storeGroup}):
+     * too few replicas COORDINATOR_NOT_AVAILABLE, no longer the leader NOT_COORDINATOR, not replicated in
+     * time REBALANCE_IN_PROGRESS. A record over the offsets partition's max.message.bytes (a group whose
+     * members' metadata and assignments, bounded by max.group.bytes, add up to more) is not written and
+     * the group goes on unstored, with a line: Kafka answers UNKNOWN_SERVER_ERROR and rebalances, again
+     * and again; here such a group is Stable on this coordinator, and its members rejoin on the next.
+     */
+    private short stored(String group, byte[] value, OffsetCommitError error) {
+        if (error == OffsetCommitError.BATCH_TOO_LARGE) {
+            broker.trouble("group-metadata-too-large", "kafka: group " + kaenlog.broker.LogText.quote(group)
+                    + "'s metadata (" + (value == null ? 0 : value.length) + " bytes) is over the offsets partition's"
+                    + " max.message.bytes: not stored (its members rejoin on another coordinator)");
+            return KafkaErrors.NONE;
+        }
+        return switch (error) {
+            case NONE -> KafkaErrors.NONE;
+            case NOT_COORDINATOR, STORAGE_ERROR -> KafkaErrors.NOT_COORDINATOR;
+            case TIMED_OUT -> KafkaErrors.REBALANCE_IN_PROGRESS;
+            default -> KafkaErrors.COORDINATOR_NOT_AVAILABLE;
+        };
     }
 
     /** Chapter 6's committed offsets, as the classic groups ask for them. */
     private ClassicGroups.Offsets committedGroups() {
         GroupCoordinator coordinator = GroupCoordinator.of(broker);
+        // one thread appends the groups' metadata records in the order the groups changed, so that the
+        // last record of a group is its latest state; the groups' lock is not held while it waits
+        ExecutorService stores = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "klog-group-store");
+            thread.setDaemon(true);
+            return thread;
+        });
         return new ClassicGroups.Offsets() {
+            @Override
+            public CompletableFuture<Short> storeGroup(String group, byte[] value) {
+                try {
+                    return CompletableFuture.supplyAsync(() -> stored(group, value,
+                            coordinator.storeGroup(broker, group, value)), stores);
+                } catch (RejectedExecutionException closed) {
+                    return CompletableFuture.completedFuture(KafkaErrors.COORDINATOR_NOT_AVAILABLE);
+                }
+            }
+
+            /** Nothing more is stored; what is on its way is written first (at most a commit's timeout). */
+            @Override
+            public void close() {
+                stores.shutdown();
+                try {
+                    stores.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
             @Override
             public boolean has(String group) {
                 try {

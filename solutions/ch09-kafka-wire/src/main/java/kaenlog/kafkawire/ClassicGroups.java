@@ -34,8 +34,10 @@ import kaenlog.wire.MalformedMessageException;
  * ({@code GroupMetadataManager}'s classic part, {@code ClassicGroup}), static membership (KIP-345)
  * included: a member with a {@code group.instance.id} that comes back under a new member id takes
  * its old place and assignment, and a second one with the same instance id is fenced. What kaen-log
- * leaves out is in the chapter's guide (the sync timeout, persistence of the group's metadata: a
- * restarted broker starts with no groups, and the members rejoin).
+ * leaves out is in the chapter's guide (the sync timeout). Each generation's metadata is written to
+ * the group's offsets partition as Kafka's {@code storeGroup} writes it ({@link Offsets#storeGroup},
+ * {@link GroupMetadataValue}), and a coordinator that takes the partition over loads the groups back
+ * ({@link #load}).
  *
  * <p>A group that only committed offsets (chapter 6's coordinator has them, {@link Offsets}) is
  * Empty, as Kafka's "simple" group is: it is listed, described, and may be deleted, though this
@@ -121,6 +123,19 @@ public final class ClassicGroups {
         default boolean delete(String group, Map<String, Set<Integer>> partitions) {
             return true;
         }
+
+        /**
+         * Appends {@code group}'s metadata record ({@link GroupMetadataValue}'s bytes; null: its tombstone)
+         * to its offsets partition, in the order of the calls; the answer is Kafka's error code, once
+         * it is written (in a cluster: replicated). Without an offsets log there is nothing to write.
+         */
+        default CompletableFuture<Short> storeGroup(String group, byte[] value) {
+            return CompletableFuture.completedFuture(KafkaErrors.NONE);
+        }
+
+        /** The broker is going away: nothing more is stored. */
+        default void close() {
+        }
     }
 
     /** A group as DescribeGroups shows it. */
@@ -191,6 +206,8 @@ public final class ClassicGroups {
         long heldBytes;
         /** When it entered its state (Kafka's currentStateTimestamp): for an Empty group, since when it is. */
         long stateSinceMs;
+        /** Whether a metadata record of it is in the offsets log (written, or loaded): its removal leaves a tombstone. */
+        boolean stored;
 
         Group(String id) {
             this.id = id;
@@ -329,8 +346,37 @@ public final class ClassicGroups {
         heldBytes += now - group.heldBytes;
         group.heldBytes = now;
         if (GroupTransitions.removable(group.state, group.pending.size(), offsets.has(group.id))) {
+            tombstone(group);
             forget(group, nowMs);
         }
+    }
+
+    /**
+     * The group goes for good (deleted, or Empty with no offsets left): its metadata record's tombstone,
+     * if it had one (Kafka's {@code cleanupGroupMetadata} and {@code deleteGroups} write it), so that the
+     * next coordinator does not bring it back. A group only unloaded leaves none: another broker has it.
+     */
+    private void tombstone(Group group) {
+        if (group.stored) {
+            group.stored = false;
+            offsets.storeGroup(group.id, null);
+        }
+    }
+
+    /**
+     * The record of {@code group} Kafka's {@code storeGroup} writes: its protocol, generation, leader and
+     * when it entered its state, and each member with its metadata for the group's protocol and the
+     * assignment {@code assignmentOf} gives it (the one on its way, at the leader's SyncGroup).
+     */
+    private static byte[] metadataOf(Group group, Map<String, byte[]> assignmentOf) {
+        List<GroupMetadataValue.Member> members = new ArrayList<>();
+        for (Member m : group.members.values()) {
+            members.add(new GroupMetadataValue.Member(m.id, m.instanceId, m.clientId == null ? "" : m.clientId, "",
+                    (int) m.rebalanceMs, (int) m.sessionMs, m.metadata(group.protocolName),
+                    assignmentOf.getOrDefault(m.id, NOTHING)));
+        }
+        return new GroupMetadataValue(group.protocolType == null ? "" : group.protocolType, group.generation,
+                group.protocolName, group.leader, group.stateSinceMs, members).encode();
     }
 
     /** Dead, then forgotten, with all it held. */
@@ -481,6 +527,12 @@ public final class ClassicGroups {
         member.protocols = request.protocols();
         member.heartbeatDeadlineMs = nowMs + member.sessionMs;
         if (group.state == GroupState.STABLE && selectProtocol(group).equals(group.protocolName)) {
+            // the record names the static member's new id (Kafka's updateStaticMemberAndRebalance stores the
+            // group), or the next coordinator would fence it as an older process of itself
+            Map<String, byte[]> assignments = new HashMap<>();
+            group.members.values().forEach(m -> assignments.put(m.id, m.assignment));
+            group.stored = true;
+            offsets.storeGroup(group.id, metadataOf(group, assignments));
             return done(new JoinResult(KafkaErrors.NONE, group.generation, group.protocolName, leaderBefore, newId,
                     List.of()));
         }
@@ -665,6 +717,9 @@ public final class ClassicGroups {
             group.leader = null;
             group.subscribedTopics = subscribedTopics(group);
             move(group, GroupState.Event.JOIN_PHASE_ENDS_EMPTY, nowMs);
+            // Kafka's onCompleteJoin stores an Empty group: the next coordinator ages its offsets from now on
+            group.stored = true;
+            offsets.storeGroup(group.id, metadataOf(group, Map.of()));
             return;
         }
         Member first = group.members.values().iterator().next();
@@ -832,16 +887,14 @@ public final class ClassicGroups {
                 if (memberId.equals(group.leader)) {
                     // the leader's assignment is the coordinator's to pass on, not to read: a member the
                     // leader left out gets an empty one
+                    Map<String, byte[]> assigned = new HashMap<>();
                     for (Member m : group.members.values()) {
-                        m.assignment = assignments.getOrDefault(m.id, NOTHING);
+                        assigned.put(m.id, assignments.getOrDefault(m.id, NOTHING));
                     }
-                    move(group, GroupState.Event.LEADER_SYNCS, nowMs);
-                    for (Member m : group.members.values()) {
-                        if (m.sync != null) {
-                            m.sync.complete(new SyncResult(KafkaErrors.NONE, m.assignment));
-                            m.sync = null;
-                        }
-                    }
+                    // Kafka's doSyncGroup: the group's metadata is stored first, the members answered once it is
+                    int generation = group.generation;
+                    offsets.storeGroup(group.id, metadataOf(group, assigned))
+                            .thenAccept(error -> assignmentStored(group, generation, assigned, error, nowMs));
                 }
                 return answer;
             }
@@ -849,6 +902,40 @@ public final class ClassicGroups {
                 return done(new SyncResult(KafkaErrors.UNKNOWN_MEMBER_ID, NOTHING));
             }
         }
+    }
+
+    /**
+     * The leader's assignment of {@code generation} is in the offsets log, or could not be written
+     * (Kafka's {@code storeGroup} callback in {@code doSyncGroup}): written, the group is Stable and
+     * every waiting member gets its assignment; not written, each gets the error and the group
+     * rebalances (every member joins again). A group that moved on meanwhile (a member left, the
+     * broker stopped coordinating it) was answered already.
+     */
+    private synchronized void assignmentStored(Group group, int generation, Map<String, byte[]> assigned, short error,
+                                               long nowMs) {
+        if (groups.get(group.id) != group || group.state != GroupState.COMPLETING_REBALANCE
+                || group.generation != generation) {
+            return;
+        }
+        if (error == KafkaErrors.NONE) {
+            group.stored = true;
+            for (Member m : group.members.values()) {
+                m.assignment = assigned.getOrDefault(m.id, NOTHING);
+            }
+            move(group, GroupState.Event.LEADER_SYNCS, nowMs);
+        }
+        for (Member m : group.members.values()) {
+            if (m.sync != null) {
+                m.sync.complete(new SyncResult(error, error == KafkaErrors.NONE ? m.assignment : NOTHING));
+                m.sync = null;
+            }
+        }
+        if (error != KafkaErrors.NONE) {
+            troubles.println("group-store", "kafka: group " + LogText.quote(group.id) + "'s generation " + generation
+                    + " was not stored (error " + error + "): it rebalances", nowMs);
+            prepareRebalance(group, GroupState.Event.MEMBER_JOINS, nowMs);
+        }
+        settle(group, nowMs);
     }
 
     /**
@@ -1118,6 +1205,7 @@ public final class ClassicGroups {
             return KafkaErrors.KAFKA_STORAGE_ERROR;
         }
         if (group != null) {
+            tombstone(group);
             forget(group, nowMs);
         }
         return KafkaErrors.NONE;
@@ -1183,7 +1271,75 @@ public final class ClassicGroups {
             public void unloaded(Predicate<String> unloaded) {
                 ClassicGroups.this.unload(unloaded, nowMs.getAsLong());
             }
+
+            @Override
+            public void loaded(Map<String, byte[]> groups) {
+                ClassicGroups.this.load(groups, nowMs.getAsLong());
+            }
         };
+    }
+
+    /**
+     * This broker now coordinates the groups whose last metadata records {@code records} holds (chapter
+     * 10: it became the leader of their offsets partition; a broker alone: it started). Each comes back
+     * as Kafka's {@code loadGroup} and {@code onGroupLoaded} bring it: Stable with its members, generation,
+     * leader, protocol, assignments and static instance ids, or Empty; every member's session starts
+     * afresh now. So a member that finds this coordinator goes on in its generation: its heartbeats and
+     * commits are taken, no rebalance. A group this coordinator has already, one it has no room for
+     * ({@code max.groups}, {@code max.group.bytes}), or a record that does not read is left out (its
+     * members rejoin), with a line.
+     */
+    public synchronized void load(Map<String, byte[]> records, long nowMs) {
+        for (Map.Entry<String, byte[]> record : records.entrySet()) {
+            String id = record.getKey();
+            if (groups.containsKey(id)) {
+                continue;
+            }
+            GroupMetadataValue value;
+            try {
+                value = GroupMetadataValue.decode(record.getValue());
+            } catch (MalformedMessageException unreadable) {
+                troubles.println("group-load", "kafka: group " + LogText.quote(id) + "'s metadata record does not"
+                        + " read (" + unreadable.getMessage() + "): its members rejoin", nowMs);
+                continue;
+            }
+            Group group = loadedGroup(id, value, nowMs);
+            long bytes = bytesOf(group);
+            if (groups.size() >= limits.maxGroups() || heldBytes + bytes > limits.maxHeldBytes()) {
+                troubles.println("group-load", "kafka: group " + LogText.quote(id) + " is not loaded: no room ("
+                        + GroupConfigKeys.MAX_GROUPS + ", " + GroupConfigKeys.MAX_HELD_BYTES + "): its members rejoin",
+                        nowMs);
+                continue;
+            }
+            groups.put(id, group);
+            settle(group, nowMs);
+        }
+    }
+
+    private static Group loadedGroup(String id, GroupMetadataValue value, long nowMs) {
+        Group group = new Group(id);
+        group.generation = value.generation();
+        group.protocolType = value.protocolType().isEmpty() ? null : value.protocolType();
+        group.protocolName = value.protocol();
+        group.leader = value.leader();
+        group.stored = true;
+        for (GroupMetadataValue.Member m : value.members()) {
+            Member member = new Member(m.memberId(), m.groupInstanceId(), m.clientId());
+            member.sessionMs = m.sessionTimeoutMs();
+            member.rebalanceMs = m.rebalanceTimeoutMs();
+            member.protocolType = group.protocolType;
+            member.protocols = value.protocol() == null ? List.of() : List.of(new Protocol(value.protocol(), m.subscription()));
+            member.assignment = m.assignment();
+            member.heartbeatDeadlineMs = nowMs + member.sessionMs; // Kafka's onGroupLoaded: every session afresh
+            group.members.put(member.id, member);
+            if (member.instanceId != null) {
+                group.staticMembers.put(member.instanceId, member.id);
+            }
+        }
+        group.state = group.members.isEmpty() ? GroupState.EMPTY : GroupState.STABLE;
+        group.stateSinceMs = value.currentStateTimestamp() >= 0 ? value.currentStateTimestamp() : nowMs;
+        group.subscribedTopics = subscribedTopics(group);
+        return group;
     }
 
     /**
@@ -1209,18 +1365,25 @@ public final class ClassicGroups {
         }
     }
 
-    /** Answers every waiting request: the broker is going away. */
-    public synchronized void close() {
-        for (Group group : groups.values()) {
-            for (Member m : group.members.values()) {
-                if (m.join != null) {
-                    m.join.complete(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, m.id));
-                }
-                if (m.sync != null) {
-                    m.sync.complete(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
+    /**
+     * Answers every waiting request: the broker is going away. Then the groups' metadata records still on
+     * their way are written (outside this lock: a record's answer takes it), so that a broker stopped
+     * gracefully finds its groups as they were when it starts again.
+     */
+    public void close() {
+        synchronized (this) {
+            for (Group group : groups.values()) {
+                for (Member m : group.members.values()) {
+                    if (m.join != null) {
+                        m.join.complete(JoinResult.error(KafkaErrors.COORDINATOR_NOT_AVAILABLE, m.id));
+                    }
+                    if (m.sync != null) {
+                        m.sync.complete(new SyncResult(KafkaErrors.COORDINATOR_NOT_AVAILABLE, NOTHING));
+                    }
                 }
             }
         }
+        offsets.close();
     }
 
     private static <T> CompletableFuture<T> done(T value) {

@@ -1,0 +1,163 @@
+package kaenlog.kafkawire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import kaenlog.testkit.PassesOnSkeleton;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The group's metadata record (given code) in the given coordinator ({@link ClassicGroups}), with an
+ * offsets log that is a map of each group's last record: what is written when (Kafka's
+ * {@code storeGroup}: after the leader's SyncGroup, the members answered only once it is written, and
+ * when the group becomes Empty), what another coordinator finds from it ({@code loadGroup},
+ * {@code onGroupLoaded}), and the bounds. Runs after the tasks.
+ */
+@Order(14)
+class GroupMetadataLoadTest {
+    private static final int SESSION_MS = 10_000;
+    private static final int REBALANCE_MS = 60_000;
+    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+    private long now = 1_000_000;
+    /** The offsets log: each group's last metadata record (a tombstone removes it). */
+    private final Map<String, byte[]> records = new TreeMap<>();
+    /** What the next append answers. */
+    private short nextAnswer = KafkaErrors.NONE;
+
+    private ClassicGroups coordinator(long maxHeldBytes) {
+        return new ClassicGroups(new ClassicGroups.Limits(6_000, 1_800_000, 0, 1000, 100, maxHeldBytes), now,
+                new PrintStream(log, true, StandardCharsets.UTF_8), new ClassicGroups.Offsets() {
+                    @Override
+                    public boolean has(String group) {
+                        return true; // the group committed: an Empty one stays
+                    }
+
+                    @Override
+                    public CompletableFuture<Short> storeGroup(String group, byte[] value) {
+                        short answer = nextAnswer;
+                        if (answer == KafkaErrors.NONE) {
+                            if (value == null) {
+                                records.remove(group);
+                            } else {
+                                records.put(group, value);
+                            }
+                        }
+                        return CompletableFuture.completedFuture(answer);
+                    }
+                });
+    }
+
+    private CompletableFuture<ClassicGroups.JoinResult> join(ClassicGroups groups, String memberId, String instanceId) {
+        return groups.join(new ClassicGroups.JoinRequest("g", "client", memberId, instanceId, SESSION_MS, REBALANCE_MS,
+                "consumer", List.of(new ClassicGroups.Protocol("range", new byte[] {1, 2, 3})), false), now);
+    }
+
+    /** Member "a" (static when {@code instanceId} is set) alone in g, Stable in generation 1; its member id. */
+    private String stableAlone(ClassicGroups groups, String instanceId) {
+        ClassicGroups.JoinResult joined = join(groups, "", instanceId).join();
+        assertThat(joined.error()).isEqualTo(KafkaErrors.NONE);
+        String a = joined.memberId();
+        ClassicGroups.SyncResult synced = groups.sync("g", joined.generationId(), a, instanceId,
+                Map.of(a, new byte[] {7}), now).join();
+        assertThat(synced.error()).isEqualTo(KafkaErrors.NONE);
+        return a;
+    }
+
+    @Test
+    void theNextCoordinatorFindsTheLastStoredGenerationNotARebalanceInProgress() {
+        ClassicGroups first = coordinator(1_000_000);
+        String a = stableAlone(first, null);
+        assertThat(records).as("the leader's SyncGroup stored generation 1").containsKey("g");
+        CompletableFuture<ClassicGroups.JoinResult> newcomer = join(first, "", null); // a rebalance starts
+        CompletableFuture<ClassicGroups.JoinResult> rejoined = join(first, a, null);
+        assertThat(rejoined.join().generationId()).as("generation 2's join phase ended").isEqualTo(2);
+        assertThat(newcomer.join().error()).isEqualTo(KafkaErrors.NONE);
+        // the coordinator goes before generation 2's leader syncs: generation 2 is in no record
+
+        ClassicGroups next = coordinator(1_000_000);
+        next.load(records, now);
+        assertThat(next.describe("g").state()).as("the next coordinator finds the last stored generation, Stable")
+                .isEqualTo(GroupState.STABLE);
+        assertThat(next.heartbeat("g", 1, a, now)).as("a member of generation 1 goes on in it").isEqualTo(KafkaErrors.NONE);
+        assertThat(next.heartbeat("g", 2, a, now)).as("generation 2 was never stored: its members rejoin")
+                .isEqualTo(KafkaErrors.ILLEGAL_GENERATION);
+        assertThat(next.heartbeat("g", 2, newcomer.join().memberId(), now))
+                .as("the member that joined in generation 2 is not in the record").isEqualTo(KafkaErrors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void aSyncIsAnsweredOnlyOnceItsGenerationIsStoredAndAFailedStoreRebalances() {
+        ClassicGroups groups = coordinator(1_000_000);
+        ClassicGroups.JoinResult joined = join(groups, "", null).join();
+        nextAnswer = KafkaErrors.NOT_COORDINATOR;
+        ClassicGroups.SyncResult synced = groups.sync("g", joined.generationId(), joined.memberId(), null,
+                Map.of(joined.memberId(), new byte[] {7}), now).join();
+        assertThat(synced.error()).as("the group's metadata could not be written: the SyncGroup says why, as Kafka's"
+                + " storeGroup callback does, and hands out no assignment").isEqualTo(KafkaErrors.NOT_COORDINATOR);
+        assertThat(synced.assignment()).isEmpty();
+        assertThat(groups.describe("g").state()).as("and the group rebalances")
+                .isEqualTo(GroupState.PREPARING_REBALANCE);
+        assertThat(records).as("nothing was written").isEmpty();
+    }
+
+    @Test
+    void aStaticMembersInstanceIdAndAnEmptyGroupsProtocolTypeSurviveTheLoad() {
+        ClassicGroups first = coordinator(1_000_000);
+        String a = stableAlone(first, "instance-a");
+        ClassicGroups next = coordinator(1_000_000);
+        next.load(records, now);
+        assertThat(next.heartbeat("g", 1, "an-older-process", "instance-a", now))
+                .as("instance-a's member id came back with it: another member id is fenced")
+                .isEqualTo(KafkaErrors.FENCED_INSTANCE_ID);
+        assertThat(next.describe("g").members()).singleElement().satisfies(m -> {
+            assertThat(m.memberId()).isEqualTo(a);
+            assertThat(m.groupInstanceId()).isEqualTo("instance-a");
+            assertThat(m.assignment()).as("its assignment").containsExactly(7);
+        });
+        ClassicGroups.JoinResult back = join(next, "", "instance-a").join();
+        assertThat(back.generationId()).as("the static member back under a new id takes its place: no rebalance")
+                .isEqualTo(1);
+        ClassicGroups after = coordinator(1_000_000);
+        after.load(records, now);
+        assertThat(after.heartbeat("g", 1, back.memberId(), "instance-a", now))
+                .as("its new member id was stored when it took its place (Kafka's updateStaticMemberAndRebalance"
+                        + " stores the group): the next coordinator does not fence it as an older process of itself")
+                .isEqualTo(KafkaErrors.NONE);
+
+        assertThat(next.leave("g", List.of(new ClassicGroups.Leaving(back.memberId(), "instance-a")), now).error())
+                .isEqualTo(KafkaErrors.NONE);
+        ClassicGroups third = coordinator(1_000_000);
+        third.load(records, now);
+        assertThat(third.describe("g").state()).as("the group became Empty: its last record says so").isEqualTo(GroupState.EMPTY);
+        assertThat(third.list()).singleElement().satisfies(listing -> assertThat(listing.protocolType())
+                .as("an Empty group that had members keeps its protocol type").isEqualTo("consumer"));
+    }
+
+    @Test
+    void aGroupThereIsNoRoomForIsNotLoaded() {
+        ClassicGroups first = coordinator(1_000_000);
+        stableAlone(first, null);
+        ClassicGroups small = coordinator(300);
+        small.load(records, now);
+        assertThat(small.groupCount()).as("a loaded group counts against max.group.bytes like any: one that"
+                + " does not fit is left out, its members rejoin").isZero();
+        assertThat(small.heldBytes()).isZero();
+        assertThat(log.toString(StandardCharsets.UTF_8)).as("with a line that says why").contains("is not loaded: no room");
+    }
+
+    @Test
+    @PassesOnSkeleton("given code: a record that does not read brings no group back, and changes no state")
+    void aRecordThatDoesNotReadIsLeftOutWithALine() {
+        ClassicGroups groups = coordinator(1_000_000);
+        groups.load(Map.of("g", new byte[] {0, 3, 0, 8}), now);
+        assertThat(groups.groupCount()).as("a record that does not read brings no group back").isZero();
+        assertThat(log.toString(StandardCharsets.UTF_8)).contains("metadata record does not read");
+    }
+}
