@@ -19,6 +19,7 @@ import kaenlog.testkit.loop.Tasks;
  *
  *   ./workbook gate                 every chapter (after mvn -Psolutions verify, whose reports it reads)
  *   ./workbook gate ch03-produce    one chapter
+ *   ./workbook gate --after-maven build/ci/verify.log   each chapter once that running mvn verify moved past it
  *
  * For each chapter with tasks 1..T and each N in 1..T it builds the chapter as a learner has it
  * after tasks 1..N-1 (the reference's bodies of those tasks, the TODOs of tasks N..T: see
@@ -59,6 +60,8 @@ public final class Gate {
     }
 
     static final long STATE_TIMEOUT_SECONDS = 300;
+    /** Under --after-maven the running build makes the reports: a chapter without them is a problem, not a build of its own. */
+    private static volatile boolean afterMaven;
 
     private Gate() {
     }
@@ -79,7 +82,10 @@ public final class Gate {
 
     static int main(Path root, String[] args) throws Exception {
         List<String> chapters = new ArrayList<>();
-        for (String wanted : args) {
+        List<String> named = new ArrayList<>();
+        Path mavenLog = MavenLog.option(args, named);
+        afterMaven = mavenLog != null;
+        for (String wanted : named) {
             chapters.add(Markers.chapter(root, wanted, "usage: ./workbook gate [chNN...]"));
         }
         if (chapters.isEmpty()) {
@@ -94,6 +100,8 @@ public final class Gate {
         try {
             List<Chapter> started = new ArrayList<>();
             for (String chapter : chapters) {
+                // under --after-maven, each chapter as soon as Maven moved past it (CI's step 2 still running)
+                MavenLog.await(mavenLog, chapter);
                 started.add(start(root, chapter, pool));
             }
             for (Chapter chapter : started) {
@@ -218,7 +226,7 @@ public final class Gate {
     static Reference reference(Path root, String chapter, List<Tasks.Task> tasks, List<String> problems)
             throws Exception {
         Path reports = Reports.dir(root, chapter);
-        if (Reports.files(reports).isEmpty()) {
+        if (Reports.files(reports).isEmpty() && !afterMaven) {
             List<String> command = new ArrayList<>(REFERENCE_BUILD);
             command.addAll(List.of("-Dmaven.test.failure.ignore=true", "-pl", chapter, "-am"));
             new ProcessBuilder(command).directory(root.toFile()).inheritIO().start().waitFor();
@@ -374,11 +382,16 @@ public final class Gate {
         Path dir = module.resolve("target/gate/before-task-" + n);
         Workbook.deleteTree(dir);
         Path classes = dir.resolve("classes");
+        long compileStart = System.nanoTime();
+        long compileCpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         String errors = TestJvm.compile(writeState(root, chapter, n, dir.resolve("src")), compileClasspath(module, classpath),
                 classes);
         if (errors != null) {
             throw new IllegalStateException("does not compile (" + dir + "):\n" + TestJvm.firstLines(errors, 10));
         }
+        Files.writeString(dir.resolve("compile.times"), (System.nanoTime() - compileStart) / 1_000_000 + " ms wall, "
+                + (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - compileCpu) / 1_000_000
+                + " ms CPU\n");
         Path out = dir.resolve("results.tsv");
         List<String> args = new ArrayList<>(List.of(out.toString()));
         args.addAll(testClasses);

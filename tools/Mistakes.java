@@ -44,6 +44,14 @@ public final class Mistakes {
     static final int PER_TASK = 3;
     /** Chapters checked at once (-Dmistakes.jobs overrides). */
     static final int JOBS = 2;
+    /**
+     * JVMs at once for a chapter whose mistakes' task classes took {@link #SHARD_ABOVE_SECONDS} or more
+     * in the reference run (-Dmistakes.shards overrides; -v runs one): chapters 10 and 11, whose
+     * tests wait on ZooKeeper and brokers. A chapter whose tests compute (chapter 1's 126 mistakes:
+     * 61 s in one JVM, 128 s in two at a load of 20-35, a warm-up each) keeps one.
+     */
+    static final int SHARDS = 2;
+    static final double SHARD_ABOVE_SECONDS = 60;
     static final Set<String> KINDS = Set.of("step left out", "wrong order", "boundary", "overflow", "wrong fallback",
             "maximum kept instead of latest", "wrong one used", "shared buffer moved", "other");
     private static final String USAGE = "usage: ./workbook mistakes [chNN...] [-v]";
@@ -61,11 +69,14 @@ public final class Mistakes {
     }
 
     /** The command line: the chapters (every one when none is named), where the mistakes are, -v. */
-    record Options(List<String> chapters, Source source, boolean verbose) {
-        static Options parse(Path root, String[] args) throws IOException {
+    record Options(List<String> chapters, Source source, boolean verbose, Path afterMaven) {
+        static Options parse(Path root, String[] all) throws IOException {
             List<String> chapters = new ArrayList<>();
             Path from = null;
             boolean anyMessage = false;
+            List<String> rest = new ArrayList<>();
+            Path afterMaven = MavenLog.option(all, rest);
+            String[] args = rest.toArray(String[]::new);
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 if (a.equals("--from") && i + 1 < args.length) {
@@ -79,7 +90,7 @@ public final class Mistakes {
                 }
             }
             return new Options(chapters.isEmpty() ? Markers.chapters(root) : chapters, new Source(from, anyMessage),
-                    List.of(args).contains("-v"));
+                    List.of(args).contains("-v"), afterMaven);
         }
     }
 
@@ -127,23 +138,53 @@ public final class Mistakes {
      * goes, so it runs one at a time.
      */
     static Map<String, Checked> checkAll(Path root, Options options) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(options.verbose() ? 1
-                : Integer.getInteger("mistakes.jobs", JOBS));
+        int jobs = options.verbose() ? 1 : Integer.getInteger("mistakes.jobs", JOBS);
+        ExecutorService pool = Executors.newFixedThreadPool(jobs);
         try {
-            Map<String, Future<Checked>> checks = new HashMap<>();
-            for (String chapter : options.verbose() ? options.chapters() : longestFirst(root, options)) {
-                checks.put(chapter, pool.submit(() -> {
-                    List<String> found = new ArrayList<>();
-                    return new Checked(check(root, chapter, options.source(), options.verbose(), found), found);
+            // Each job takes the first chapter of this order that is ready (under --after-maven, one
+            // that Maven has moved past; else every one): a short chapter verified early does not wait
+            // behind a long one Maven has not reached yet.
+            List<String> waiting = new ArrayList<>(options.verbose() ? options.chapters() : longestFirst(root, options));
+            Map<String, Checked> done = new java.util.concurrent.ConcurrentHashMap<>();
+            List<Future<?>> workers = new ArrayList<>();
+            for (int j = 0; j < jobs; j++) {
+                workers.add(pool.submit(() -> {
+                    for (String chapter = next(waiting, options); chapter != null; chapter = next(waiting, options)) {
+                        List<String> found = new ArrayList<>();
+                        done.put(chapter, new Checked(check(root, chapter, options.source(), options.verbose(), found),
+                                found));
+                    }
+                    return null;
                 }));
+            }
+            for (Future<?> worker : workers) {
+                get(worker);
             }
             Map<String, Checked> checked = new LinkedHashMap<>();
             for (String chapter : options.chapters()) {
-                checked.put(chapter, get(checks.get(chapter)));
+                checked.put(chapter, done.get(chapter));
             }
             return checked;
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** The first chapter of {@code waiting} that is ready, taken off it, waiting for one; null once none is left. */
+    static String next(List<String> waiting, Options options) throws IOException, InterruptedException {
+        while (true) {
+            synchronized (waiting) {
+                if (waiting.isEmpty()) {
+                    return null;
+                }
+                for (String chapter : waiting) {
+                    if (options.afterMaven() == null || MavenLog.done(options.afterMaven(), chapter)) {
+                        waiting.remove(chapter);
+                        return chapter;
+                    }
+                }
+            }
+            Thread.sleep(MavenLog.POLL_MS);
         }
     }
 
@@ -155,7 +196,9 @@ public final class Mistakes {
     static List<String> longestFirst(Path root, Options options) throws Exception {
         Map<String, Double> seconds = new HashMap<>();
         for (String chapter : options.chapters()) {
-            seconds.put(chapter, estimatedSeconds(root, chapter, options.source()));
+            // under --after-maven, a chapter Maven has not passed has no complete reports yet: no estimate
+            boolean complete = options.afterMaven() == null || MavenLog.done(options.afterMaven(), chapter);
+            seconds.put(chapter, complete ? estimatedSeconds(root, chapter, options.source()) : 0.0);
         }
         return options.chapters().stream().sorted(Comparator.comparing(seconds::get).reversed()).toList();
     }
@@ -178,7 +221,7 @@ public final class Mistakes {
         return seconds;
     }
 
-    static Checked get(Future<Checked> check) throws Exception {
+    static <T> T get(Future<T> check) throws Exception {
         try {
             return check.get();
         } catch (ExecutionException failed) {
@@ -211,11 +254,53 @@ public final class Mistakes {
                 runs.add(run);
             }
         }
-        Map<String, List<MistakesJvm.TestResult>> results = MistakesJvm.run(root, chapter, setup.classpath(),
-                setup.properties(), runs, setup.work());
+        Map<String, List<MistakesJvm.TestResult>> results = runShards(root, chapter, setup, runs,
+                verbose || estimatedSeconds(root, chapter, source) < SHARD_ABOVE_SECONDS ? 1
+                        : Integer.getInteger("mistakes.shards", SHARDS));
         Tally tally = tally(chapter, byName, results, source.anyMessage(), verbose, problems);
         return String.format("%s: %d mistakes, %d caught, %d declared, %d tasks (%d s)", chapter, mistakes.size(),
                 tally.caught(), tally.declared(), tasks.size(), TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+    }
+
+    /**
+     * The chapter's runs split over {@code shards} warm JVMs at once, each with its own results file
+     * under work/shard-N (mistake i in shard i mod shards): a chapter's mistakes mostly wait (ZooKeeper
+     * sessions, sockets, a broker's threads), so one JVM left chapter 10's 151 mistakes the longest
+     * step of CI (380 s) on a machine with cores to spare. Every mistake still runs, in a fresh class
+     * loader, exactly as in one JVM.
+     */
+    static Map<String, List<MistakesJvm.TestResult>> runShards(Path root, String chapter, Chapter setup,
+            List<MistakesJvm.Run> runs, int shards) throws Exception {
+        int n = Math.max(1, Math.min(shards, runs.size()));
+        List<List<MistakesJvm.Run>> split = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            split.add(new ArrayList<>());
+        }
+        for (int i = 0; i < runs.size(); i++) {
+            split.get(i % n).add(runs.get(i));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            List<Future<Map<String, List<MistakesJvm.TestResult>>>> parts = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Path work = n == 1 ? setup.work() : setup.work().resolve("shard-" + (i + 1));
+                Files.createDirectories(work);
+                List<MistakesJvm.Run> part = split.get(i);
+                parts.add(pool.submit(() -> MistakesJvm.run(root, chapter, setup.classpath(), setup.properties(), part,
+                        work)));
+            }
+            Map<String, List<MistakesJvm.TestResult>> results = new HashMap<>();
+            for (Future<Map<String, List<MistakesJvm.TestResult>>> part : parts) {
+                try {
+                    results.putAll(part.get());
+                } catch (ExecutionException failed) {
+                    throw failed.getCause() instanceof Exception e ? e : failed;
+                }
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** The chapter's mistake files, parsed; a file that does not parse is a problem. */

@@ -22,13 +22,28 @@ public final class SelfTest {
         prose();
         chapters();
         mistakes();
+        mavenLog();
         if (!FAILURES.isEmpty()) {
             FAILURES.forEach(f -> System.out.println("SELFTEST FAILED " + f));
             return 1;
         }
         System.out.println("tools self-test: markers, task states, status rules, hint renumbering and steps, the gate's"
-                + " rules, prose references, the generated chapter list and mistake edits hold");
+                + " rules, prose references, the generated chapter list, mistake edits and when a running Maven is past a"
+                + " chapter hold");
         return 0;
+    }
+
+    /** --after-maven: a chapter is done once a later module starts or the build ends, never at its own start. */
+    static void mavenLog() {
+        String started = "[INFO] Building ch09-kafka-wire: bonus 1.0.0-SNAPSHOT [8/13]\n"
+                + "[INFO] Building jar: /w/ch09-kafka-wire/target/ch09-kafka-wire-1.0.0-SNAPSHOT.jar\n";
+        String next = started + "[INFO] Building ch10-cluster: bonus: a real cluster 1.0.0-SNAPSHOT [9/13]\n";
+        check(!MavenLog.done(started, "ch09-kafka-wire"), "maven log: a chapter still building is not done");
+        check(MavenLog.done(next, "ch09-kafka-wire"), "maven log: a chapter is done once the next module starts");
+        check(!MavenLog.done(next, "ch10-cluster") && !MavenLog.done(next, "ch11-transactions"),
+                "maven log: the module building and one not reached are not done");
+        check(MavenLog.done(next + "[INFO] BUILD FAILURE\n", "ch11-transactions"),
+                "maven log: a build that ended is done with every chapter (its missing reports are then the problem)");
     }
 
     /** A mistake's edit applies only where it is unique and inside a block of its own task. */

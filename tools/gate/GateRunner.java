@@ -43,7 +43,8 @@ public class GateRunner {
             }
         }
         List<String> lines = new ArrayList<>();
-        TestExecutionListener listener = listener(lines);
+        List<String> times = new ArrayList<>();
+        TestExecutionListener listener = listener(lines, times);
         if (!whole.isEmpty()) {
             LauncherFactory.create().execute(request(whole).build(), listener);
         }
@@ -51,6 +52,9 @@ public class GateRunner {
             LauncherFactory.create().execute(request(tagged).filters(TagFilter.includeTags(TAG)).build(), listener);
         }
         Files.write(out, lines, StandardCharsets.UTF_8);
+        times.add(ProcessHandle.current().info().totalCpuDuration().map(d -> d.toMillis()).orElse(-1L)
+                + "\t(the test JVM's CPU, user+sys)");
+        Files.write(Path.of(out + ".times"), times, StandardCharsets.UTF_8);
         System.exit(0);
     }
 
@@ -60,9 +64,18 @@ public class GateRunner {
         return request;
     }
 
-    /** A line per test that ran or was skipped, and per class that failed before its tests. */
-    static TestExecutionListener listener(List<String> lines) {
+    /**
+     * A line per test that ran or was skipped, and per class that failed before its tests; in
+     * {@code times}, a line per test class: its milliseconds, its name (where a state's time goes).
+     */
+    static TestExecutionListener listener(List<String> lines, List<String> times) {
+        java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
         return new TestExecutionListener() {
+            @Override
+            public void executionStarted(TestIdentifier test) {
+                started.put(test.getUniqueId(), System.nanoTime());
+            }
+
             @Override
             public void executionSkipped(TestIdentifier test, String reason) {
                 if (test.isTest()) {
@@ -72,6 +85,10 @@ public class GateRunner {
 
             @Override
             public void executionFinished(TestIdentifier test, TestExecutionResult result) {
+                Long start = started.remove(test.getUniqueId());
+                if (start != null && test.getSource().orElse(null) instanceof org.junit.platform.engine.support.descriptor.ClassSource c) {
+                    times.add((System.nanoTime() - start) / 1_000_000 + "\t" + c.getClassName());
+                }
                 if (test.isTest()) {
                     String status = switch (result.getStatus()) {
                         case SUCCESSFUL -> "PASSED";

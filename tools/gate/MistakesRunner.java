@@ -53,7 +53,10 @@ public class MistakesRunner {
                 List<URL> urls = new ArrayList<>();
                 urls.add(Path.of(args[i + 1]).toUri().toURL());
                 urls.addAll(workbook);
+                long start = System.nanoTime();
                 List<String> lines = run(launcher, urls, args[i + 2], args[i + 3], seconds);
+                Files.writeString(Path.of(out + ".times"), (System.nanoTime() - start) / 1_000_000 + "\t" + name + "\n",
+                        StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                 if (lines == null) {
                     writer.write(name + "\tHUNG\t-\tthe tests did not finish in " + seconds + " s\n");
                     writer.flush();

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A real ZooKeeper server for one test class, in the test JVM (ZooKeeperServerEmbedded: a warm
  * start takes tens of milliseconds), its data on a tmpfs when the machine has one, emptied before each test; every session a test opens with
- * {@link #connect()} is closed after it. Register it as
+ * {@link #connect()} is closed after it, all at once: ZooKeeper's client sleeps 100 ms in every
+ * close (ClientCnxnSocketNIO.cleanup), which one at a time cost the gate and the mistakes
+ * corpus, which run these tests again and again, half a second a test. One session that empties
+ * the tree lives as long as the class, for the same reason. Register it as
  * {@code @RegisterExtension static final ZooKeeperFixture ZK = new ZooKeeperFixture();}.
  */
 final class ZooKeeperFixture implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
@@ -27,6 +30,7 @@ final class ZooKeeperFixture implements BeforeAllCallback, AfterAllCallback, Bef
     private final List<ZkClient> sessions = new ArrayList<>();
     private Path dir;
     private EmbeddedZooKeeper server;
+    private ZkClient cleaner;
 
     /** A tmpfs, where ZooKeeper's fsync of every transaction costs nothing (the properties write hundreds). */
     private static final Path TMPFS = Path.of("/dev/shm");
@@ -40,19 +44,31 @@ final class ZooKeeperFixture implements BeforeAllCallback, AfterAllCallback, Bef
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
-        try (ZkClient cleaner = ZkClient.connect(server.connectString(), SESSION_MS)) {
-            cleaner.deleteRecursive("/");
+        if (cleaner == null || !cleaner.alive()) {
+            cleaner = ZkClient.connect(server.connectString(), SESSION_MS);
         }
+        cleaner.deleteRecursive("/");
     }
 
     @Override
-    public void afterEach(ExtensionContext context) {
-        sessions.forEach(ZkClient::close);
+    public void afterEach(ExtensionContext context) throws InterruptedException {
+        List<Thread> closing = new ArrayList<>();
+        for (ZkClient session : sessions) {
+            Thread thread = new Thread(session::close, "zk-close");
+            thread.start();
+            closing.add(thread);
+        }
+        for (Thread thread : closing) {
+            thread.join();
+        }
         sessions.clear();
     }
 
     @Override
     public void afterAll(ExtensionContext context) throws IOException {
+        if (cleaner != null) {
+            cleaner.close();
+        }
         server.close();
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
