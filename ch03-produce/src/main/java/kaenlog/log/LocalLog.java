@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -240,27 +241,34 @@ final class LocalLog {
     }
 
     /**
-     * Removes a closed segment and its files (Kafka's {@code removeAndDeleteSegments}). The record of
-     * the segments is written first: a recorded segment missing from disk is a loss at the next open.
+     * Takes the oldest segment out of the log and renames its files {@code .deleted} (Kafka's
+     * {@code removeAndDeleteSegments} with {@code asyncDelete}): under the partition's lock, nothing
+     * is forced or unlinked here. The caller owes the log start offset's checkpoint, then the
+     * unlink ({@link Log.PendingDeletion}). A rename that fails takes the log offline.
      */
-    void removeAndDelete(Segment segment) throws IOException {
+    void retire(Segment segment) throws IOException {
+        try {
+            segment.renameToDeleted();
+        } catch (IOException e) {
+            throw goOffline(e);
+        }
         segments.remove(segment);
-        writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
-        segment.delete();
     }
 
-    /**
-     * Removes and deletes the closed segments whose every offset is below {@code logStartOffset}
-     * (never the active one); the record of the segments is written once, before any file goes.
-     */
-    void deleteSegmentsBelow(long logStartOffset) throws IOException {
-        List<Segment> below = segments.removeWhollyBelow(logStartOffset);
-        if (!below.isEmpty()) {
-            writeCheckpoint(dir, Log.SEGMENT_BASES_FILE, segments.baseOffsets());
-            for (Segment segment : below) {
-                segment.delete();
+    /** {@link #retire} for every closed segment whose every offset is below {@code logStartOffset}, oldest first. */
+    List<Segment> retireWhollyBelow(long logStartOffset) throws IOException {
+        List<Segment> below = new ArrayList<>();
+        for (Segment segment : segments.all()) {
+            Long next = segments.nextBaseOffset(segment.baseOffset());
+            if (next == null || next > logStartOffset) {
+                break;
             }
+            below.add(segment);
         }
+        for (Segment segment : below) {
+            retire(segment);
+        }
+        return below;
     }
 
     void updateConfig(LogConfig newConfig) {
