@@ -36,7 +36,8 @@ import kaenlog.batch.CorruptBatchException;
  *       holds a log directory's log start offsets; here, as the recovery point, one per
  *       partition).</li>
  *   <li>{@value Log#SEGMENT_BASES_FILE}, the base offset of every segment, one per line, written
- *       after a roll and before a segment is deleted. kaen-log's own file: Kafka knows its segments
+ *       after a roll (and by an open); a base below the log start offset claims nothing, so retention
+ *       leaves it there until the next write. kaen-log's own file: Kafka knows its segments
  *       only by their file names and looks for no gap between them (compaction leaves gaps there,
  *       see {@link #missingOffsets}).</li>
  * </ul>
@@ -224,8 +225,9 @@ final class LogLoader {
      * cleaner keeps only the last batch of a cleaning round ({@code upperBoundOffsetOfCleaningRound},
      * KAFKA-17076), and its LogLoader never looks for gaps. What tells a removed record from a lost one
      * here is the record of the segments: every base offset a roll created is in
-     * {@link Log#SEGMENT_BASES_FILE} until retention deletes that segment, so a recorded base missing from
-     * disk lost its whole segment, while offsets missing inside a segment were removed by the cleaner.
+     * {@link Log#SEGMENT_BASES_FILE} until retention deletes that segment (and moves the log start past it),
+     * so a recorded base at or above the log start missing from disk lost its whole segment, while offsets
+     * missing inside a segment were removed by the cleaner.
      * Nothing above the recovery point is claimed: a crash may lose what was never flushed.
      */
     private List<LostDataException.Range> missingOffsets(Written written) {
