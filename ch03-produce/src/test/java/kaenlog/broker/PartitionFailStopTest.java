@@ -113,12 +113,17 @@ class PartitionFailStopTest {
                     .isZero();
             assertThat(partition.<Long>locked(log -> log.pendingFlush().map(Log.PendingFlush::end).orElse(-1L)))
                     .as("the force is left to do, up to the last roll's base offset").isEqualTo(2);
+            Path bases = dir.resolve("roll").resolve(Log.SEGMENT_BASES_FILE);
+            assertThat(Files.exists(bases)).as("and so is the record of the segments: forcing %s under the lock held"
+                    + " every follower's fetch 75-150 ms at each roll", Log.SEGMENT_BASES_FILE).isFalse();
             partition.tick(T0);
             assertThat(partition.<Long>locked(Log::recoveryPoint))
                     .as("the tick forced segments 0 and 1 and moved the recovery point to the last roll's base")
                     .isEqualTo(2);
             assertThat(Files.readString(dir.resolve("roll").resolve(Log.RECOVERY_POINT_FILE)).strip())
                     .as("and wrote it to the checkpoint file").isEqualTo("2");
+            assertThat(Files.readAllLines(bases)).as("the tick recorded the segments too, before the recovery point")
+                    .containsExactly("0", "1", "2");
             assertThat(partition.<Optional<Log.PendingFlush>>locked(Log::pendingFlush)).as("nothing is left to force").isEmpty();
         }
     }
@@ -181,6 +186,10 @@ class PartitionFailStopTest {
             Path checkpoint = dir.resolve("truncated").resolve(Log.RECOVERY_POINT_FILE);
             assertThat(Files.exists(checkpoint) ? Files.readString(checkpoint).strip() : "0")
                     .as("nor in the recovery point's file").isEqualTo("0");
+            assertThat(Files.readAllLines(dir.resolve("truncated").resolve(Log.SEGMENT_BASES_FILE)))
+                    .as("nor is its record of the segments written: it listed segments 1 and 2, which the truncation"
+                            + " removed (a record of a segment not on disk is a loss at the next open)")
+                    .containsExactly("0");
             log.completeFlush(overtaken, new IOException("closed under the force"));
             assertThat(log.offline()).as("its segment 1 went meanwhile: a failed force of it is no storage error")
                     .isEmpty();

@@ -403,9 +403,11 @@ public final class Log implements Closeable {
      * base offset) from the recovery point on. {@link #force} and {@link Log#checkpointFlushed} run
      * WITHOUT the partition's lock, so that produces and fetches go on meanwhile;
      * {@link Log#completeFlush} then moves the recovery point under it. Kafka's {@code UnifiedLog.roll} schedules the same work as a "flush-log" task:
-     * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it.
+     * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it. {@code bases} (at
+     * {@code basesVersion}) is the record of the segments when it was taken: {@link Log#checkpointFlushed}
+     * writes it to {@link #SEGMENT_BASES_FILE} before the recovery point, unless a truncation came since.
      */
-    public record PendingFlush(long end, List<Segment> segments, long truncations) {
+    public record PendingFlush(long end, List<Segment> segments, long truncations, List<Long> bases, long basesVersion) {
         /**
          * Forces each segment's files to disk; no lock held, none needed: a closed segment is only
          * read. Through channels of its own ({@link Segment#forceThroughOwnChannels}): an interrupt

@@ -36,8 +36,8 @@ import kaenlog.batch.CorruptBatchException;
  *       holds a log directory's log start offsets; here, as the recovery point, one per
  *       partition).</li>
  *   <li>{@value Log#SEGMENT_BASES_FILE}, the base offset of every segment, one per line, written
- *       after a roll (and by an open); a base below the log start offset claims nothing, so retention
- *       leaves it there until the next write. kaen-log's own file: Kafka knows its segments
+ *       with the recovery point once a roll's segment is forced, by a truncation and by an open; a base
+ *       below the log start offset claims nothing, so retention leaves it there until the next write. kaen-log's own file: Kafka knows its segments
  *       only by their file names and looks for no gap between them (compaction leaves gaps there,
  *       see {@link #missingOffsets}).</li>
  * </ul>
