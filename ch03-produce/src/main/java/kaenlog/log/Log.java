@@ -49,6 +49,14 @@ public final class Log implements Closeable {
     /** What {@link #open} did beyond loading (and a compaction's reopened segment after it). */
     private final List<String> openEvents;
     private long logStartOffset;
+    /**
+     * What {@link #LOG_START_OFFSET_FILE} says: written without the partition's lock, by
+     * {@link #finishDeletion}, under {@link #deletionLock}; read under the partition's lock too.
+     */
+    private volatile long checkpointedLogStart;
+    private final Object deletionLock = new Object();
+    /** Segments retention or a new log start took out of the log, renamed {@code .deleted}, their files not yet unlinked. */
+    private final List<Segment> retired = new ArrayList<>();
     private long highWatermark;
     private boolean eagerHighWatermark = true;
     /** The producer state's step in front of the leader's append; null for none. */
@@ -58,6 +66,7 @@ public final class Log implements Closeable {
         this.local = loaded.local();
         this.openEvents = new ArrayList<>(loaded.events());
         this.logStartOffset = loaded.logStartOffset();
+        this.checkpointedLogStart = loaded.logStartOffset(); // the loader wrote it when the file said otherwise
         this.highWatermark = local.logEndOffset(); // not persisted here
     }
 
@@ -331,9 +340,11 @@ public final class Log implements Closeable {
      * base offset) from the recovery point on. {@link #force} and {@link Log#checkpointFlushed} run
      * WITHOUT the partition's lock, so that produces and fetches go on meanwhile;
      * {@link Log#completeFlush} then moves the recovery point under it. Kafka's {@code UnifiedLog.roll} schedules the same work as a "flush-log" task:
-     * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it.
+     * {@code LocalLog.flush} outside the log's lock, {@code markFlushed} inside it. {@code bases} (at
+     * {@code basesVersion}) is the record of the segments when it was taken: {@link Log#checkpointFlushed}
+     * writes it to {@link #SEGMENT_BASES_FILE} before the recovery point, unless a truncation came since.
      */
-    public record PendingFlush(long end, List<Segment> segments, long truncations) {
+    public record PendingFlush(long end, List<Segment> segments, long truncations, List<Long> bases, long basesVersion) {
         /**
          * Forces each segment's files to disk; no lock held, none needed: a closed segment is only
          * read. Through channels of its own ({@link Segment#forceThroughOwnChannels}): an interrupt
@@ -402,7 +413,18 @@ public final class Log implements Closeable {
      */
     @Override
     public void close() throws IOException {
-        local.close();
+        try {
+            if (local.offline() == null && !local.readOnly()) {
+                Optional<PendingDeletion> pending = pendingDeletion();
+                if (pending.isPresent()) {
+                    finishDeletion(pending.get());
+                }
+            }
+        } finally {
+            retired.forEach(Segment::closeQuietly); // an offline log's: their .deleted files go at the next open
+            retired.clear();
+            local.close();
+        }
     }
 
     // The seams the later chapters extend the log through.
@@ -532,9 +554,17 @@ public final class Log implements Closeable {
     }
 
     /**
-     * Chapter 6's retention: removes a whole closed segment, never the active one, and the log start
+     * Chapter 6's retention: removes the oldest segment, never the active one, and the log start
      * offset moves to the next segment's base offset (Kafka's {@code deleteOldSegments} deletes whole
-     * segments, never single records, and moves the log start offset with them).
+     * segments, oldest first, never single records, and moves the log start offset with them).
+     *
+     * <p>Under the partition's lock only the cheap half is done: the segment leaves the log (no read
+     * finds it any more), its files are renamed {@code .deleted} and the log start moves in memory.
+     * The slow half, the {@code fsync} of {@link #LOG_START_OFFSET_FILE} and the unlink of 128 MiB of
+     * files (69 ms and more measured, with every produce and fetch of the partition waiting), is left
+     * to {@link #pendingDeletion}, done without the lock, as Kafka's {@code asyncDeleteSegment} leaves
+     * the files to a "delete-file" task and its log start checkpoint to the log manager's scheduler.
+     * A crash in between loses nothing: the next open finds the {@code .deleted} files and finishes.
      */
     public void deleteSegment(Segment segment) throws IOException {
         local.ensureWritable("delete a segment");
@@ -544,19 +574,13 @@ public final class Log implements Closeable {
         if (!local.segments().holds(segment)) {
             throw new IllegalArgumentException("segment " + segment.baseOffset() + " is not part of this log");
         }
-        LogSegments segments = local.segments();
-        try {
-            // The new log start first: files that start later than the checkpointed log start are a
-            // loss at the next open.
-            long newStart = Math.max(logStartOffset, segments.nextBaseOffset(segment.baseOffset()));
-            if (segment == segments.first() && newStart > logStartOffset) {
-                LocalLog.writeCheckpoint(dir(), LOG_START_OFFSET_FILE, List.of(newStart));
-            }
-            local.removeAndDelete(segment);
-        } catch (IOException e) {
-            throw local.goOffline(e);
+        if (segment != local.segments().first()) {
+            throw new IllegalArgumentException("segment " + segment.baseOffset() + " is not the oldest: retention"
+                    + " deletes from the log start, so that what is left is always a suffix of the log");
         }
-        logStartOffset = Math.max(logStartOffset, segments.first().baseOffset());
+        local.retire(segment);
+        retired.add(segment);
+        logStartOffset = Math.max(logStartOffset, local.segments().first().baseOffset());
         highWatermark = Math.max(highWatermark, logStartOffset);
     }
 
@@ -564,13 +588,16 @@ public final class Log implements Closeable {
      * Moves the log start offset forward to {@code offset}, as Kafka's DeleteRecords does
      * ({@code UnifiedLog.maybeIncrementLogStartOffset}): the records below it are gone for every reader
      * at once (a fetch there is out of range, ListOffsets' earliest is the new start), and the segments
-     * wholly below it are deleted now (Kafka's next retention check does it,
+     * wholly below it leave the log now (Kafka's next retention check does it,
      * {@code deleteLogStartOffsetBreachedSegments}); the segment holding {@code offset} stays and is read
      * from the batch that holds it, as after retention. Never past the high watermark (an
      * {@link OffsetOutOfRangeException}, Kafka's answer): a consumer must not lose records it could not
-     * yet read. An offset at or below the log start changes nothing. The new start is written to
-     * {@link #LOG_START_OFFSET_FILE} before any file goes, so it survives a crash. Returns the log start
-     * offset after the call (Kafka's low watermark, for one replica).
+     * yet read. An offset at or below the log start changes nothing. As with {@link #deleteSegment},
+     * the segments' files are renamed {@code .deleted} here, and the new start is written to
+     * {@link #LOG_START_OFFSET_FILE} before any file goes, without the partition's lock
+     * ({@link #pendingDeletion}); a caller that promises the new start survives a crash (DeleteRecords'
+     * answer) finishes that first. Returns the log start offset after the call (Kafka's low watermark,
+     * for one replica).
      */
     public long advanceLogStartOffset(long offset) throws IOException {
         local.ensureWritable("move the log start offset");
@@ -581,14 +608,54 @@ public final class Log implements Closeable {
         if (offset <= logStartOffset) {
             return logStartOffset;
         }
-        try {
-            LocalLog.writeCheckpoint(dir(), LOG_START_OFFSET_FILE, List.of(offset));
-            logStartOffset = offset;
-            local.deleteSegmentsBelow(offset);
-        } catch (IOException e) {
-            throw local.goOffline(e);
-        }
+        logStartOffset = offset;
+        retired.addAll(local.retireWhollyBelow(offset));
         return logStartOffset;
+    }
+
+    /**
+     * What a deletion left to do without the partition's lock: write {@code logStartOffset} to
+     * {@link #LOG_START_OFFSET_FILE}, then unlink the files of {@code segments}, already out of the
+     * log and renamed {@code .deleted}. In that order: a segment whose files are gone while the
+     * checkpoint still says an older start would look lost at the next open.
+     */
+    public record PendingDeletion(long logStartOffset, List<Segment> segments) {
+    }
+
+    /**
+     * Under the partition's lock: the deletion work owed (see {@link PendingDeletion}), if any; the
+     * caller runs it through {@link #finishDeletion} without the lock. Its segments are handed over
+     * once: a second call does not return them again.
+     */
+    public Optional<PendingDeletion> pendingDeletion() {
+        if (retired.isEmpty() && logStartOffset <= checkpointedLogStart) {
+            return Optional.empty();
+        }
+        PendingDeletion pending = new PendingDeletion(logStartOffset, List.copyOf(retired));
+        retired.clear();
+        return Optional.of(pending);
+    }
+
+    /**
+     * WITHOUT the partition's lock: writes the log start offset's checkpoint (unless a later deletion
+     * already wrote as much: several threads may finish deletions, the file only moves forward), then
+     * unlinks the segments' {@code .deleted} files.
+     */
+    public void finishDeletion(PendingDeletion pending) throws IOException {
+        synchronized (deletionLock) {
+            if (pending.logStartOffset() > checkpointedLogStart) {
+                LocalLog.writeCheckpoint(dir(), LOG_START_OFFSET_FILE, List.of(pending.logStartOffset()));
+                checkpointedLogStart = pending.logStartOffset();
+            }
+        }
+        for (Segment segment : pending.segments()) {
+            segment.deleteRenamed();
+        }
+    }
+
+    /** Under the partition's lock: {@link #finishDeletion} failed, and the log goes offline (fail-stop). */
+    public void deletionFailed(IOException failure) throws IOException {
+        throw local.goOffline(failure);
     }
 
     /**

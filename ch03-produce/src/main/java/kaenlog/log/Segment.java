@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -517,9 +518,47 @@ public final class Segment implements Closeable {
     /** Closes and removes its files (chapter 11's {@code .txnindex} too, when it has one). */
     void delete() throws IOException {
         close();
-        Files.deleteIfExists(logFile());
-        Files.deleteIfExists(indexFile());
-        Files.deleteIfExists(timeIndexFile());
-        Files.deleteIfExists(txnIndexFile());
+        for (Path file : files()) {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * Retention's first step, under the partition's lock: renames each file to
+     * {@code <name>.deleted}, the {@code .log} first (Kafka's {@code changeFileSuffixes("", ".deleted")}).
+     * A rename is a change of the directory only, no {@code fsync}, no blocks freed; the files stay
+     * open, so a send already holding the {@code .log} goes on. {@link #deleteRenamed} removes them
+     * later, without the lock; a crash in between leaves {@code .deleted} files, which the next
+     * open removes ({@link LogLoader}), and an index still under its own name, an orphan it removes too.
+     */
+    void renameToDeleted() throws IOException {
+        for (Path file : files()) {
+            if (file.equals(logFile()) || Files.exists(file)) {
+                Files.move(file, deletedFileOf(file), StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+    }
+
+    /** Retention's second step, without the partition's lock: closes the files and unlinks the renamed ones. */
+    void deleteRenamed() throws IOException {
+        close();
+        for (Path file : files()) {
+            Path deleted = deletedFileOf(file);
+            try {
+                Files.deleteIfExists(deleted);
+            } catch (IOException e) {
+                throw new StorageException(deleted, e);
+            }
+        }
+    }
+
+    /** {@code file}'s name once retention renamed it. */
+    static Path deletedFileOf(Path file) {
+        return file.resolveSibling(file.getFileName() + Log.DELETED_SUFFIX);
+    }
+
+    /** Every file a segment may have, the {@code .log} first. */
+    private List<Path> files() {
+        return List.of(logFile(), indexFile(), timeIndexFile(), txnIndexFile());
     }
 }

@@ -21,6 +21,10 @@ class LogStartOffsetTest {
     @TempDir
     Path dir;
 
+    /** Where a test copies the log's files as a crash would leave them. */
+    @TempDir
+    Path crashes;
+
     /** 30 records in batches of 10, a segment each: [0, 10), [10, 20), [20, 30). */
     private Log threeSegments() throws IOException {
         Log log = Log.open(dir, LogConfig.defaults());
@@ -66,6 +70,35 @@ class LogStartOffsetTest {
             assertThat(log.advanceLogStartOffset(30)).as("up to the high watermark itself").isEqualTo(30);
             assertThat(log.segments()).extracting(Segment::baseOffset)
                     .as("only the active segment [20, 40), which holds 30, is left").containsExactly(20L);
+        }
+    }
+
+    /**
+     * A new log start moves in memory and takes the segments wholly below it out of the log, their
+     * files renamed {@code .deleted}; its checkpoint and the unlink are left for later, without the
+     * partition's lock (a follower follows its leader's log start on its fetcher thread: forcing the
+     * checkpoint there held its fetch for 135-143 ms, and every acks=all produce with it). A crash
+     * before the checkpoint loses nothing: the log opens at its first segment, as Kafka's does after
+     * a crash before its periodic checkpoint; once the work is done, the new start survives.
+     */
+    @Test
+    void theNewStartIsCheckpointedLaterAndACrashBeforeThatLosesNothing() throws IOException {
+        Path crashed = crashes.resolve("crashed");
+        try (Log log = threeSegments()) {
+            log.advanceLogStartOffset(15);
+            assertThat(dir.resolve(Segment.fileName(0, Segment.LOG_SUFFIX + ".deleted")))
+                    .as("segment [0, 10) is renamed .deleted, not unlinked, where the partition's lock is held").exists();
+            assertThat(LostFilesTest.logStartFile(dir)).as("and its checkpoint is not forced there").isEqualTo("0");
+            LogFixtures.copyDir(dir, crashed);
+            log.finishDeletion(log.pendingDeletion().orElseThrow());
+            assertThat(LostFilesTest.logStartFile(dir)).as("the work left: the checkpoint first").isEqualTo("15");
+            assertThat(dir.resolve(Segment.fileName(0, Segment.LOG_SUFFIX + ".deleted")))
+                    .as("then the files").doesNotExist();
+        }
+        try (Log log = Log.open(crashed, LogConfig.defaults())) {
+            assertThat(log.logStartOffset()).as("a crash before the checkpoint: the log starts at its first segment,"
+                    + " nothing is lost").isEqualTo(10);
+            assertThat(log.logEndOffset()).isEqualTo(30);
         }
     }
 }

@@ -34,6 +34,10 @@ class LostFilesTest {
     @TempDir
     Path dir;
 
+    /** Where a test copies the log's files as a crash would leave them. */
+    @TempDir
+    Path crashes;
+
     private void writeFourSegmentsAndStopCleanly() throws IOException {
         try (Log log = Log.open(dir, LogConfig.defaults())) {
             int batch = 0;
@@ -174,5 +178,72 @@ class LostFilesTest {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(p -> p.getFileName().toString()).sorted().toList();
         }
+    }
+
+    /**
+     * Retention takes a segment out of the log under the partition's lock by renaming its files
+     * {@code .deleted}; the log start offset's checkpoint and the unlink come later, without the lock
+     * ({@link Log#pendingDeletion}). A crash anywhere in between (nothing written yet; a roll since,
+     * which recorded the segments without it; the checkpoint written, the files not yet gone) loses
+     * nothing: the next open counts the renamed segment as deleted, starts the log after it, and
+     * removes its files.
+     */
+    @Test
+    void aCrashBetweenRetentionsRenameAndItsUnlinkLosesNothing() throws IOException {
+        writeFourSegmentsAndStopCleanly();
+        Path renamedOnly = crashes.resolve("renamed");
+        Path rolledSince = crashes.resolve("rolled");
+        Path checkpointed = crashes.resolve("checkpointed");
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            log.deleteSegment(log.segments().get(0));
+            assertThat(file(0, Segment.LOG_SUFFIX + ".deleted")).as("under the lock the segment's files are only"
+                    + " renamed .deleted: unlinking 128 MiB there held every produce and fetch").exists();
+            assertThat(logStartFile(dir)).as("nor is the log start offset's checkpoint forced there: it is left for"
+                    + " later").isEqualTo("0");
+            LogFixtures.copyDir(dir, renamedOnly);
+            LogFixtures.copyDir(dir, checkpointed);
+            Files.writeString(checkpointed.resolve(Log.LOG_START_OFFSET_FILE), "100\n");
+            log.roll();
+            log.append(numbered(30, 10));
+            LogFixtures.copyDir(dir, rolledSince);
+
+            Log.PendingDeletion pending = log.pendingDeletion().orElseThrow();
+            assertThat(pending.logStartOffset()).as("what is owed: the new log start").isEqualTo(100);
+            log.finishDeletion(pending);
+            assertThat(file(0, Segment.LOG_SUFFIX + ".deleted")).as("finished: the files are gone").doesNotExist();
+            assertThat(logStartFile(dir)).as("after the new log start was written").isEqualTo("100");
+            assertThat(log.pendingDeletion()).as("and nothing is owed any more").isEmpty();
+        }
+        for (Path crashed : List.of(renamedOnly, rolledSince, checkpointed)) {
+            try (Log log = Log.open(crashed, LogConfig.defaults())) {
+                assertThat(log.logStartOffset()).as("%s: the renamed segment counts as deleted, the log starts after it",
+                        crashed.getFileName()).isEqualTo(100);
+                assertThat(LogFixtures.fileNames(crashed)).as("%s: its .deleted files are removed", crashed.getFileName())
+                        .noneMatch(name -> name.endsWith(".deleted"));
+                assertThat(log.openEvents()).as("%s: and the open says so", crashed.getFileName())
+                        .anySatisfy(line -> assertThat(line).contains("00000000000000000000.log.deleted"));
+            }
+        }
+    }
+
+    @Test
+    void aDeletedFileAboveASegmentIsNoRetentionsAndItsOffsetsAreStillNamedLost() throws IOException {
+        writeFourSegmentsAndStopCleanly();
+        for (String suffix : List.of(Segment.LOG_SUFFIX, Segment.INDEX_SUFFIX, Segment.TIME_INDEX_SUFFIX)) {
+            Files.move(file(100, suffix), file(100, suffix + ".deleted"));
+        }
+        List<String> before = names();
+
+        assertThat(refusedOpen("a middle segment renamed .deleted").missing())
+                .as("retention only ever takes the oldest segment: segment 100 renamed .deleted while segment 0"
+                        + " is still there is no retention, and its offsets are lost")
+                .containsExactly(new LostDataException.Range(100, 170));
+        assertThat(names()).as("the refused open leaves its .deleted files too").isEqualTo(before);
+    }
+
+    /** What {@value Log#LOG_START_OFFSET_FILE} says; "0" when there is none (the log never moved its start). */
+    static String logStartFile(Path logDir) throws IOException {
+        Path file = logDir.resolve(Log.LOG_START_OFFSET_FILE);
+        return Files.exists(file) ? Files.readString(file).strip() : "0";
     }
 }

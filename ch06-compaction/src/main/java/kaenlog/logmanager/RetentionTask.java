@@ -9,8 +9,10 @@ import kaenlog.broker.Partition;
 
 /**
  * The retention check of a partition whose cleanup.policy includes delete: chapter 6's
- * {@link Retention}, under the partition's lock (deleting a segment is a rename and an unlink, and a
- * fetch must never read a segment half gone). What it deleted goes to the broker's log.
+ * {@link Retention}, under the partition's lock (a fetch must never read a segment half gone), where
+ * a deleted segment leaves the log and its files are renamed {@code .deleted}; then, without the
+ * lock, the log start offset's checkpoint and the unlink ({@link Partition#finishDeletions}), so that
+ * no produce or fetch waits for them. What it deleted goes to the broker's log.
  */
 public final class RetentionTask implements BackgroundTask {
     @Override
@@ -29,6 +31,7 @@ public final class RetentionTask implements BackgroundTask {
             return Optional.empty();
         }
         Retention.Result result = partition.locked(log -> Retention.apply(log, CleanupConfigs.retention(config), nowMs));
+        partition.finishDeletions();
         if (result.deleted().isEmpty()) {
             return Optional.empty();
         }

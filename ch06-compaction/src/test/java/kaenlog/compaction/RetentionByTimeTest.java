@@ -147,7 +147,8 @@ class RetentionByTimeTest {
                     .isEqualTo(4L);
             assertThat(result.logStartOffsetBefore()).as("the result reports the move from 0").isZero();
             assertThat(result.logStartOffsetAfter()).as("... to 4").isEqualTo(4L);
-            assertThat(firstFile).as("a deleted segment's file is gone from the disk").doesNotExist();
+            assertThat(firstFile).as("a deleted segment's file is gone from the log's files (renamed .deleted, unlinked"
+                    + " later without the partition's lock)").doesNotExist();
             assertThat(LogFixture.records(log).firstKey())
                     .as("no offset moved: the first record left is still at offset 4").isEqualTo(4L);
         }

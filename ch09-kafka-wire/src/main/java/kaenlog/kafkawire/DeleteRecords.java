@@ -104,13 +104,17 @@ public final class DeleteRecords {
             if (partition.isEmpty()) {
                 return error(p, KafkaErrors.of(leadership.missingPartition(name)));
             }
-            return partition.get().locked(log -> {
+            PartitionAnswer answer = partition.get().locked(log -> {
                 long offset = p.offset() == HIGH_WATERMARK ? log.highWatermark() : p.offset();
                 if (offset < 0) {
                     return error(p, KafkaErrors.OFFSET_OUT_OF_RANGE);
                 }
                 return new PartitionAnswer(p.partition(), log.advanceLogStartOffset(offset), KafkaErrors.NONE);
             });
+            // The new log start is checkpointed (without the partition's lock) before it is answered:
+            // an answered DeleteRecords survives a crash. A failure there takes the partition offline.
+            partition.get().finishDeletions();
+            return partition.get().isOffline() ? error(p, KafkaErrors.KAFKA_STORAGE_ERROR) : answer;
         } catch (OffsetOutOfRangeException pastTheHighWatermark) {
             return error(p, KafkaErrors.OFFSET_OUT_OF_RANGE);
         } catch (StorageException | ReadOnlyLogException offline) {

@@ -18,6 +18,7 @@ import kaenlog.broker.Leadership;
 import kaenlog.broker.LogConfigKeys;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.broker.TopicConfigFile;
+import kaenlog.log.Log;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -306,6 +307,11 @@ class AdminApiTest {
             var deleted = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(40))).lowWatermarks().get(tp)
                     .get(30, TimeUnit.SECONDS);
             assertThat(deleted.lowWatermark()).as("the answer's low watermark is the new log start").isEqualTo(40);
+            Path logStart = dir.resolve("data").resolve("purged-0").resolve(Log.LOG_START_OFFSET_FILE);
+            assertThat(Files.exists(logStart) ? Files.readString(logStart).strip() : "no " + logStart.getFileName())
+                    .as("the new log start is on disk before it is answered (the checkpoint is forced without the"
+                            + " partition's lock, but before the answer): an answered DeleteRecords survives a crash")
+                    .isEqualTo("40");
             assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp)
                     .get(30, TimeUnit.SECONDS).offset()).as("ListOffsets' earliest").isEqualTo(40);
             assertThat(offsetsFromTheBeginning(tp)).as("a consumer from the beginning reads 40..99")

@@ -36,7 +36,8 @@ import kaenlog.batch.CorruptBatchException;
  *       holds a log directory's log start offsets; here, as the recovery point, one per
  *       partition).</li>
  *   <li>{@value Log#SEGMENT_BASES_FILE}, the base offset of every segment, one per line, written
- *       after a roll and before a segment is deleted. kaen-log's own file: Kafka knows its segments
+ *       with the recovery point once a roll's segment is forced, by a truncation and by an open; a base
+ *       below the log start offset claims nothing, so retention leaves it there until the next write. kaen-log's own file: Kafka knows its segments
  *       only by their file names and looks for no gap between them (compaction leaves gaps there,
  *       see {@link #missingOffsets}).</li>
  * </ul>
@@ -89,8 +90,10 @@ final class LogLoader {
         boolean clean = Files.exists(marker);
         cleanUp();
         long recoverFrom = clean || readOnly ? Long.MAX_VALUE : readRecoveryPoint();
-        Written written = Written.read(dir);
+        Written onDisk = Written.read(dir);
         loadSegments(recoverFrom, clean);
+        List<Path> retired = retiredFiles();
+        Written written = onDisk.afterRetention(retiredBelow(retired));
         List<LostDataException.Range> missing = missingOffsets(written);
         if (!missing.isEmpty()) {
             if (!acceptDataLoss) {
@@ -103,11 +106,11 @@ final class LogLoader {
             Files.delete(marker);
         }
         long logStartOffset = Math.max(segments.first().baseOffset(), written.start().orElse(0));
-        finishInterruptedRetention(logStartOffset);
+        finishInterruptedRetention(logStartOffset, retired);
         LocalLog local = new LocalLog(dir, config, readOnly, segments,
                 Math.min(recoverFrom, segments.active().nextOffset()));
         if (!readOnly) {
-            checkpointWritten(written, logStartOffset);
+            checkpointWritten(onDisk, logStartOffset);
         }
         return new Loaded(local, logStartOffset, events);
     }
@@ -193,6 +196,20 @@ final class LogLoader {
             return offsets;
         }
 
+        /**
+         * What the checkpoints claim once the segments retention had renamed {@code .deleted} are
+         * counted as deleted: a log start at least {@code retiredBelow} (the first segment after them),
+         * and no recorded base below it. Retention renames first and writes the log start offset after,
+         * without the partition's lock ({@link Log#deleteSegment}): a crash in between leaves the old
+         * log start in its file and the renamed files on disk. -1: nothing retired, nothing changes.
+         */
+        Written afterRetention(long retiredBelow) {
+            if (retiredBelow < 0 || start.orElse(0) >= retiredBelow) {
+                return this;
+            }
+            return new Written(end, OptionalLong.of(retiredBelow), bases.stream().filter(b -> b >= retiredBelow).toList());
+        }
+
         String describe() {
             return Log.RECOVERY_POINT_FILE + " " + end + (start.isPresent() ? ", " + Log.LOG_START_OFFSET_FILE + " "
                     + start.getAsLong() : "") + (bases.isEmpty() ? "" : ", " + Log.SEGMENT_BASES_FILE + " " + bases);
@@ -208,8 +225,9 @@ final class LogLoader {
      * cleaner keeps only the last batch of a cleaning round ({@code upperBoundOffsetOfCleaningRound},
      * KAFKA-17076), and its LogLoader never looks for gaps. What tells a removed record from a lost one
      * here is the record of the segments: every base offset a roll created is in
-     * {@link Log#SEGMENT_BASES_FILE} until retention deletes that segment, so a recorded base missing from
-     * disk lost its whole segment, while offsets missing inside a segment were removed by the cleaner.
+     * {@link Log#SEGMENT_BASES_FILE} until retention deletes that segment (and moves the log start past it),
+     * so a recorded base at or above the log start missing from disk lost its whole segment, while offsets
+     * missing inside a segment were removed by the cleaner.
      * Nothing above the recovery point is claimed: a crash may lose what was never flushed.
      */
     private List<LostDataException.Range> missingOffsets(Written written) {
@@ -253,12 +271,55 @@ final class LogLoader {
     }
 
     /**
-     * Segments wholly below the checkpointed log start: retention (or a DeleteRecords) wrote the new log start and a crash
-     * came before it deleted them. The deletion is finished.
+     * The files retention renamed {@code .deleted} ({@link Log#deleteSegment}) and a crash left before
+     * it unlinked them: every {@code <name>.deleted}.
      */
-    private void finishInterruptedRetention(long logStartOffset) throws IOException {
+    private List<Path> retiredFiles() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(Log.DELETED_SUFFIX))
+                    .sorted().toList();
+        }
+    }
+
+    private static boolean isRetiredLog(Path file) {
+        return file.getFileName().toString().endsWith(Segment.LOG_SUFFIX + Log.DELETED_SUFFIX);
+    }
+
+    /**
+     * The base offset of the first segment on disk, when retention had renamed the segments before
+     * it {@code .deleted}: the log starts there at least. -1 when there is no such file, or when one
+     * lies above a segment on disk (retention only ever takes the oldest: that file is no retention's,
+     * and the files are judged as they are).
+     */
+    private long retiredBelow(List<Path> retired) {
+        List<Long> bases = retired.stream().filter(LogLoader::isRetiredLog)
+                .map(p -> p.getFileName().toString())
+                .map(name -> Segment.parseBaseOffset(name.substring(0, name.length() - Log.DELETED_SUFFIX.length()),
+                        Segment.LOG_SUFFIX))
+                .filter(OptionalLong::isPresent).map(OptionalLong::getAsLong).toList();
+        if (bases.isEmpty() || segments.isEmpty()) {
+            return -1;
+        }
+        long first = segments.first().baseOffset();
+        return bases.stream().allMatch(base -> base < first) ? first : -1;
+    }
+
+    /**
+     * Retention a crash interrupted, finished. Segments wholly below the checkpointed log start:
+     * the new log start was written and the crash came before their files went. Files renamed
+     * {@code .deleted}: their segment had left the log; they go (once the log is known to have
+     * lost nothing, so that a refused open leaves every file as it was).
+     */
+    private void finishInterruptedRetention(long logStartOffset, List<Path> retired) throws IOException {
         if (readOnly) {
             return;
+        }
+        for (Path file : retired) {
+            Files.deleteIfExists(file);
+            if (isRetiredLog(file)) {
+                events.add("removed " + file.getFileName() + ": retention had taken its segment out of the log"
+                        + " (the log starts at " + logStartOffset + "), a crash came before its files went");
+            }
         }
         for (Segment below : segments.removeWhollyBelow(logStartOffset)) {
             below.delete();
@@ -355,7 +416,8 @@ final class LogLoader {
     /**
      * A compaction swap (chapter 6) writes {@code X.log.cleaned}, renames it to {@code X.log.swap}
      * (the commit point), then replaces {@code X.log}. After a crash: a .cleaned file never became
-     * the segment, so it goes; a .swap file did, so the swap is finished; .deleted leftovers go.
+     * the segment, so it goes; a .swap file did, so the swap is finished (.deleted files are
+     * retention's: {@link #finishInterruptedRetention}).
      * Either the old segment or the new one survives whole, never a mix (Kafka's LogLoader does the same).
      */
     private void finishInterruptedSwaps() throws IOException {
@@ -363,7 +425,7 @@ final class LogLoader {
         try (Stream<Path> files = Files.list(dir)) {
             leftovers = files.filter(p -> {
                 String name = p.getFileName().toString();
-                return name.endsWith(Log.CLEANED_SUFFIX) || name.endsWith(Log.SWAP_SUFFIX) || name.endsWith(Log.DELETED_SUFFIX);
+                return name.endsWith(Log.CLEANED_SUFFIX) || name.endsWith(Log.SWAP_SUFFIX);
             }).sorted().toList();
         }
         for (Path leftover : leftovers) {
