@@ -251,6 +251,28 @@ class CleanedTransactionsTest {
     }
 
     @Test
+    void aPlainBatchItsProducerWroteInsideAnAbortedTransactionIsNeverDiscarded() throws Exception {
+        Log log = TransactionalLogs.open(dir, 1 << 20);
+        write(log, A, true, "k1=a1");           // 0: A's transaction, to be aborted
+        write(log, A, false, "k2=a2");          // 1: A writes outside it while it is open (kaen-log takes it)
+        TransactionalLogs.marker(log, A, true);  // 2 ABORT A
+        write(log, C, false, "k1=c1");          // 3
+        log.roll();
+        write(log, C, false, "k3=c2");          // 4, the active segment
+
+        clean(log, T0 + 1000);
+        assertThat(firstSegment(log))
+                .as("only A's transactional batch belongs to its aborted transaction: a non-transactional batch is never"
+                        + " discarded, even one A wrote between the transaction's first offset and its ABORT (Kafka's"
+                        + " CleanedTransactionMetadata.onBatchRead answers false for every batch that is not"
+                        + " transactional, and a read_committed consumer reads it); A's k2=a2 is its key's latest and"
+                        + " stays, A's aborted k1=a1 goes, and the ABORT stays since this cleaning saw a batch of its"
+                        + " transaction")
+                .containsExactly("1..1 of 1000 [k2=a2]", "2 ABORT of 1000", "3..3 of 3000 [k1=c1]");
+        log.close();
+    }
+
+    @Test
     void aFenceMarkerThatIsItsProducersLastRecordStaysAsAnEmptyHeaderForItsEpoch() throws Exception {
         Log log = TransactionalLogs.open(dir, 1 << 20);
         write(log, A, true, "k1=a1");           // 0: A's transaction at epoch 0
