@@ -96,6 +96,11 @@ class KafkaPortClusterTest {
         try (TestCluster cluster = TestCluster.withKafkaPorts(ZK.connectString(), root, 3)) {
             preflight(cluster);
             int controller = cluster.nodes().stream().filter(n -> n.member.isController()).findFirst().orElseThrow().id;
+            // Broker 2 learns the others' registrations from ZooKeeper's watches, as Kafka 3.9's metadata
+            // cache learnt them from UpdateMetadata: a client asking first thing may see fewer, there too.
+            assertThat(cluster.await(() -> cluster.node(2).leadership.cluster()
+                    .map(view -> view.liveBrokers().size() == 3).orElse(false), WAIT_MS))
+                    .as("broker 2's view of the cluster holds the three registrations").isTrue();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(cluster.node(2)),
                     AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                     AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000))) {
