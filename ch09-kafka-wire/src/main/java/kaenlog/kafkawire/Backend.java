@@ -15,11 +15,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import kaenlog.broker.Broker;
 import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
 import kaenlog.broker.Leadership;
 import kaenlog.broker.LogConfigKeys;
+import kaenlog.broker.LogText;
 import kaenlog.broker.Partition;
 import kaenlog.broker.PartitionConfigs;
 import kaenlog.coordinator.GroupCoordinator;
@@ -469,14 +471,14 @@ public final class Backend {
      * and again; here such a group is Stable on this coordinator, and its members rejoin on the next.
      */
     private short stored(String group, byte[] value, OffsetCommitError error) {
-        if (error == OffsetCommitError.BATCH_TOO_LARGE) {
-            broker.trouble("group-metadata-too-large", "kafka: group " + kaenlog.broker.LogText.quote(group)
-                    + "'s metadata (" + (value == null ? 0 : value.length) + " bytes) is over the offsets partition's"
-                    + " max.message.bytes: not stored (its members rejoin on another coordinator)");
-            return KafkaErrors.NONE;
-        }
         return switch (error) {
             case NONE -> KafkaErrors.NONE;
+            case BATCH_TOO_LARGE -> {
+                broker.trouble("group-metadata-too-large", "kafka: group " + LogText.quote(group) + "'s metadata ("
+                        + (value == null ? 0 : value.length) + " bytes) is over the offsets partition's"
+                        + " max.message.bytes: not stored (its members rejoin on another coordinator)");
+                yield KafkaErrors.NONE;
+            }
             case NOT_COORDINATOR, STORAGE_ERROR -> KafkaErrors.NOT_COORDINATOR;
             case TIMED_OUT -> KafkaErrors.REBALANCE_IN_PROGRESS;
             default -> KafkaErrors.COORDINATOR_NOT_AVAILABLE;
@@ -509,7 +511,7 @@ public final class Backend {
             public void close() {
                 stores.shutdown();
                 try {
-                    stores.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+                    stores.awaitTermination(10, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

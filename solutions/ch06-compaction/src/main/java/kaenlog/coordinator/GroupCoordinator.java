@@ -243,12 +243,8 @@ public final class GroupCoordinator implements BrokerExtension {
         try {
             Partition partition = broker.partition(name);
             load(partition);
-            ByteBuffer batch = GroupOffsetsLog.groupMetadataBatch(group, value, broker.nowMs());
-            if (!placement.alone()) {
-                return placement.append(broker, partition, batch).error();
-            }
-            partition.locked(log -> log.append(batch));
-            return OffsetCommitError.NONE;
+            return placement.append(broker, partition, GroupOffsetsLog.groupMetadataBatch(group, value, broker.nowMs()))
+                    .error();
         } catch (IOException e) {
             broker.trouble(name, "a group's metadata was not written: " + name + ": " + e.getMessage());
             return OffsetCommitError.STORAGE_ERROR;
