@@ -74,8 +74,10 @@ final class MistakesJvm {
             boolean ours = entry.startsWith(root.toString() + File.separator) && !entry.contains(File.separator + "testkit" + File.separator);
             (ours ? workbook : libraries).add(entry);
         }
+        Path testSeconds = work.resolve("test-seconds.tsv");
+        Files.write(testSeconds, Reports.secondsPerTest(Reports.dir(root, chapter)), StandardCharsets.UTF_8);
         List<String> args = new ArrayList<>(List.of(work.resolve("results.tsv").toString(),
-                String.valueOf(SECONDS_PER_MISTAKE), String.join(File.pathSeparator, workbook)));
+                String.valueOf(SECONDS_PER_MISTAKE), String.join(File.pathSeparator, workbook), testSeconds.toString()));
         runs.forEach(r -> args.addAll(r.args()));
         Process java = new ProcessBuilder(TestJvm.command(properties, libraries, "MistakesRunner", args))
                 .directory(root.resolve(chapter).toFile()).redirectErrorStream(true)

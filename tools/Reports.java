@@ -71,6 +71,25 @@ public final class Reports {
         return seconds;
     }
 
+    /** Seconds surefire took for each test, as "class \t method \t seconds" lines: the mistakes run the quickest first. */
+    static List<String> secondsPerTest(Path reports) throws Exception {
+        List<String> lines = new ArrayList<>();
+        for (Path report : files(reports)) {
+            NodeList cases = parse(report).getElementsByTagName("testcase");
+            for (int i = 0; i < cases.getLength(); i++) {
+                Element c = (Element) cases.item(i);
+                try {
+                    double seconds = Double.parseDouble(c.getAttribute("time").replace(",", ""));
+                    lines.add(c.getAttribute("classname") + "\t" + c.getAttribute("name").replaceFirst("\\(.*", "")
+                            + "\t" + seconds);
+                } catch (NumberFormatException noTime) {
+                    // a test without a time runs last
+                }
+            }
+        }
+        return lines;
+    }
+
     /** The system properties surefire recorded in one report (the test JVM's, classpath included). */
     static Map<String, String> properties(Path report) throws Exception {
         Map<String, String> properties = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 import java.io.BufferedWriter;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URL;
@@ -9,7 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
@@ -26,16 +31,20 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * the JUnit launcher and starts it): for each mistake, a fresh class loader whose first entry is
  * the mistake's one recompiled class, then the workbook's own classes (every chapter's and the test
  * classes, as surefire listed them), over a parent that holds JUnit, AssertJ and the libraries. It
- * runs the mistake's task test class, test by test until one fails naming the rule, and appends one
- * line per test to the output file, flushed, so that a mistake that hangs loses nothing before it:
+ * runs the mistake's task test class, test by test until one fails naming the rule, the quickest
+ * first (by the seconds each took in the reference run: a mistake that an example test and a
+ * property both catch is caught by the example, in a second), and appends one line per test to the
+ * output file, flushed, so that a mistake that hangs loses nothing before it:
  *
  *   mistake \t status \t test \t the failure, whole (tabs and newlines escaped)
  *
  * A mistake whose tests do not finish in the time given writes "HUNG" and halts the JVM: the tool
  * starts a new one for the mistakes after it.
  *
- *   java -cp <runner + libraries> MistakesRunner out.tsv seconds workbookDirs(path-separated) \
+ *   java -cp <runner + libraries> MistakesRunner out.tsv seconds workbookDirs(path-separated) testSeconds.tsv \
  *        name classesDir testClass fragment [name classesDir testClass fragment ...]
+ *
+ * testSeconds.tsv: "class \t method \t seconds" per test of the reference run; a test not in it runs last.
  */
 public class MistakesRunner {
     public static void main(String[] args) throws Exception {
@@ -45,16 +54,17 @@ public class MistakesRunner {
         for (String dir : args[2].split(File.pathSeparator)) {
             workbook.add(Path.of(dir).toUri().toURL());
         }
+        Map<String, Double> testSeconds = testSeconds(Path.of(args[3]));
         Launcher launcher = LauncherFactory.create();
         try (BufferedWriter writer = Files.newBufferedWriter(out, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                 StandardOpenOption.APPEND)) {
-            for (int i = 3; i + 3 < args.length; i += 4) {
+            for (int i = 4; i + 3 < args.length; i += 4) {
                 String name = args[i];
                 List<URL> urls = new ArrayList<>();
                 urls.add(Path.of(args[i + 1]).toUri().toURL());
                 urls.addAll(workbook);
                 long start = System.nanoTime();
-                List<String> lines = run(launcher, urls, args[i + 2], args[i + 3], seconds);
+                List<String> lines = run(launcher, urls, args[i + 2], args[i + 3], seconds, testSeconds);
                 Files.writeString(Path.of(out + ".times"), (System.nanoTime() - start) / 1_000_000 + "\t" + name + "\n",
                         StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                 if (lines == null) {
@@ -73,12 +83,12 @@ public class MistakesRunner {
     }
 
     /**
-     * The task's tests on this loader, one line each, test by test in the class's order, stopping
-     * at the first that fails naming the rule (the rest would only cost time); null when they did
-     * not finish in time.
+     * The task's tests on this loader, one line each, test by test, the quickest first, stopping at
+     * the first that fails naming the rule (the rest would only cost time); null when they did not
+     * finish in time.
      */
-    static List<String> run(Launcher launcher, List<URL> urls, String testClass, String fragment, long seconds)
-            throws Exception {
+    static List<String> run(Launcher launcher, List<URL> urls, String testClass, String fragment, long seconds,
+            Map<String, Double> testSeconds) throws Exception {
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicReference<Throwable> broken = new AtomicReference<>();
         URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), MistakesRunner.class.getClassLoader());
@@ -89,7 +99,7 @@ public class MistakesRunner {
                         .selectors(DiscoverySelectors.selectClass(tests)).build());
                 for (TestIdentifier engine : plan.getRoots()) {
                     for (TestIdentifier cls : plan.getChildren(engine)) {
-                        for (TestIdentifier method : plan.getChildren(cls)) {
+                        for (TestIdentifier method : quickestFirst(plan.getChildren(cls), testSeconds)) {
                             launcher.execute(LauncherDiscoveryRequestBuilder.request()
                                     .selectors(DiscoverySelectors.selectUniqueId(method.getUniqueIdObject())).build(),
                                     listener(lines));
@@ -115,6 +125,25 @@ public class MistakesRunner {
         }
         // Not closed: threads a failed test left behind may still load classes from it.
         return lines;
+    }
+
+    /** "class#method" to the seconds the test took in the reference run. */
+    static Map<String, Double> testSeconds(Path file) throws IOException {
+        Map<String, Double> seconds = new HashMap<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            seconds.merge(f[0] + "#" + f[1], Double.parseDouble(f[2]), Double::sum); // a parameterized test: its cases summed
+        }
+        return seconds;
+    }
+
+    /** The tests in the order of their reference seconds (a test not timed last), ties in the class's order. */
+    static List<TestIdentifier> quickestFirst(Set<TestIdentifier> tests, Map<String, Double> testSeconds) {
+        List<TestIdentifier> ordered = new ArrayList<>(tests);
+        ordered.sort(Comparator.comparingDouble(t -> t.getSource().orElse(null) instanceof MethodSource m
+                ? testSeconds.getOrDefault(m.getClassName() + "#" + m.getMethodName(), Double.MAX_VALUE)
+                : Double.MAX_VALUE));
+        return ordered;
     }
 
     static boolean caught(List<String> lines, String fragment) {
