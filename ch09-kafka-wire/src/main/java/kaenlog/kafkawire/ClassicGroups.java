@@ -517,10 +517,17 @@ public final class ClassicGroups {
      * to skip the assignment, so a returning leader learns it leads no longer and syncs as a
      * follower. While the group rebalances it joins that rebalance; after the join phase
      * (CompletingRebalance) it starts a new one, since the leader may be assigning to its old id.
+     *
+     * <p>In the Stable group the answer waits until the group's record naming the new id is written
+     * (Kafka's {@code updateStaticMemberAndRebalance} answers in {@code storeGroup}'s callback,
+     * {@link #staticMemberStored}): a client that rejoins again and again under the same instance id,
+     * one request at a time per connection, so queues no more records than the log takes.
      */
     private CompletableFuture<JoinResult> rejoinStatic(Group group, String oldId, String newId, JoinRequest request,
                                                        long nowMs) {
-        String leaderBefore = group.leader;
+        Member old = group.members.get(oldId);
+        StaticBefore before = new StaticBefore(oldId, old.protocols, old.sessionMs, old.rebalanceMs, group.leader,
+                group.generation);
         Member member = replaceStatic(group, oldId, newId);
         member.sessionMs = request.sessionMs();
         member.rebalanceMs = request.rebalanceMs();
@@ -532,9 +539,10 @@ public final class ClassicGroups {
             Map<String, byte[]> assignments = new HashMap<>();
             group.members.values().forEach(m -> assignments.put(m.id, m.assignment));
             group.stored = true;
-            offsets.storeGroup(group.id, metadataOf(group, assignments));
-            return done(new JoinResult(KafkaErrors.NONE, group.generation, group.protocolName, leaderBefore, newId,
-                    List.of()));
+            CompletableFuture<JoinResult> answer = park(member); // waiting, it is not silent: no session expiry
+            offsets.storeGroup(group.id, metadataOf(group, assignments))
+                    .thenAccept(error -> staticMemberStored(group, member, answer, before, error, nowMs));
+            return answer;
         }
         CompletableFuture<JoinResult> answer = park(member);
         if (group.state == GroupState.PREPARING_REBALANCE) {
@@ -543,6 +551,47 @@ public final class ClassicGroups {
             prepareRebalance(group, GroupState.Event.MEMBER_JOINS, nowMs);
         }
         return answer;
+    }
+
+    /** What a static member was before it came back under a new id, and its group then: what a failed store restores. */
+    private record StaticBefore(String memberId, List<Protocol> protocols, long sessionMs, long rebalanceMs,
+                                String leader, int generation) {
+    }
+
+    /**
+     * The record naming a returning static member's new id is written, or could not be (Kafka's
+     * {@code storeGroup} callback in {@code updateStaticMemberAndRebalance}), on the store's thread: written,
+     * the member is answered with the current generation under its new id; not written, the replacement is
+     * reverted (the old member id is the instance id's again, with its protocols, timeouts and a session
+     * from now), so that this coordinator and the offsets log agree, and the JoinGroup is answered the error
+     * with no member id. A member answered meanwhile (fenced by the next process of it, removed, unloaded,
+     * or joined again) was answered already; one whose group rebalances meanwhile is answered by that
+     * rebalance, whose SyncGroup stores the group again.
+     */
+    private synchronized void staticMemberStored(Group group, Member member, CompletableFuture<JoinResult> answer,
+                                                 StaticBefore before, short error, long requestMs) {
+        if (groups.get(group.id) != group || group.members.get(member.id) != member || member.join != answer
+                || group.state != GroupState.STABLE || group.generation != before.generation()) {
+            return;
+        }
+        long nowMs = Math.max(requestMs, lastTickMs); // the broker's time as this coordinator last saw it
+        member.join = null;
+        if (error == KafkaErrors.NONE) {
+            member.heartbeatDeadlineMs = nowMs + member.sessionMs;
+            answer.complete(new JoinResult(KafkaErrors.NONE, group.generation, group.protocolName, before.leader(),
+                    member.id, List.of()));
+            return;
+        }
+        Member old = replaceStatic(group, member.id, before.memberId());
+        old.protocols = before.protocols();
+        old.sessionMs = before.sessionMs();
+        old.rebalanceMs = before.rebalanceMs();
+        old.heartbeatDeadlineMs = nowMs + old.sessionMs;
+        troubles.println("group-store", "kafka: group " + LogText.quote(group.id) + ": static member "
+                + LogText.quote(old.instanceId) + "'s new member id was not stored (error " + error + "): it keeps its"
+                + " old one, and its JoinGroup is answered the error", nowMs);
+        answer.complete(new JoinResult(error, group.generation, group.protocolName, before.leader(), "", List.of()));
+        settle(group, nowMs);
     }
 
     /** The static member {@code oldId} is {@code newId} from now on (Kafka's ClassicGroup.replaceStaticMember). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -138,6 +139,90 @@ class GroupMetadataLoadTest {
         assertThat(third.describe("g").state()).as("the group became Empty: its last record says so").isEqualTo(GroupState.EMPTY);
         assertThat(third.list()).singleElement().satisfies(listing -> assertThat(listing.protocolType())
                 .as("an Empty group that had members keeps its protocol type").isEqualTo("consumer"));
+    }
+
+    /**
+     * A coordinator whose appends wait until the test answers them: each record's answer is the next
+     * future of {@code appends}, completed by hand.
+     */
+    private ClassicGroups handAnswered(List<CompletableFuture<Short>> appends) {
+        return new ClassicGroups(new ClassicGroups.Limits(6_000, 1_800_000, 0, 1000, 100, 1_000_000), now,
+                new PrintStream(log, true, StandardCharsets.UTF_8), new ClassicGroups.Offsets() {
+                    @Override
+                    public boolean has(String group) {
+                        return true;
+                    }
+
+                    @Override
+                    public CompletableFuture<Short> storeGroup(String group, byte[] value) {
+                        CompletableFuture<Short> answer = new CompletableFuture<>();
+                        appends.add(answer);
+                        return answer;
+                    }
+                });
+    }
+
+    private CompletableFuture<ClassicGroups.JoinResult> joinStatic(ClassicGroups groups, byte[] subscription) {
+        return groups.join(new ClassicGroups.JoinRequest("g", "client", "", "instance-a", SESSION_MS, REBALANCE_MS,
+                "consumer", List.of(new ClassicGroups.Protocol("range", subscription)), false), now);
+    }
+
+    /** Static member instance-a alone in g, Stable in generation 1, its record written; its member id. */
+    private String stableStatic(ClassicGroups groups, List<CompletableFuture<Short>> appends) {
+        ClassicGroups.JoinResult joined = joinStatic(groups, new byte[] {1, 2, 3}).join();
+        CompletableFuture<ClassicGroups.SyncResult> synced = groups.sync("g", joined.generationId(),
+                joined.memberId(), "instance-a", Map.of(joined.memberId(), new byte[] {7}), now);
+        appends.get(0).complete(KafkaErrors.NONE);
+        assertThat(synced.join().error()).isEqualTo(KafkaErrors.NONE);
+        return joined.memberId();
+    }
+
+    @Test
+    void aStaticRejoinIsAnsweredOnlyOnceItsRecordIsStored() {
+        List<CompletableFuture<Short>> appends = new ArrayList<>();
+        ClassicGroups groups = handAnswered(appends);
+        String a = stableStatic(groups, appends);
+
+        CompletableFuture<ClassicGroups.JoinResult> back = joinStatic(groups, new byte[] {1, 2, 3});
+        assertThat(appends).as("a static member back under a new id in a Stable group: the group's record, naming"
+                + " the new id, is on its way to the offsets log").hasSize(2);
+        assertThat(back).as("and its JoinGroup waits for it, as Kafka's updateStaticMemberAndRebalance answers only"
+                + " in storeGroup's callback: answered at once, a client rejoining again and again would queue"
+                + " records faster than a slow log takes them").isNotDone();
+
+        appends.get(1).complete(KafkaErrors.NONE);
+        assertThat(back).as("the record is written: the JoinGroup is answered").isDone();
+        ClassicGroups.JoinResult joined = back.join();
+        assertThat(joined.error()).isEqualTo(KafkaErrors.NONE);
+        assertThat(joined.generationId()).as("in the current generation: no rebalance").isEqualTo(1);
+        assertThat(joined.memberId()).as("under its new member id").isNotEqualTo(a);
+        assertThat(groups.heartbeat("g", 1, joined.memberId(), "instance-a", now)).isEqualTo(KafkaErrors.NONE);
+    }
+
+    @Test
+    void aStaticRejoinWhoseRecordIsNotStoredIsRevertedAndAnsweredTheError() {
+        List<CompletableFuture<Short>> appends = new ArrayList<>();
+        ClassicGroups groups = handAnswered(appends);
+        String a = stableStatic(groups, appends);
+
+        CompletableFuture<ClassicGroups.JoinResult> back = joinStatic(groups, new byte[] {9});
+        appends.get(1).complete(KafkaErrors.NOT_COORDINATOR);
+        assertThat(back).as("the record's answer came: so does the JoinGroup's").isDone();
+        ClassicGroups.JoinResult refused = back.join();
+        assertThat(refused.error()).as("the record naming the new member id was not written: the JoinGroup says"
+                + " why, as Kafka's storeGroup callback answers it").isEqualTo(KafkaErrors.NOT_COORDINATOR);
+        assertThat(refused.memberId()).as("with no member id (Kafka's UNKNOWN_MEMBER_ID, \"\"): the new id was"
+                + " taken back").isEmpty();
+        assertThat(groups.heartbeat("g", 1, a, "instance-a", now)).as("the replacement is reverted: the old"
+                + " member id is instance-a's again, as the offsets log still says, and its session goes on")
+                .isEqualTo(KafkaErrors.NONE);
+        assertThat(groups.describe("g").members()).singleElement().satisfies(m -> {
+            assertThat(m.memberId()).isEqualTo(a);
+            assertThat(m.metadata()).as("with its old subscription, not the one of the JoinGroup refused")
+                    .containsExactly(1, 2, 3);
+            assertThat(m.assignment()).as("and its assignment").containsExactly(7);
+        });
+        assertThat(log.toString(StandardCharsets.UTF_8)).as("with a line naming the group").contains("group 'g'");
     }
 
     @Test
