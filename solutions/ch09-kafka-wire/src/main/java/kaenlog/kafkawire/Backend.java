@@ -12,10 +12,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import kaenlog.broker.Broker;
 import kaenlog.broker.FetchHandler;
 import kaenlog.broker.FetchSlice;
@@ -489,32 +485,24 @@ public final class Backend {
     private ClassicGroups.Offsets committedGroups() {
         GroupCoordinator coordinator = GroupCoordinator.of(broker);
         // one thread appends the groups' metadata records in the order the groups changed, so that the
-        // last record of a group is its latest state; the groups' lock is not held while it waits
-        ExecutorService stores = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "klog-group-store");
-            thread.setDaemon(true);
-            return thread;
-        });
+        // last record of a group is its latest state; the groups' lock is not held while it waits. What
+        // waits is bounded: one record per connection (a request that stores waits for its record) and
+        // GroupStoreQueue.UNAWAITED_RECORDS more, and no more bytes than every group holds, max.group.bytes
+        GroupStoreQueue stores = new GroupStoreQueue(
+                (int) Math.min(Integer.MAX_VALUE, (long) broker.limits().maxConnections() + GroupStoreQueue.UNAWAITED_RECORDS),
+                broker.configs().brokerLong(GroupConfigKeys.MAX_HELD_BYTES),
+                line -> broker.trouble("group-store-queue", line));
         return new ClassicGroups.Offsets() {
             @Override
             public CompletableFuture<Short> storeGroup(String group, byte[] value) {
-                try {
-                    return CompletableFuture.supplyAsync(() -> stored(group, value,
-                            coordinator.storeGroup(broker, group, value)), stores);
-                } catch (RejectedExecutionException closed) {
-                    return CompletableFuture.completedFuture(KafkaErrors.COORDINATOR_NOT_AVAILABLE);
-                }
+                return stores.submit(group, value == null ? 0 : value.length,
+                        () -> stored(group, value, coordinator.storeGroup(broker, group, value)));
             }
 
-            /** Nothing more is stored; what is on its way is written first (at most a commit's timeout). */
+            /** Nothing more is stored; what is on its way is written first (at most ten seconds). */
             @Override
             public void close() {
-                stores.shutdown();
-                try {
-                    stores.awaitTermination(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                stores.close();
             }
 
             @Override
