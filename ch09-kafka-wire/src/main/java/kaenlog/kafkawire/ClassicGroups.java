@@ -520,8 +520,9 @@ public final class ClassicGroups {
      *
      * <p>In the Stable group the answer waits until the group's record naming the new id is written
      * (Kafka's {@code updateStaticMemberAndRebalance} answers in {@code storeGroup}'s callback,
-     * {@link #staticMemberStored}): a client that rejoins again and again under the same instance id,
-     * one request at a time per connection, so queues no more records than the log takes.
+     * {@link #staticMemberStored}), so a client that rejoins again and again under the same instance id
+     * goes at the log's pace on each connection (one request at a time); the store queue's bound
+     * ({@link GroupStoreQueue}) does the rest, since each rejoin fences the one before at once.
      */
     private CompletableFuture<JoinResult> rejoinStatic(Group group, String oldId, String newId, JoinRequest request,
                                                        long nowMs) {

@@ -17,8 +17,9 @@ import kaenlog.broker.LogText;
  * faster than the log takes their records (a static member that rejoins again and again, say) would
  * otherwise grow the queue without limit, each record up to {@code max.group.bytes}. A record refused
  * is answered COORDINATOR_NOT_AVAILABLE at once, with a line naming its group: the caller may hold the
- * groups' lock, so it is never made to wait for room. Kafka's coordinator has no such bound (its
- * appends go to the log's own request queue).
+ * groups' lock, so it is never made to wait for room. Kafka's classic coordinator has no queue of its
+ * own: it appends on the request handler's thread ({@code GroupMetadataManager.appendForGroup} calls
+ * {@code ReplicaManager.appendRecords}), so its handlers and their request queue bound what waits.
  */
 final class GroupStoreQueue {
     /**

@@ -226,6 +226,26 @@ class GroupMetadataLoadTest {
     }
 
     @Test
+    void aStaticRejoinFencedWhileItsRecordIsOnItsWayIsAnsweredAtOnceAndItsLateRecordChangesNothing() {
+        List<CompletableFuture<Short>> appends = new ArrayList<>();
+        ClassicGroups groups = handAnswered(appends);
+        String a = stableStatic(groups, appends);
+
+        CompletableFuture<ClassicGroups.JoinResult> first = joinStatic(groups, new byte[] {1, 2, 3});
+        CompletableFuture<ClassicGroups.JoinResult> second = joinStatic(groups, new byte[] {1, 2, 3});
+        assertThat(first).as("a second process of instance-a took its place before its record was written: the"
+                + " first is fenced at once, as Kafka's replaceStaticMember fences a member awaiting its JoinGroup")
+                .isCompletedWithValueMatching(r -> r.error() == KafkaErrors.FENCED_INSTANCE_ID);
+        appends.get(2).complete(KafkaErrors.NONE);
+        assertThat(second.join().error()).isEqualTo(KafkaErrors.NONE);
+        appends.get(1).complete(KafkaErrors.NOT_COORDINATOR);
+        assertThat(groups.heartbeat("g", 1, second.join().memberId(), "instance-a", now))
+                .as("the fenced process's record failing late reverts nothing: instance-a is the second process")
+                .isEqualTo(KafkaErrors.NONE);
+        assertThat(groups.heartbeat("g", 1, a, "instance-a", now)).isEqualTo(KafkaErrors.FENCED_INSTANCE_ID);
+    }
+
+    @Test
     void aGroupThereIsNoRoomForIsNotLoaded() {
         ClassicGroups first = coordinator(1_000_000);
         stableAlone(first, null);
