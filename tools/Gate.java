@@ -25,7 +25,8 @@ import kaenlog.testkit.loop.Tasks;
  * after tasks 1..N-1 (the reference's bodies of those tasks, the TODOs of tasks N..T: see
  * {@link Markers#variant}), under chNN/target/gate/ (the tracked sources are never written), with
  * every earlier chapter on the reference, and runs the chapter's tests: the test classes surefire
- * ran, on the test classpath surefire recorded in its reports, with the pom's system properties.
+ * ran, on the test classpath surefire recorded in its reports, with the pom's system properties,
+ * each state in a class loader of its own (its classes, the workbook's), a few states to a warm JVM.
  * It checks that:
  *   - every test of task N fails, on a "TODO chNN task N" (not a later task's, not a compile error,
  *     not another exception);
@@ -262,24 +263,41 @@ public final class Gate {
     /**
      * Every state (before task 1, 2, ... T), handed to the pool. A state before task n runs every
      * test class of tasks 1..n and of no task whole, and of a later task's class only its
-     * {@code @PassesOnSkeleton} tests: its other tests have no rule before their task.
+     * {@code @PassesOnSkeleton} tests: its other tests have no rule before their task. The states
+     * are dealt to {@link #runners} warm JVMs (tools/gate/GateRunner.java), the last states first:
+     * they run the most tests, and a chapter's longest state started last was the gate's tail.
      */
     static Map<Integer, Future<State>> startStates(Path root, String chapter, List<Tasks.Task> tasks,
             List<String> classpath, Reference reference, Path runner, ExecutorService pool) {
         Map<String, Integer> taskOf = taskOf(tasks);
         Map<Integer, Future<State>> states = new TreeMap<>();
-        for (Tasks.Task t : tasks) {
+        List<List<Planned>> runs = new ArrayList<>();
+        int n = runners(tasks.size());
+        for (int i = 0; i < n; i++) {
+            runs.add(new ArrayList<>());
+        }
+        for (int i = 0; i < tasks.size(); i++) {
+            int number = tasks.get(tasks.size() - 1 - i).number();
             List<String> classes = reference.testsPerClass().keySet().stream()
-                    .map(c -> taskOf.getOrDefault(simple(c), 0) > t.number() ? c + "#" + TAG : c)
+                    .map(c -> taskOf.getOrDefault(simple(c), 0) > number ? c + "#" + TAG : c)
                     .toList();
-            states.put(t.number(), pool.submit(() -> {
-                long start = System.nanoTime();
-                List<Result> results = runState(root, chapter, t.number(), classpath, reference.properties(), runner,
-                        classes);
-                return new State(results, System.nanoTime() - start);
-            }));
+            Planned state = new Planned(number, classes, new java.util.concurrent.CompletableFuture<>());
+            runs.get(i % n).add(state);
+            states.put(number, state.result());
+        }
+        for (List<Planned> run : runs) {
+            pool.submit(() -> runStates(root, chapter, classpath, reference.properties(), runner, run));
         }
         return states;
+    }
+
+    /** Warm JVMs for a chapter's states: one per four states (chapter 10's 13 in four), and at least one. */
+    static int runners(int states) {
+        return Math.max(1, (states + 3) / 4);
+    }
+
+    /** A state to build and run: its task, its test classes, and where its results go once it ran. */
+    record Planned(int task, List<String> classes, java.util.concurrent.CompletableFuture<State> result) {
     }
 
     static Map<String, Integer> taskOf(List<Tasks.Task> tasks) {
@@ -375,29 +393,75 @@ public final class Gate {
         return TestJvm.compileOnce(root.resolve("tools/gate/GateRunner.java"), root.resolve("build/gate/runner"), classpath);
     }
 
-    /** Builds the chapter with tasks 1..n-1 done and runs its tests in a fresh JVM. */
-    static List<Result> runState(Path root, String chapter, int n, List<String> classpath, Map<String, String> properties,
-            Path runner, List<String> testClasses) throws Exception {
-        Path module = root.resolve(chapter);
-        Path dir = module.resolve("target/gate/before-task-" + n);
-        Workbook.deleteTree(dir);
-        Path classes = dir.resolve("classes");
-        long compileStart = System.nanoTime();
-        long compileCpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-        String errors = TestJvm.compile(writeState(root, chapter, n, dir.resolve("src")), compileClasspath(module, classpath),
-                classes);
-        if (errors != null) {
-            throw new IllegalStateException("does not compile (" + dir + "):\n" + TestJvm.firstLines(errors, 10));
+    /**
+     * Builds these states and runs them in one warm JVM, again in a new one from the state after one
+     * that hung or ended the JVM; completes each state's result, or fails it with what went wrong.
+     */
+    static void runStates(Path root, String chapter, List<String> classpath, Map<String, String> properties, Path runner,
+            List<Planned> states) {
+        try {
+            buildAndRun(root, chapter, classpath, properties, runner, states);
+        } catch (RuntimeException | Error e) {
+            // never a state left without a result: the gate waits for every one
+            states.forEach(state -> state.result().completeExceptionally(e));
         }
-        Files.writeString(dir.resolve("compile.times"), (System.nanoTime() - compileStart) / 1_000_000 + " ms wall, "
-                + (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - compileCpu) / 1_000_000
-                + " ms CPU\n");
-        Path out = dir.resolve("results.tsv");
-        List<String> args = new ArrayList<>(List.of(out.toString()));
-        args.addAll(testClasses);
-        runTests(TestJvm.command(properties, runClasspath(module, classpath, runner, classes), "GateRunner", args), module,
-                dir.resolve("run.log"), out);
-        return results(out);
+    }
+
+    static void buildAndRun(Path root, String chapter, List<String> classpath, Map<String, String> properties,
+            Path runner, List<Planned> states) {
+        Path module = root.resolve(chapter);
+        List<Planned> built = new ArrayList<>();
+        Map<Integer, Long> compileNanos = new TreeMap<>();
+        for (Planned state : states) {
+            try {
+                long start = System.nanoTime();
+                build(root, chapter, state.task(), classpath);
+                compileNanos.put(state.task(), System.nanoTime() - start);
+                built.add(state);
+            } catch (Exception | Error e) {
+                state.result().completeExceptionally(e);
+            }
+        }
+        List<Planned> left = built;
+        while (!left.isEmpty()) {
+            try {
+                runInOneJvm(module, classpath, properties, runner, left);
+            } catch (Exception | Error e) {
+                left.forEach(state -> state.result().completeExceptionally(e));
+                return;
+            }
+            List<Planned> next = new ArrayList<>();
+            boolean said = false; // a state said why the JVM stopped (it hung, or the runner broke)
+            for (Planned state : left) {
+                Path dir = stateDir(module, state.task());
+                Path out = dir.resolve("results.tsv");
+                try {
+                    if (Files.exists(out)) {
+                        state.result().complete(new State(results(out), compileNanos.get(state.task())
+                                + stateNanos(Path.of(out + ".times"))));
+                    } else if (Files.exists(Path.of(out + ".hung"))) {
+                        said = true;
+                        state.result().completeExceptionally(new IllegalStateException("the tests did not finish in "
+                                + STATE_TIMEOUT_SECONDS + " s (see " + log(module, left) + ")"));
+                    } else if (Files.exists(Path.of(out + ".broken"))) {
+                        said = true;
+                        state.result().completeExceptionally(new IllegalStateException("the runner broke: "
+                                + TestJvm.firstLines(Files.readString(Path.of(out + ".broken")), 6)));
+                    } else {
+                        next.add(state);
+                    }
+                } catch (IOException e) {
+                    state.result().completeExceptionally(e);
+                }
+            }
+            if (!said && !next.isEmpty()) {
+                // the JVM ended inside the first state left without a word (a test called System.exit)
+                next.get(0).result().completeExceptionally(new IllegalStateException("the test JVM ended while running"
+                        + " this state (see " + log(module, left) + ")"));
+                next = next.subList(1, next.size());
+            }
+            left = next;
+        }
     }
 
     /** The chapter's reference sources as a learner has them before task n, written under {@code src}. */
@@ -421,35 +485,78 @@ public final class Gate {
         return classpath.stream().filter(e -> !e.equals(chapterClasses) && !e.equals(testClasses)).toList();
     }
 
-    /** The runner, then the test classpath with the state's classes (and the chapter's resources) for the reference's. */
-    static List<String> runClasspath(Path module, List<String> classpath, Path runner, Path classes) {
-        String chapterClasses = module.resolve("target/classes").toString();
-        List<String> entries = new ArrayList<>();
-        entries.add(runner.toString());
-        for (String entry : classpath) {
-            if (entry.equals(chapterClasses)) {
-                entries.add(classes.toString());
-                Path resources = module.resolve("src/main/resources");
-                if (Files.isDirectory(resources)) {
-                    entries.add(resources.toString());
-                }
-            } else {
-                entries.add(entry);
-            }
-        }
-        return entries;
+    static Path stateDir(Path module, int n) {
+        return module.resolve("target/gate/before-task-" + n);
     }
 
-    /** Runs the state's test JVM to its end, or fails when it hangs or ends without its results. */
-    static void runTests(List<String> command, Path module, Path log, Path out) throws Exception {
-        Process java = new ProcessBuilder(command).directory(module.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        if (!java.waitFor(STATE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            java.destroyForcibly().waitFor();
-            throw new IllegalStateException("the tests did not finish in " + STATE_TIMEOUT_SECONDS + " s (see " + log + ")");
+    /** The log of the JVM that runs these states (their test output, and what killed it). */
+    static Path log(Path module, List<Planned> states) {
+        return module.resolve("target/gate/jvm-" + states.get(0).task() + ".log");
+    }
+
+    /** Builds the chapter with tasks 1..n-1 done into its state folder's classes. */
+    static void build(Path root, String chapter, int n, List<String> classpath) throws Exception {
+        Path module = root.resolve(chapter);
+        Path dir = stateDir(module, n);
+        Workbook.deleteTree(dir);
+        Path classes = dir.resolve("classes");
+        long compileStart = System.nanoTime();
+        long compileCpu = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        String errors = TestJvm.compile(writeState(root, chapter, n, dir.resolve("src")), compileClasspath(module, classpath),
+                classes);
+        if (errors != null) {
+            throw new IllegalStateException("does not compile (" + dir + "):\n" + TestJvm.firstLines(errors, 10));
         }
-        if (java.exitValue() != 0 || !Files.exists(out)) {
-            throw new IllegalStateException("the test JVM exited " + java.exitValue() + " (see " + log + ")");
+        Files.writeString(dir.resolve("compile.times"), (System.nanoTime() - compileStart) / 1_000_000 + " ms wall, "
+                + (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - compileCpu) / 1_000_000
+                + " ms CPU\n");
+    }
+
+    /** A state's test time, from the runner's .times file (its last line: the state's wall time). */
+    static long stateNanos(Path times) throws IOException {
+        List<String> lines = Files.readAllLines(times, StandardCharsets.UTF_8);
+        return TimeUnit.MILLISECONDS.toNanos(Long.parseLong(lines.get(lines.size() - 1).split("\t")[0]));
+    }
+
+    /**
+     * One runner JVM over these states, killed when it outlives their time: on its classpath the
+     * runner, the testkit and the libraries; each state's classes (and the chapter's resources) and
+     * the workbook's other classes go to the state's own class loader.
+     */
+    static void runInOneJvm(Path module, List<String> classpath, Map<String, String> properties, Path runner,
+            List<Planned> states) throws Exception {
+        Path root = module.getParent();
+        String chapterClasses = module.resolve("target/classes").toString();
+        List<String> workbook = new ArrayList<>();
+        List<String> libraries = new ArrayList<>(List.of(runner.toString()));
+        for (String entry : classpath) {
+            // the chapters' classes are loaded again for each state; the testkit and the libraries once
+            boolean ours = entry.startsWith(root + File.separator) && !entry.contains(File.separator + "testkit" + File.separator);
+            if (!entry.equals(chapterClasses)) {
+                (ours ? workbook : libraries).add(entry);
+            }
+        }
+        List<String> args = new ArrayList<>(List.of(String.valueOf(STATE_TIMEOUT_SECONDS),
+                String.join(File.pathSeparator, workbook)));
+        for (Planned state : states) {
+            Path dir = stateDir(module, state.task());
+            List<String> own = new ArrayList<>(List.of(dir.resolve("classes").toString()));
+            Path resources = module.resolve("src/main/resources");
+            if (Files.isDirectory(resources)) {
+                own.add(resources.toString());
+            }
+            if (state != states.get(0)) {
+                args.add("--");
+            }
+            args.add(dir.resolve("results.tsv").toString());
+            args.add(String.join(File.pathSeparator, own));
+            args.addAll(state.classes());
+        }
+        Process java = new ProcessBuilder(TestJvm.command(properties, libraries, "GateRunner", args))
+                .directory(module.toFile()).redirectErrorStream(true)
+                .redirectOutput(log(module, states).toFile()).start();
+        if (!java.waitFor(STATE_TIMEOUT_SECONDS * states.size() + 60, TimeUnit.SECONDS)) {
+            java.destroyForcibly().waitFor();
         }
     }
 
