@@ -42,8 +42,11 @@ import kaenlog.testkit.loop.Tasks;
  */
 public final class Mistakes {
     static final int PER_TASK = 3;
-    /** Chapters checked at once (-Dmistakes.jobs overrides). */
-    static final int JOBS = 2;
+    /**
+     * Chapters checked at once (-Dmistakes.jobs overrides). Three: in CI, niced beside Maven, two
+     * left chapters 10 and 11 (the heaviest, ready last) waiting behind chapter 8 for 90 s.
+     */
+    static final int JOBS = 3;
     /**
      * JVMs at once for a chapter whose mistakes' task classes took {@link #SHARD_ABOVE_SECONDS} or more
      * in the reference run (-Dmistakes.shards overrides; -v runs one): chapters 10 and 11, whose
@@ -134,8 +137,8 @@ public final class Mistakes {
 
     /**
      * Every chapter checked, in the order named. Each chapter runs its mistakes in one JVM of its
-     * own, mostly on one core: two chapters at once keep two cores busy. -v prints per mistake as it
-     * goes, so it runs one at a time.
+     * own (or two), mostly on one core, often waiting: three chapters at once keep two cores busy. -v
+     * prints per mistake as it goes, so it runs one at a time.
      */
     static Map<String, Checked> checkAll(Path root, Options options) throws Exception {
         int jobs = options.verbose() ? 1 : Integer.getInteger("mistakes.jobs", JOBS);
