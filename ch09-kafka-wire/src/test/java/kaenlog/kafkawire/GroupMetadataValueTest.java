@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import kaenlog.testkit.PassesOnSkeleton;
 import kaenlog.testkit.property.Gen;
@@ -114,8 +115,11 @@ class GroupMetadataValueTest {
         List<int[]> counts = lengthFields(group).stream().filter(field -> field[1] == 4).toList();
         int members = counts.get(0)[0]; // the members' count, after the timestamp
         int subscription = counts.get(1)[0]; // the first member's subscription length
+        assertThat(new int[] {ByteBuffer.wrap(bytes).getInt(members), ByteBuffer.wrap(bytes).getInt(subscription)})
+                .as("the damage lands where Kafka wrote the member count (1) and the subscription's length (2)")
+                .containsExactly(1, 2);
         List<Damaged> damages = List.of(
-                new Damaged(group, java.util.Arrays.copyOf(bytes, bytes.length - 1), "the last byte cut off"),
+                new Damaged(group, Arrays.copyOf(bytes, bytes.length - 1), "the last byte cut off"),
                 new Damaged(group, putInt(bytes, subscription, -2), "a subscription length of -2"),
                 new Damaged(group, putShort(bytes, 0, 5), "version 5"),
                 new Damaged(group, putInt(bytes, members, Integer.MAX_VALUE), "a member count of 2^31-1"),
@@ -162,7 +166,7 @@ class GroupMetadataValueTest {
             return switch (c.belowInt(5)) {
                 case 0 -> {
                     int cut = Gens.ints(0, bytes.length - 1).generate(c);
-                    yield new Damaged(group, java.util.Arrays.copyOf(bytes, cut), "the bytes cut at " + cut);
+                    yield new Damaged(group, Arrays.copyOf(bytes, cut), "the bytes cut at " + cut);
                 }
                 case 1 -> {
                     int negative = field[1] == 2 ? Gens.elements(-2, -3, (int) Short.MIN_VALUE, -1).generate(c)
