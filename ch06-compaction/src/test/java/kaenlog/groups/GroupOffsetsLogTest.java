@@ -205,6 +205,30 @@ class GroupOffsetsLogTest {
         }
     }
 
+    /**
+     * Kafka's {@code GroupCoordinatorShard.replay} hands a group's metadata record to
+     * {@code GroupMetadataManager.replay}, whose tombstone removes the group alone; offsets are replayed
+     * only from offset records ({@code OffsetMetadataManager.replay}). Kafka 4.1 writes such a tombstone
+     * while the group's offsets live on when a classic group becomes a consumer group
+     * ({@code GroupMetadataManager.convertToConsumerGroup}: the classic group's tombstone, no offset's).
+     */
+    @Test
+    void aGroupsMetadataTombstoneLeavesTheGroupsOffsetsToTheirOwnTombstones() throws IOException {
+        try (Log log = Log.open(dir, LogConfig.defaults())) {
+            GroupOffsetsLog offsets = new GroupOffsetsLog(log);
+            offsets.commit("billing", orders(10, 7), T0);
+            offsets.commit("audit", List.of(new PartitionOffset("orders", 0, 3)), T0);
+            log.append(GroupOffsetsLog.groupMetadataBatch("billing", new byte[] {0, 3, 0, 8}, T0 + 1));
+            log.append(GroupOffsetsLog.groupMetadataBatch("billing", null, T0 + 2));
+            assertThat(summary(offsets.committedOffsets()))
+                    .as("the record at 4 is billing's metadata tombstone (Kafka 4.1 writes one, and keeps the offsets,"
+                            + " when a classic group becomes a consumer group): it is skipped like any group's metadata,"
+                            + " since a tombstone removes its own key only, and billing's offsets at 0 and 1 go only by"
+                            + " tombstones of their own keys")
+                    .containsExactly(Map.entry(AUDIT_0, "3@2"), Map.entry(BILLING_0, "10@0"), Map.entry(BILLING_1, "7@1"));
+        }
+    }
+
     @Test
     @PassesOnSkeleton("given code: the key of a group's metadata (chapter 9's record), which the replay only skips")
     void aGroupsMetadataKeyNeverCollidesWithAnOffsetKey() {
