@@ -3,6 +3,7 @@ package kaenlog.kafkawire;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A classic group's metadata as the coordinator writes it to the group's offsets partition (given
@@ -22,9 +23,26 @@ record GroupMetadataValue(String protocolType, int generation, String protocol, 
     /** The version written, and the only one read. */
     static final short VERSION = 3;
 
+    /**
+     * Kafka's schema has no null for the protocol type (a group without one writes ""), nor for a
+     * member's ids, host and bytes: a record with one would be written, then read back by neither
+     * kaen-log nor Kafka, so it is refused when it is made.
+     */
+    GroupMetadataValue {
+        Objects.requireNonNull(protocolType, "protocolType: a string in Kafka's schema (\"\" for none), never null");
+        members = List.copyOf(members);
+    }
+
     /** One member: its subscription is its metadata for the group's protocol. */
     record Member(String memberId, String groupInstanceId, String clientId, String clientHost, int rebalanceTimeoutMs,
                   int sessionTimeoutMs, byte[] subscription, byte[] assignment) {
+        Member {
+            Objects.requireNonNull(memberId, "memberId: a string in Kafka's schema, never null");
+            Objects.requireNonNull(clientId, "clientId: a string in Kafka's schema, never null");
+            Objects.requireNonNull(clientHost, "clientHost: a string in Kafka's schema, never null");
+            Objects.requireNonNull(subscription, "subscription: bytes in Kafka's schema, never null");
+            Objects.requireNonNull(assignment, "assignment: bytes in Kafka's schema, never null");
+        }
     }
 
     byte[] encode() {

@@ -131,6 +131,23 @@ class GroupMetadataValueTest {
         }
     }
 
+    @Test
+    void aNullWhereKafkasSchemaHasNoneIsRefusedWhenTheRecordIsMade() {
+        byte[] some = {1};
+        assertThatThrownBy(() -> new GroupMetadataValue(null, 1, "range", "m-1", 0, List.of()))
+                .as("a group without a protocol type is written \"\" (Kafka's getOrElse(\"\")): a null would be"
+                        + " written as -1, a record neither kaen-log nor Kafka reads back")
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("protocolType");
+        for (String field : List.of("memberId", "clientId", "clientHost", "subscription", "assignment")) {
+            assertThatThrownBy(() -> new GroupMetadataValue.Member(field.equals("memberId") ? null : "m-1", null,
+                    field.equals("clientId") ? null : "c", field.equals("clientHost") ? null : "/h", 1, 1,
+                    field.equals("subscription") ? null : some, field.equals("assignment") ? null : some))
+                    .as("a member's %s is never null in Kafka's schema: refused when the record is made, naming it",
+                            field)
+                    .isInstanceOf(NullPointerException.class).hasMessageContaining(field);
+        }
+    }
+
     // --- the groups and their damage ----------------------------------------------------------------
 
     record Versioned(GroupMetadataValue group, short version) {
