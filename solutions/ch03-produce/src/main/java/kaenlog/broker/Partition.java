@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import kaenlog.batch.BatchHeader;
 import kaenlog.batch.CorruptBatchException;
 import kaenlog.log.AbortedTransaction;
@@ -348,16 +349,7 @@ public final class Partition implements Closeable {
      * both are done (see {@link Log.PendingFlush}).
      */
     private void forceRolledSegments() {
-        Optional<Log.PendingFlush> pending;
-        lock.lock();
-        try {
-            if (closed || offline) {
-                return;
-            }
-            pending = log.pendingFlush();
-        } finally {
-            lock.unlock();
-        }
+        Optional<Log.PendingFlush> pending = pendingUnderLock(Log::pendingFlush);
         if (pending.isEmpty()) {
             return;
         }
@@ -371,10 +363,32 @@ public final class Partition implements Closeable {
             }
             failure = e;
         }
+        IOException failed = failure;
+        reportUnderLock(log -> {
+            log.completeFlush(pending.get(), failed);
+            return null;
+        });
+    }
+
+    /** Work the log left for later, taken under the lock; none for a closed or offline partition. */
+    private <P> Optional<P> pendingUnderLock(Function<Log, Optional<P>> pending) {
+        lock.lock();
+        try {
+            return closed || offline ? Optional.empty() : pending.apply(log);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Tells the log, under the lock, how work done without it went (a closed partition is told
+     * nothing); a storage failure it reports takes the partition offline (fail-stop).
+     */
+    private void reportUnderLock(LogAction<Void> report) {
         lock.lock();
         try {
             if (!closed) {
-                log.completeFlush(pending.get(), failure);
+                report.apply(log);
             }
         } catch (StorageException failed) {
             wentOffline(failed);
@@ -398,16 +412,7 @@ public final class Partition implements Closeable {
         if (log == null) {
             return;
         }
-        Optional<Log.PendingDeletion> pending;
-        lock.lock();
-        try {
-            if (closed || offline) {
-                return;
-            }
-            pending = log.pendingDeletion();
-        } finally {
-            lock.unlock();
-        }
+        Optional<Log.PendingDeletion> pending = pendingUnderLock(Log::pendingDeletion);
         if (pending.isEmpty()) {
             return;
         }
@@ -417,18 +422,10 @@ public final class Partition implements Closeable {
             if (Thread.currentThread().isInterrupted()) {
                 return; // the broker stops its ticker with an interrupt: the log's close writes the checkpoint
             }
-            lock.lock();
-            try {
-                if (!closed) {
-                    log.deletionFailed(e);
-                }
-            } catch (StorageException failed) {
-                wentOffline(failed);
-            } catch (IOException failed) {
-                wentOffline(new StorageException(log.dir(), failed));
-            } finally {
-                lock.unlock();
-            }
+            reportUnderLock(log -> {
+                log.deletionFailed(e);
+                return null;
+            });
         }
     }
 
