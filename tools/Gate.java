@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -281,7 +282,7 @@ public final class Gate {
             List<String> classes = reference.testsPerClass().keySet().stream()
                     .map(c -> taskOf.getOrDefault(simple(c), 0) > number ? c + "#" + TAG : c)
                     .toList();
-            Planned state = new Planned(number, classes, new java.util.concurrent.CompletableFuture<>());
+            Planned state = new Planned(number, classes, new CompletableFuture<>());
             runs.get(i % n).add(state);
             states.put(number, state.result());
         }
@@ -297,7 +298,7 @@ public final class Gate {
     }
 
     /** A state to build and run: its task, its test classes, and where its results go once it ran. */
-    record Planned(int task, List<String> classes, java.util.concurrent.CompletableFuture<State> result) {
+    record Planned(int task, List<String> classes, CompletableFuture<State> result) {
     }
 
     static Map<String, Integer> taskOf(List<Tasks.Task> tasks) {

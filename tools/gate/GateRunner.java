@@ -48,7 +48,7 @@ public class GateRunner {
 
     public static void main(String[] args) throws Exception {
         long seconds = Long.parseLong(args[0]);
-        List<URL> workbook = urls(args[1]);
+        String workbook = args[1];
         Launcher launcher = LauncherFactory.create();
         List<String> state = new ArrayList<>();
         for (int i = 2; i <= args.length; i++) {
@@ -73,10 +73,10 @@ public class GateRunner {
     }
 
     /** One state: out.tsv, its class folders, its test classes; halts the JVM when it outlives its time. */
-    static void runState(Launcher launcher, List<URL> workbook, List<String> state, long seconds) throws Exception {
+    static void runState(Launcher launcher, String workbook, List<String> state, long seconds) throws Exception {
         Path out = Path.of(state.get(0));
         List<URL> urls = urls(state.get(1));
-        urls.addAll(workbook);
+        urls.addAll(urls(workbook));
         // "Class" runs every test of the class; "Class#passes-on-skeleton" (a later task's class)
         // only its tests tagged so: the only ones of it the gate has a rule for in this state.
         List<String> whole = new ArrayList<>();
@@ -89,8 +89,7 @@ public class GateRunner {
             }
         }
         // what a test that starts a JVM of its own passes on (-cp): this state's classpath, as in a JVM of its own
-        System.setProperty("java.class.path", String.join(File.pathSeparator, state.get(1), String.join(File.pathSeparator,
-                workbook.stream().map(u -> Path.of(java.net.URI.create(u.toString())).toString()).toList()), LIBRARIES));
+        System.setProperty("java.class.path", String.join(File.pathSeparator, state.get(1), workbook, LIBRARIES));
         long cpuBefore = cpuMillis();
         long wallBefore = System.nanoTime();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
