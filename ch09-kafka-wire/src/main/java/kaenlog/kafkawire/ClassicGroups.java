@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -1353,6 +1354,12 @@ public final class ClassicGroups {
                         + " read (" + unreadable.getMessage() + "): its members rejoin", nowMs);
                 continue;
             }
+            String inconsistent = inconsistency(value);
+            if (inconsistent != null) {
+                troubles.println("group-load", "kafka: group " + LogText.quote(id) + "'s metadata record is not one a"
+                        + " coordinator writes (" + inconsistent + "): not loaded, its members rejoin", nowMs);
+                continue;
+            }
             Group group = loadedGroup(id, value, nowMs);
             long bytes = bytesOf(group);
             if (groups.size() >= limits.maxGroups() || heldBytes + bytes > limits.maxHeldBytes()) {
@@ -1364,6 +1371,39 @@ public final class ClassicGroups {
             groups.put(id, group);
             settle(group, nowMs);
         }
+    }
+
+    /**
+     * Why a record that reads is still not a group this coordinator could have written, or null: the
+     * record comes from a replica's log, and a member loaded with a session outside the broker's
+     * bounds would never expire (or expire at once), a leader who is not a member would sync no one.
+     * So what a coordinator holds its groups to holds here too: a generation not negative, each
+     * member's session within group.min/max.session.timeout.ms (a JoinGroup's rule), member ids and
+     * instance ids each once, and a group with members has a protocol and a leader among them.
+     */
+    private String inconsistency(GroupMetadataValue value) {
+        if (value.generation() < 0) {
+            return "generation " + value.generation();
+        }
+        Set<String> ids = new HashSet<>();
+        Set<String> instances = new HashSet<>();
+        for (GroupMetadataValue.Member m : value.members()) {
+            if (m.sessionTimeoutMs() < limits.minSessionMs() || m.sessionTimeoutMs() > limits.maxSessionMs()) {
+                return "member " + LogText.quote(m.memberId()) + "'s session of " + m.sessionTimeoutMs()
+                        + " ms is outside " + limits.minSessionMs() + ".." + limits.maxSessionMs() + " ms";
+            }
+            if (!ids.add(m.memberId())) {
+                return "member " + LogText.quote(m.memberId()) + " twice";
+            }
+            if (m.groupInstanceId() != null && !instances.add(m.groupInstanceId())) {
+                return "instance " + LogText.quote(m.groupInstanceId()) + " twice";
+            }
+        }
+        if (!value.members().isEmpty() && (value.protocol() == null || !ids.contains(value.leader()))) {
+            return value.protocol() == null ? "members but no protocol"
+                    : "leader " + LogText.quote(String.valueOf(value.leader())) + " is not a member";
+        }
+        return null;
     }
 
     private static Group loadedGroup(String id, GroupMetadataValue value, long nowMs) {

@@ -257,6 +257,39 @@ class GroupMetadataLoadTest {
         assertThat(log.toString(StandardCharsets.UTF_8)).as("with a line that says why").contains("is not loaded: no room");
     }
 
+    /** A member of a loaded record: session {@code sessionMs}, no instance id unless given. */
+    private static GroupMetadataValue.Member member(String id, String instanceId, int sessionMs) {
+        return new GroupMetadataValue.Member(id, instanceId, "client", "", REBALANCE_MS, sessionMs, new byte[] {1},
+                new byte[] {7});
+    }
+
+    @Test
+    void aRecordNoCoordinatorWritesIsNotLoadedAndTheOthersAre() {
+        GroupMetadataValue.Member a = member("a", null, SESSION_MS);
+        GroupMetadataValue good = new GroupMetadataValue("consumer", 3, "range", "a", now, List.of(a));
+        Map<String, GroupMetadataValue> bad = new TreeMap<>(Map.of(
+                "session of 2147483647 ms is outside 6000..1800000 ms", new GroupMetadataValue("consumer", 3, "range",
+                        "a", now, List.of(member("a", null, Integer.MAX_VALUE))),
+                "generation -2", new GroupMetadataValue("consumer", -2, "range", "a", now, List.of(a)),
+                "member 'a' twice", new GroupMetadataValue("consumer", 3, "range", "a", now, List.of(a, a)),
+                "instance 'i' twice", new GroupMetadataValue("consumer", 3, "range", "a", now,
+                        List.of(member("a", "i", SESSION_MS), member("b", "i", SESSION_MS))),
+                "leader 'z' is not a member", new GroupMetadataValue("consumer", 3, "range", "z", now, List.of(a)),
+                "members but no protocol", new GroupMetadataValue("consumer", 3, null, "a", now, List.of(a))));
+        bad.forEach((why, value) -> {
+            log.reset();
+            ClassicGroups groups = coordinator(1_000_000);
+            groups.load(new TreeMap<>(Map.of("bad", value.encode(), "good", good.encode())), now);
+            assertThat(groups.groupCount()).as("the records come from a replica's log: one no coordinator writes (%s)"
+                    + " is not loaded, the good one beside it is; a member with a session past"
+                    + " group.max.session.timeout.ms would hold its partitions for ever, a leader who is no member"
+                    + " would sync no one", why).isEqualTo(1);
+            assertThat(groups.describe("good").state()).isEqualTo(GroupState.STABLE);
+            assertThat(log.toString(StandardCharsets.UTF_8)).as("the record left out says why, so its members rejoin")
+                    .contains("group 'bad'", why);
+        });
+    }
+
     @Test
     @PassesOnSkeleton("given code: a record that does not read brings no group back, and changes no state")
     void aRecordThatDoesNotReadIsLeftOutWithALine() {
